@@ -1,0 +1,89 @@
+// swift-tools-version: 6.0
+import CompilerPluginSupport
+import Foundation
+import PackageDescription
+
+// The macro target links the toolchain's own SwiftSyntax (no outside package can be fetched):
+// `<toolchain>/usr/lib/swift/host` holds its modules and shared libraries (see MACROS.md).
+let toolchainHost: String = {
+    var url = URL(fileURLWithPath: CommandLine.arguments.first ?? "/usr/bin/swift")
+    url.resolveSymlinksInPath()
+    // .../usr/bin/swift-package → .../usr/lib/swift/host
+    let usr = url.deletingLastPathComponent().deletingLastPathComponent()
+    let host = usr.appendingPathComponent("lib/swift/host").path
+    if FileManager.default.fileExists(atPath: host + "/SwiftSyntax.swiftmodule") { return host }
+    return "/opt/swift/usr/lib/swift/host"
+}()
+
+let syntaxLibraries = [
+    "SwiftSyntax", "SwiftSyntaxMacros", "SwiftSyntaxBuilder", "SwiftDiagnostics", "SwiftParser",
+    "SwiftBasicFormat", "SwiftOperators", "SwiftParserDiagnostics", "SwiftSyntaxMacroExpansion",
+    "SwiftCompilerPluginMessageHandling",
+]
+
+let syntaxFlags: [SwiftSetting] = [.unsafeFlags(["-I", toolchainHost])]
+let syntaxLinks: [LinkerSetting] = [
+    .unsafeFlags(["-L", toolchainHost, "-Xlinker", "-rpath", "-Xlinker", toolchainHost] + syntaxLibraries.map { "-l" + $0 })
+]
+
+// Numeric code is built for the machine it runs on (AVX2 / AVX-512 / VNNI where present).
+let native: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "native", "-Xcc", "-march=native"])]
+let common: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+
+let package = Package(
+    name: "Sotto",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "FoundationModels", targets: ["FoundationModels"]),
+        .executable(name: "sotto", targets: ["sotto"]),
+    ],
+    targets: [
+        // C libraries from Debian, each behind its own system-library target.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCivetWeb", providers: [.apt(["libcivetweb-dev"])]),
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+
+        // Inference engine.
+        .target(name: "GGUF", swiftSettings: common),
+        .target(name: "Kernels", dependencies: ["GGUF"], swiftSettings: common + native),
+        .target(name: "Tokenizers", dependencies: ["GGUF"], swiftSettings: common + native),
+        .target(name: "ChatTemplates", swiftSettings: common),
+        .target(
+            name: "Inference", dependencies: ["GGUF", "Kernels", "Tokenizers", "ChatTemplates"],
+            swiftSettings: common + native),
+        .target(name: "Guidance", dependencies: ["Tokenizers"], swiftSettings: common + native),
+
+        // Apple-compatible API.
+        .macro(
+            name: "FoundationModelsMacros", swiftSettings: common + syntaxFlags, linkerSettings: syntaxLinks),
+        .target(
+            name: "FoundationModels", dependencies: ["Inference", "Guidance", "FoundationModelsMacros"],
+            swiftSettings: common),
+
+        // Chat system.
+        .target(name: "ChatStore", dependencies: ["CSQLite"], swiftSettings: common),
+        .target(name: "ChatIntelligence", dependencies: ["FoundationModels"], swiftSettings: common),
+        .target(
+            name: "Server", dependencies: ["ChatStore", "ChatIntelligence", "CCivetWeb", "CSodium"],
+            resources: [.copy("Web")], swiftSettings: common),
+
+        .executableTarget(
+            name: "sotto", dependencies: ["Inference", "FoundationModels", "Server", "ChatStore"],
+            swiftSettings: common),
+
+        .testTarget(name: "GGUFTests", dependencies: ["GGUF"], swiftSettings: common),
+        .testTarget(name: "KernelsTests", dependencies: ["Kernels"], swiftSettings: common + native),
+        .testTarget(name: "TokenizersTests", dependencies: ["Tokenizers"], resources: [.copy("Fixtures")], swiftSettings: common),
+        .testTarget(name: "ChatTemplatesTests", dependencies: ["ChatTemplates"], resources: [.copy("Fixtures")], swiftSettings: common),
+        .testTarget(name: "InferenceTests", dependencies: ["Inference"], resources: [.copy("Fixtures")], swiftSettings: common),
+        .testTarget(name: "GuidanceTests", dependencies: ["Guidance"], swiftSettings: common),
+        .testTarget(
+            name: "FoundationModelsMacrosTests", dependencies: ["FoundationModelsMacros"],
+            swiftSettings: common + syntaxFlags, linkerSettings: syntaxLinks),
+        .testTarget(name: "FoundationModelsTests", dependencies: ["FoundationModels"], swiftSettings: common),
+        .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore"], swiftSettings: common),
+        .testTarget(name: "ServerTests", dependencies: ["Server"], swiftSettings: common),
+        .testTarget(name: "SottoCLITests", dependencies: ["sotto"], swiftSettings: common),
+    ],
+    swiftLanguageModes: [.v6]
+)
