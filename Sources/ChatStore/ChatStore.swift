@@ -1,1 +1,106 @@
-// ChatStore module.
+import CSQLite
+import Foundation
+
+/// The chat database: users, channels, members, messages, read state and per-user event logs.
+///
+/// One SQLite file in WAL mode. Writes go through a single writer connection, one transaction
+/// at a time; reads use a small pool of reader connections and never wait for a write.
+/// Every write is committed with `synchronous=FULL` by default, so once a method returns the
+/// change survives the process being killed (and, with `FULL`, a power loss).
+///
+/// ```swift
+/// let store = try ChatStore(path: home + "/chat.sqlite")
+/// try store.upsertUsers([.init(id: "alice", name: "Alice")], by: nil)
+/// ```
+public final class ChatStore: Sendable {
+    /// How hard SQLite works to make a commit durable.
+    public enum Durability: Sendable {
+        /// fsync the WAL on every commit: survives a crash of the process or the machine.
+        case full
+        /// fsync only at checkpoints: survives a crash of the process, not of the machine.
+        case normal
+    }
+
+    /// Options for opening a store.
+    public struct Options: Sendable {
+        public var durability: Durability = .full
+        /// Reader connections in the pool.
+        public var readerCount: Int = 4
+        /// Durable events older than this are pruned; a client asking for them gets a resync.
+        public var eventRetention: Duration = .seconds(7 * 24 * 3600)
+        /// Typing and suggestion events older than this are neither replayed nor kept.
+        public var ephemeralRetention: Duration = .seconds(30)
+
+        public init() {}
+    }
+
+    /// Path of the database file.
+    public let path: String
+    public let options: Options
+    private let writer: SerializedConnection
+    private let readers: [SerializedConnection]
+    private let nextReader = ReaderCounter()
+
+    /// Opens (creating and migrating if needed) the database at `path`.
+    public init(path: String, options: Options = Options()) throws {
+        self.path = path
+        self.options = options
+        let writerConnection = try Connection(path: path)
+        try writerConnection.execute("PRAGMA journal_mode=WAL")
+        try writerConnection.execute(options.durability == .full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
+        try writerConnection.execute("PRAGMA foreign_keys=ON")
+        try Schema.migrator.migrate(writerConnection)
+        writer = SerializedConnection(writerConnection)
+        readers = try (0..<max(1, options.readerCount)).map { _ in
+            let reader = try Connection(path: path)
+            try reader.execute("PRAGMA query_only=ON")
+            return SerializedConnection(reader)
+        }
+    }
+
+    /// Opens the store in `$SOTTO_HOME` (default `~/.sotto`), creating the folder if needed.
+    public static func openDefault(options: Options = Options()) throws -> ChatStore {
+        let home = SottoHome.path
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        return try ChatStore(path: home + "/chat.sqlite", options: options)
+    }
+
+    /// Runs `body` with a reader connection. Sees every write that committed before the call.
+    package func read<T>(_ body: (Connection) throws -> T) throws -> T {
+        let index = nextReader.next() % readers.count
+        return try readers[index].withConnection(body)
+    }
+
+    /// Runs `body` in an immediate transaction on the writer connection.
+    package func write<T>(_ body: (Connection) throws -> T) throws -> T {
+        try writer.withConnection { db in try db.transaction { try body(db) } }
+    }
+
+    /// Identifiers of the applied schema migrations, oldest first.
+    public func appliedMigrations() throws -> [String] {
+        try read { try Migrator.appliedIdentifiers($0) }
+    }
+}
+
+/// `$SOTTO_HOME`, or `~/.sotto` when unset.
+public enum SottoHome {
+    public static var path: String {
+        if let home = ProcessInfo.processInfo.environment["SOTTO_HOME"], !home.isEmpty { return home }
+        return FileManager.default.homeDirectoryForCurrentUser.path + "/.sotto"
+    }
+}
+
+/// A round-robin counter for picking a reader.
+///
+/// `@unchecked Sendable`: `value` is only touched inside `lock`.
+private final class ReaderCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+
+    func next() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        value &+= 1
+        return value & Int.max
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+
+extension ChatStore {
+    /// The most members a channel may have.
+    public static let maxMembers = 100
+
+    /// Returns the channel `cid`, creating it with `name` and `members` (plus `creator`) if it
+    /// does not exist. An existing channel is returned unchanged, and only to a member.
+    public func getOrCreateChannel(
+        _ cid: ChannelID, name: String?, members: [UserID], by creator: UserID
+    ) throws -> (detail: ChannelDetail, created: Bool) {
+        let name = try name.map { try Self.validatedName($0, field: "name") } ?? cid.id
+        var memberIDs = [creator]
+        for member in members where !memberIDs.contains(member) { memberIDs.append(member) }
+        guard memberIDs.count <= Self.maxMembers else {
+            throw ChatStoreError.invalidArgument(field: "members", reason: "at most \(Self.maxMembers) members")
+        }
+        let now = Timestamp.now.milliseconds
+        return try write { db in
+            if try Self.channel(cid, db) != nil {
+                guard try Self.isMember(creator, cid, db) else { throw ChatStoreError.notMember(user: creator, channel: cid) }
+                return (try Self.detail(cid, db), false)
+            }
+            for member in memberIDs where try Self.user(member, db) == nil {
+                throw ChatStoreError.notFound(what: "user", id: member.rawValue)
+            }
+            try db.run(
+                "INSERT INTO channels(cid, type, name, created_by, created_at) VALUES (?, ?, ?, ?, ?)",
+                [.text(cid.cid), .text(cid.type), .text(name), .text(creator.rawValue), .integer(now)])
+            for member in memberIDs {
+                try db.run(
+                    "INSERT INTO members(cid, user_id, joined_at) VALUES (?, ?, ?)",
+                    [.text(cid.cid), .text(member.rawValue), .integer(now)])
+            }
+            return (try Self.detail(cid, db), true)
+        }
+    }
+
+    /// The channel with its members, for a member of it.
+    public func channelDetail(_ cid: ChannelID, for user: UserID) throws -> ChannelDetail {
+        try read { db in
+            try Self.requireMember(user, cid, db)
+            return try Self.detail(cid, db)
+        }
+    }
+
+    /// The channel, if it exists (no membership check).
+    public func channel(_ cid: ChannelID) throws -> Channel? {
+        try read { try Self.channel(cid, $0) }
+    }
+
+    /// Ids of the channel's members, oldest member first.
+    public func memberIDs(of cid: ChannelID) throws -> [UserID] {
+        try read { try Self.memberIDs(cid, $0) }
+    }
+
+    /// Whether `user` is a member of `cid`.
+    public func isMember(_ user: UserID, of cid: ChannelID) throws -> Bool {
+        try read { try Self.isMember(user, cid, $0) }
+    }
+
+    /// The user's channels, most recently active first, with unread counts.
+    public func channels(for user: UserID) throws -> [ChannelSummary] {
+        try read { db in
+            let rows = try db.rows(
+                """
+                SELECT \(Self.channelColumns), m.last_read_position FROM channels c
+                JOIN members m ON m.cid = c.cid AND m.user_id = ?
+                ORDER BY COALESCE(c.last_message_at, c.created_at) DESC, c.cid
+                """, [.text(user.rawValue)]
+            ) { row in (Self.channelRow(row), row.int64(6)) }
+            return try rows.map { channel, readPosition in
+                let unread =
+                    try db.row(
+                        "SELECT COUNT(*) FROM messages WHERE cid = ? AND position > ? AND user_id != ?",
+                        [.text(channel.cid.cid), .integer(readPosition), .text(user.rawValue)]
+                    ) { $0.int(0) } ?? 0
+                let last = try db.row(
+                    "SELECT \(Self.messageColumns) FROM messages WHERE cid = ? ORDER BY position DESC LIMIT 1",
+                    [.text(channel.cid.cid)], Self.messageRow)
+                let members = try db.rows(
+                    """
+                    SELECT \(Self.userColumns) FROM members m JOIN users u ON u.id = m.user_id
+                    WHERE m.cid = ? ORDER BY m.joined_at, u.id
+                    """, [.text(channel.cid.cid)], Self.userRow)
+                return ChannelSummary(channel: channel, members: members, unreadCount: unread, lastMessage: last)
+            }
+        }
+    }
+
+    static let channelColumns = "c.cid, c.name, c.created_by, c.created_at, c.last_message_at, c.type"
+
+    static func channelRow(_ row: Statement) -> Channel {
+        let cidText = row.string(0)
+        let type = row.string(5)
+        let id = String(cidText.dropFirst(type.count + 1))
+        return Channel(
+            cid: ChannelID(type: type, id: id), name: row.string(1), createdBy: UserID(rawValue: row.string(2)),
+            createdAt: Timestamp(milliseconds: row.int64(3)),
+            lastMessageAt: row.optionalInt64(4).map(Timestamp.init(milliseconds:)))
+    }
+
+    static func channel(_ cid: ChannelID, _ db: Connection) throws -> Channel? {
+        try db.row("SELECT \(channelColumns) FROM channels c WHERE c.cid = ?", [.text(cid.cid)], channelRow)
+    }
+
+    static func isMember(_ user: UserID, _ cid: ChannelID, _ db: Connection) throws -> Bool {
+        try db.row("SELECT 1 FROM members WHERE cid = ? AND user_id = ?", [.text(cid.cid), .text(user.rawValue)]) { _ in
+            true
+        } ?? false
+    }
+
+    /// Throws `notFound` for a missing channel and `notMember` for a non-member.
+    static func requireMember(_ user: UserID, _ cid: ChannelID, _ db: Connection) throws {
+        guard try isMember(user, cid, db) else {
+            guard try channel(cid, db) != nil else { throw ChatStoreError.notFound(what: "channel", id: cid.cid) }
+            throw ChatStoreError.notMember(user: user, channel: cid)
+        }
+    }
+
+    static func memberIDs(_ cid: ChannelID, _ db: Connection) throws -> [UserID] {
+        try db.rows("SELECT user_id FROM members WHERE cid = ? ORDER BY joined_at, user_id", [.text(cid.cid)]) {
+            UserID(rawValue: $0.string(0))
+        }
+    }
+
+    static func detail(_ cid: ChannelID, _ db: Connection) throws -> ChannelDetail {
+        guard let channel = try channel(cid, db) else { throw ChatStoreError.notFound(what: "channel", id: cid.cid) }
+        let members = try db.rows(
+            """
+            SELECT \(userColumns), m.joined_at, m.last_read_message_id, m.last_read_at
+            FROM members m JOIN users u ON u.id = m.user_id
+            WHERE m.cid = ? ORDER BY m.joined_at, u.id
+            """, [.text(cid.cid)]
+        ) { row in
+            let user = userRow(row)
+            return Member(
+                user: user, joinedAt: Timestamp(milliseconds: row.int64(4)),
+                read: ReadState(
+                    user: user.id, lastReadMessageID: row.optionalString(5).map(MessageID.init(rawValue:)),
+                    lastReadAt: row.optionalInt64(6).map(Timestamp.init(milliseconds:))))
+        }
+        return ChannelDetail(channel: channel, members: members)
+    }
+}

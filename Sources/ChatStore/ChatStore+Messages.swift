@@ -1,0 +1,209 @@
+import Foundation
+
+/// A message to send.
+public struct NewMessage: Hashable, Sendable {
+    /// Client-chosen id; a retry with the same id returns the stored message. `nil` → random.
+    public var id: MessageID?
+    public var cid: ChannelID
+    public var author: UserID
+    public var text: String
+    public var parentID: MessageID?
+
+    public init(id: MessageID? = nil, cid: ChannelID, author: UserID, text: String, parentID: MessageID? = nil) {
+        self.id = id
+        self.cid = cid
+        self.author = author
+        self.text = text
+        self.parentID = parentID
+    }
+}
+
+/// The outcome of `sendMessage`.
+public struct SendResult: Hashable, Sendable {
+    /// The stored message.
+    public var message: Message
+    /// False when the id was already stored (an idempotent retry): nothing changed.
+    public var created: Bool
+    /// Users who got a new event and should be notified.
+    public var recipients: [UserID]
+}
+
+/// The outcome of `markRead`.
+public struct ReadResult: Hashable, Sendable {
+    public var read: ReadState
+    /// False when the read position did not move.
+    public var changed: Bool
+    public var recipients: [UserID]
+}
+
+extension ChatStore {
+    /// Longest message text, in characters.
+    public static let maxMessageLength = 4000
+    /// Largest history page.
+    public static let maxPageSize = 200
+
+    /// Stores a message from a member and appends `message.new` to every member's event log.
+    ///
+    /// Sending again with the same id, author, channel and text returns the stored message with
+    /// `created == false`; the same id with anything else different is a `conflict`.
+    public func sendMessage(_ new: NewMessage) throws -> SendResult {
+        let text = new.text
+        guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw ChatStoreError.invalidArgument(field: "text", reason: "must not be empty")
+        }
+        guard text.count <= Self.maxMessageLength else {
+            throw ChatStoreError.invalidArgument(field: "text", reason: "longer than \(Self.maxMessageLength) characters")
+        }
+        let id = try new.id.map { try MessageID.validated($0.rawValue) } ?? MessageID.random()
+        let now = Timestamp.now
+        return try write { db in
+            try Self.requireMember(new.author, new.cid, db)
+            if let existing = try Self.message(id, db) {
+                guard existing.cid == new.cid, existing.author == new.author, existing.text == text,
+                    existing.parentID == new.parentID
+                else {
+                    throw ChatStoreError.conflict(reason: "message id '\(id)' is already used for a different message")
+                }
+                return SendResult(message: existing, created: false, recipients: [])
+            }
+            if let parent = new.parentID {
+                guard let parentMessage = try Self.message(parent, db), parentMessage.cid == new.cid else {
+                    throw ChatStoreError.notFound(what: "parent message", id: parent.rawValue)
+                }
+            }
+            try db.run(
+                "INSERT INTO messages(id, cid, user_id, text, parent_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    .text(id.rawValue), .text(new.cid.cid), .text(new.author.rawValue), .text(text),
+                    .optionalText(new.parentID?.rawValue), .integer(now.milliseconds),
+                ])
+            let position = Int64(try db.row("SELECT last_insert_rowid()") { $0.int64(0) } ?? 0)
+            try db.run(
+                "UPDATE channels SET last_message_at = ? WHERE cid = ?", [.integer(now.milliseconds), .text(new.cid.cid)])
+            // The author has read their own message.
+            try db.run(
+                """
+                UPDATE members SET last_read_position = ?, last_read_message_id = ?, last_read_at = ?
+                WHERE cid = ? AND user_id = ?
+                """,
+                [
+                    .integer(position), .text(id.rawValue), .integer(now.milliseconds), .text(new.cid.cid),
+                    .text(new.author.rawValue),
+                ])
+            let message = Message(
+                id: id, cid: new.cid, author: new.author, text: text, createdAt: now, parentID: new.parentID)
+            let recipients = try Self.memberIDs(new.cid, db)
+            try Self.appendEvent(
+                EventBody(type: EventType.messageNew, cid: new.cid, createdAt: now, message: message),
+                to: recipients, ephemeral: false, db)
+            return SendResult(message: message, created: true, recipients: recipients)
+        }
+    }
+
+    /// A page of the channel's history, oldest first, ending just before `before` (or at the
+    /// newest message). `limit` is clamped to 1…`maxPageSize`.
+    public func messages(in cid: ChannelID, for user: UserID, before: MessageID? = nil, limit: Int = 50) throws
+        -> MessagePage
+    {
+        let limit = min(max(limit, 1), Self.maxPageSize)
+        return try read { db in
+            try Self.requireMember(user, cid, db)
+            var bound = Int64.max
+            if let before {
+                guard
+                    let position = try db.row(
+                        "SELECT position FROM messages WHERE id = ? AND cid = ?", [.text(before.rawValue), .text(cid.cid)],
+                        { $0.int64(0) })
+                else { throw ChatStoreError.notFound(what: "message", id: before.rawValue) }
+                bound = position
+            }
+            var rows = try db.rows(
+                "SELECT \(Self.messageColumns) FROM messages WHERE cid = ? AND position < ? ORDER BY position DESC LIMIT ?",
+                [.text(cid.cid), .integer(bound), .int(limit + 1)], Self.messageRow)
+            let hasMore = rows.count > limit
+            if hasMore { rows.removeLast() }
+            return MessagePage(messages: rows.reversed(), hasMore: hasMore)
+        }
+    }
+
+    /// The newest `limit` messages of a channel, oldest first (no membership check).
+    public func recentMessages(in cid: ChannelID, limit: Int) throws -> [Message] {
+        try read { db in
+            try db.rows(
+                "SELECT \(Self.messageColumns) FROM messages WHERE cid = ? ORDER BY position DESC LIMIT ?",
+                [.text(cid.cid), .int(max(0, limit))], Self.messageRow
+            ).reversed()
+        }
+    }
+
+    /// The message with this id, if any (no membership check).
+    public func message(_ id: MessageID) throws -> Message? {
+        try read { try Self.message(id, $0) }
+    }
+
+    /// Moves the member's read position forward to `messageID` (default: the newest message)
+    /// and appends `message.read` to every member's log when it moved.
+    public func markRead(_ user: UserID, in cid: ChannelID, upTo messageID: MessageID? = nil) throws -> ReadResult {
+        let now = Timestamp.now
+        return try write { db in
+            try Self.requireMember(user, cid, db)
+            let target: (position: Int64, id: String)?
+            if let messageID {
+                guard
+                    let found = try db.row(
+                        "SELECT position, id FROM messages WHERE id = ? AND cid = ?",
+                        [.text(messageID.rawValue), .text(cid.cid)], { ($0.int64(0), $0.string(1)) })
+                else { throw ChatStoreError.notFound(what: "message", id: messageID.rawValue) }
+                target = found
+            } else {
+                target = try db.row(
+                    "SELECT position, id FROM messages WHERE cid = ? ORDER BY position DESC LIMIT 1", [.text(cid.cid)]
+                ) { ($0.int64(0), $0.string(1)) }
+            }
+            let current = try db.row(
+                "SELECT last_read_position, last_read_message_id, last_read_at FROM members WHERE cid = ? AND user_id = ?",
+                [.text(cid.cid), .text(user.rawValue)]
+            ) {
+                (
+                    $0.int64(0),
+                    ReadState(
+                        user: user, lastReadMessageID: $0.optionalString(1).map(MessageID.init(rawValue:)),
+                        lastReadAt: $0.optionalInt64(2).map(Timestamp.init(milliseconds:)))
+                )
+            }
+            guard let current else { throw ChatStoreError.notMember(user: user, channel: cid) }
+            guard let target, target.position > current.0 else {
+                return ReadResult(read: current.1, changed: false, recipients: [])
+            }
+            try db.run(
+                """
+                UPDATE members SET last_read_position = ?, last_read_message_id = ?, last_read_at = ?
+                WHERE cid = ? AND user_id = ?
+                """,
+                [.integer(target.position), .text(target.id), .integer(now.milliseconds), .text(cid.cid), .text(user.rawValue)])
+            let read = ReadState(user: user, lastReadMessageID: MessageID(rawValue: target.id), lastReadAt: now)
+            let recipients = try Self.memberIDs(cid, db)
+            try Self.appendEvent(
+                EventBody(type: EventType.messageRead, cid: cid, createdAt: now, user: user, read: read),
+                to: recipients, ephemeral: false, db)
+            return ReadResult(read: read, changed: true, recipients: recipients)
+        }
+    }
+
+    static let messageColumns = "id, cid, user_id, text, created_at, parent_id"
+
+    static func messageRow(_ row: Statement) -> Message {
+        let cidText = row.string(1)
+        let colon = cidText.firstIndex(of: ":") ?? cidText.endIndex
+        let id = colon < cidText.endIndex ? String(cidText[cidText.index(after: colon)...]) : ""
+        return Message(
+            id: MessageID(rawValue: row.string(0)), cid: ChannelID(type: String(cidText[..<colon]), id: id),
+            author: UserID(rawValue: row.string(2)), text: row.string(3),
+            createdAt: Timestamp(milliseconds: row.int64(4)),
+            parentID: row.optionalString(5).map(MessageID.init(rawValue:)))
+    }
+
+    static func message(_ id: MessageID, _ db: Connection) throws -> Message? {
+        try db.row("SELECT \(messageColumns) FROM messages WHERE id = ?", [.text(id.rawValue)], messageRow)
+    }
+}

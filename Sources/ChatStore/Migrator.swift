@@ -1,0 +1,45 @@
+import Foundation
+
+/// Applies named schema migrations once each, in the order they were registered.
+///
+/// Applied identifiers are kept in the `schema_migrations` table, so a database opened by a
+/// newer build runs only the migrations it has not seen.
+///
+/// ```swift
+/// var migrator = Migrator()
+/// migrator.registerMigration("v1: users") { db in try db.execute("CREATE TABLE users(...)") }
+/// try migrator.migrate(connection)
+/// ```
+package struct Migrator {
+    private var migrations: [(identifier: String, migrate: (Connection) throws -> Void)] = []
+
+    package init() {}
+
+    package mutating func registerMigration(_ identifier: String, migrate: @escaping (Connection) throws -> Void) {
+        precondition(!migrations.contains { $0.identifier == identifier }, "duplicate migration \(identifier)")
+        migrations.append((identifier, migrate))
+    }
+
+    /// Identifiers of every registered migration, in order.
+    package var identifiers: [String] { migrations.map(\.identifier) }
+
+    /// Runs the migrations not yet applied; each in its own transaction.
+    package func migrate(_ db: Connection) throws {
+        try db.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations(identifier TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)")
+        let applied = Set(try db.rows("SELECT identifier FROM schema_migrations") { $0.string(0) })
+        for migration in migrations where !applied.contains(migration.identifier) {
+            try db.transaction {
+                try migration.migrate(db)
+                try db.run(
+                    "INSERT INTO schema_migrations(identifier, applied_at) VALUES (?, ?)",
+                    [.text(migration.identifier), .integer(Timestamp.now.milliseconds)])
+            }
+        }
+    }
+
+    /// Identifiers already applied to `db`.
+    package static func appliedIdentifiers(_ db: Connection) throws -> [String] {
+        try db.rows("SELECT identifier FROM schema_migrations ORDER BY rowid") { $0.string(0) }
+    }
+}

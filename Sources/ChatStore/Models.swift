@@ -1,0 +1,164 @@
+/// A person who can chat.
+public struct User: Hashable, Sendable, Codable {
+    public var id: UserID
+    /// Display name, 1–100 characters.
+    public var name: String
+    public var createdAt: Timestamp
+    public var updatedAt: Timestamp
+
+    public init(id: UserID, name: String, createdAt: Timestamp, updatedAt: Timestamp) {
+        self.id = id
+        self.name = name
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
+}
+
+/// A conversation between members.
+public struct Channel: Hashable, Sendable, Codable {
+    public var cid: ChannelID
+    public var name: String
+    public var createdBy: UserID
+    public var createdAt: Timestamp
+    /// Time of the newest message, if any.
+    public var lastMessageAt: Timestamp?
+
+    public init(cid: ChannelID, name: String, createdBy: UserID, createdAt: Timestamp, lastMessageAt: Timestamp?) {
+        self.cid = cid
+        self.name = name
+        self.createdBy = createdBy
+        self.createdAt = createdAt
+        self.lastMessageAt = lastMessageAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case cid, name
+        case createdBy = "created_by"
+        case createdAt = "created_at"
+        case lastMessageAt = "last_message_at"
+    }
+}
+
+/// How far a member has read a channel.
+public struct ReadState: Hashable, Sendable, Codable {
+    public var user: UserID
+    /// The newest message the member has read, if any.
+    public var lastReadMessageID: MessageID?
+    public var lastReadAt: Timestamp?
+
+    public init(user: UserID, lastReadMessageID: MessageID?, lastReadAt: Timestamp?) {
+        self.user = user
+        self.lastReadMessageID = lastReadMessageID
+        self.lastReadAt = lastReadAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case user = "user_id"
+        case lastReadMessageID = "last_read_message_id"
+        case lastReadAt = "last_read_at"
+    }
+}
+
+/// A channel member with profile and read state.
+public struct Member: Hashable, Sendable, Codable {
+    public var user: User
+    public var joinedAt: Timestamp
+    public var read: ReadState
+
+    public init(user: User, joinedAt: Timestamp, read: ReadState) {
+        self.user = user
+        self.joinedAt = joinedAt
+        self.read = read
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case user
+        case joinedAt = "joined_at"
+        case read
+    }
+}
+
+/// One message in a channel.
+public struct Message: Hashable, Sendable, Codable {
+    public var id: MessageID
+    public var cid: ChannelID
+    public var author: UserID
+    public var text: String
+    public var createdAt: Timestamp
+    /// The thread root this message replies to, if any.
+    public var parentID: MessageID?
+
+    public init(
+        id: MessageID, cid: ChannelID, author: UserID, text: String, createdAt: Timestamp, parentID: MessageID? = nil
+    ) {
+        self.id = id
+        self.cid = cid
+        self.author = author
+        self.text = text
+        self.createdAt = createdAt
+        self.parentID = parentID
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, cid, text
+        case author = "user_id"
+        case createdAt = "created_at"
+        case parentID = "parent_id"
+    }
+}
+
+/// A channel as seen by one member in their channel list.
+public struct ChannelSummary: Hashable, Sendable, Codable {
+    public var channel: Channel
+    public var members: [User]
+    /// Messages from others after the member's read position.
+    public var unreadCount: Int
+    public var lastMessage: Message?
+
+    public init(channel: Channel, members: [User], unreadCount: Int, lastMessage: Message?) {
+        self.channel = channel
+        self.members = members
+        self.unreadCount = unreadCount
+        self.lastMessage = lastMessage
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case channel, members
+        case unreadCount = "unread_count"
+        case lastMessage = "last_message"
+    }
+}
+
+/// A channel with its members (profiles and read states).
+public struct ChannelDetail: Hashable, Sendable, Codable {
+    public var channel: Channel
+    public var members: [Member]
+
+    public init(channel: Channel, members: [Member]) {
+        self.channel = channel
+        self.members = members
+    }
+}
+
+/// One page of a channel's history, oldest first.
+public struct MessagePage: Hashable, Sendable, Codable {
+    public var messages: [Message]
+    /// True when older messages exist before the first one returned.
+    public var hasMore: Bool
+
+    public init(messages: [Message], hasMore: Bool) {
+        self.messages = messages
+        self.hasMore = hasMore
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case messages
+        case hasMore = "has_more"
+    }
+}

@@ -1,0 +1,63 @@
+/// The chat database's migrations, oldest first. Append new ones; never edit applied ones.
+enum Schema {
+    static var migrator: Migrator {
+        var migrator = Migrator()
+        migrator.registerMigration("v1: users, channels, members, messages, events") { db in
+            try db.execute(
+                """
+                CREATE TABLE users(
+                    id TEXT PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL,
+                    last_seq INTEGER NOT NULL DEFAULT 0,        -- newest event sequence number
+                    pruned_through INTEGER NOT NULL DEFAULT 0   -- durable events up to here are gone
+                );
+                CREATE TABLE channels(
+                    cid TEXT PRIMARY KEY,
+                    type TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    created_by TEXT NOT NULL REFERENCES users(id),
+                    created_at INTEGER NOT NULL,
+                    last_message_at INTEGER
+                );
+                CREATE TABLE members(
+                    cid TEXT NOT NULL REFERENCES channels(cid),
+                    user_id TEXT NOT NULL REFERENCES users(id),
+                    joined_at INTEGER NOT NULL,
+                    last_read_position INTEGER NOT NULL DEFAULT 0,
+                    last_read_message_id TEXT,
+                    last_read_at INTEGER,
+                    PRIMARY KEY(cid, user_id)
+                ) WITHOUT ROWID;
+                CREATE INDEX members_by_user ON members(user_id, cid);
+                CREATE TABLE messages(
+                    position INTEGER PRIMARY KEY AUTOINCREMENT,  -- order within and across channels
+                    id TEXT NOT NULL UNIQUE,
+                    cid TEXT NOT NULL REFERENCES channels(cid),
+                    user_id TEXT NOT NULL REFERENCES users(id),
+                    text TEXT NOT NULL,
+                    parent_id TEXT,
+                    created_at INTEGER NOT NULL
+                );
+                CREATE INDEX messages_by_channel ON messages(cid, position);
+                CREATE TABLE events(
+                    id INTEGER PRIMARY KEY,
+                    type TEXT NOT NULL,
+                    cid TEXT,
+                    payload TEXT NOT NULL,       -- JSON object without "seq"
+                    ephemeral INTEGER NOT NULL,  -- typing, suggestions: not replayed once stale
+                    created_at INTEGER NOT NULL
+                );
+                CREATE TABLE user_events(
+                    user_id TEXT NOT NULL,
+                    seq INTEGER NOT NULL,
+                    event_id INTEGER NOT NULL REFERENCES events(id),
+                    PRIMARY KEY(user_id, seq)
+                ) WITHOUT ROWID;
+                CREATE INDEX user_events_by_event ON user_events(event_id);
+                """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,211 @@
+import ChatStore
+import Foundation
+import Testing
+
+@Suite struct UserAndChannelTests {
+    @Test func migrationsRunOnceAndSurviveReopening() throws {
+        let temporary = try TemporaryStore()
+        let applied = try temporary.store.appliedMigrations()
+        #expect(applied.count == 1)
+        let reopened = try ChatStore(path: temporary.folder + "/chat.sqlite")
+        #expect(try reopened.appliedMigrations() == applied)
+    }
+
+    @Test func upsertCreatesAndRenamesOnlyYourself() throws {
+        let store = try TemporaryStore().store
+        let created = try store.upsertUsers([.init(id: "alice", name: " Alice ")], by: "alice")
+        #expect(created.map(\.name) == ["Alice"])
+        _ = try store.upsertUsers([.init(id: "bob", name: "Bob")], by: "alice")  // creating others is allowed
+        let renamed = try store.upsertUsers([.init(id: "alice", name: "Alice L.")], by: "alice")
+        #expect(renamed.first?.name == "Alice L.")
+        #expect(throws: ChatStoreError.forbidden(reason: "user 'alice' may not rename user 'bob'")) {
+            try store.upsertUsers([.init(id: "bob", name: "Robert")], by: "alice")
+        }
+        #expect(try store.user("bob")?.name == "Bob")
+    }
+
+    @Test(arguments: ["", "has space", "semi;colon", String(repeating: "x", count: 65), "émile"])
+    func invalidUserIDsAreRejected(id: String) throws {
+        let store = try TemporaryStore().store
+        #expect(throws: ChatStoreError.self) { try store.upsertUsers([.init(id: UserID(rawValue: id), name: "X")], by: nil) }
+    }
+
+    @Test(arguments: ["messaging", "Messaging:x", "messaging:", ":x", "messaging:a b", "messaging:a/b"])
+    func malformedChannelIDsAreRejected(text: String) {
+        #expect(throws: ChatStoreError.self) { try ChannelID.parse(text) }
+    }
+
+    @Test func getOrCreateReturnsTheExistingChannelToMembersOnly() throws {
+        let temporary = try TemporaryStore()
+        let store = temporary.store
+        let cid = try temporary.seeded()
+        let again = try store.getOrCreateChannel(cid, name: "Renamed?", members: [], by: "bob")
+        #expect(again.created == false)
+        #expect(again.detail.channel.name == "Hike")
+        #expect(again.detail.members.map(\.user.id) == ["alice", "bob"])
+        #expect(throws: ChatStoreError.notMember(user: "carol", channel: cid)) {
+            try store.getOrCreateChannel(cid, name: nil, members: [], by: "carol")
+        }
+        #expect(throws: ChatStoreError.notFound(what: "user", id: "zed")) {
+            try store.getOrCreateChannel(ChannelID(type: "messaging", id: "new"), name: nil, members: ["zed"], by: "alice")
+        }
+        #expect(try store.channel(ChannelID(type: "messaging", id: "new")) == nil)
+    }
+}
+
+@Suite struct MessageTests {
+    @Test func sendingIsIdempotentByID() throws {
+        let temporary = try TemporaryStore()
+        let store = temporary.store
+        let cid = try temporary.seeded()
+        let first = try store.sendMessage(NewMessage(id: "m-1", cid: cid, author: "alice", text: "Hi"))
+        let retry = try store.sendMessage(NewMessage(id: "m-1", cid: cid, author: "alice", text: "Hi"))
+        #expect(first.created && !retry.created)
+        #expect(retry.message == first.message)
+        #expect(try store.messages(in: cid, for: "bob").messages.count == 1)
+        #expect(try store.eventCursor(for: "bob").lastSeq == 1)  // one message.new, not two
+        #expect(throws: ChatStoreError.conflict(reason: "message id 'm-1' is already used for a different message")) {
+            try store.sendMessage(NewMessage(id: "m-1", cid: cid, author: "alice", text: "Different"))
+        }
+        #expect(throws: ChatStoreError.self) {
+            try store.sendMessage(NewMessage(id: "m-1", cid: cid, author: "bob", text: "Hi"))
+        }
+    }
+
+    @Test func nonMembersCannotSendOrRead() throws {
+        let temporary = try TemporaryStore()
+        let cid = try temporary.seeded()
+        #expect(throws: ChatStoreError.notMember(user: "carol", channel: cid)) {
+            try temporary.store.sendMessage(NewMessage(cid: cid, author: "carol", text: "let me in"))
+        }
+        #expect(throws: ChatStoreError.notMember(user: "carol", channel: cid)) {
+            try temporary.store.messages(in: cid, for: "carol")
+        }
+        let missing = ChannelID(type: "messaging", id: "nope")
+        #expect(throws: ChatStoreError.notFound(what: "channel", id: "messaging:nope")) {
+            try temporary.store.messages(in: missing, for: "alice")
+        }
+    }
+
+    @Test func emptyAndOverlongTextIsRejected() throws {
+        let temporary = try TemporaryStore()
+        let cid = try temporary.seeded()
+        #expect(throws: ChatStoreError.self) { try temporary.store.sendMessage(NewMessage(cid: cid, author: "alice", text: " \n")) }
+        let long = String(repeating: "a", count: ChatStore.maxMessageLength + 1)
+        #expect(throws: ChatStoreError.self) { try temporary.store.sendMessage(NewMessage(cid: cid, author: "alice", text: long)) }
+    }
+
+    @Test func historyPagesBackwardsByMessageID() throws {
+        let temporary = try TemporaryStore()
+        let store = temporary.store
+        let cid = try temporary.seeded()
+        for index in 0..<25 {
+            _ = try store.sendMessage(
+                NewMessage(id: MessageID(rawValue: "m\(index)"), cid: cid, author: index % 2 == 0 ? "alice" : "bob", text: "#\(index)"))
+        }
+        let newest = try store.messages(in: cid, for: "alice", limit: 10)
+        #expect(newest.messages.map(\.text) == (15..<25).map { "#\($0)" })
+        #expect(newest.hasMore)
+        let middle = try store.messages(in: cid, for: "alice", before: newest.messages.first!.id, limit: 10)
+        #expect(middle.messages.map(\.text) == (5..<15).map { "#\($0)" })
+        let oldest = try store.messages(in: cid, for: "alice", before: middle.messages.first!.id, limit: 10)
+        #expect(oldest.messages.map(\.text) == (0..<5).map { "#\($0)" })
+        #expect(!oldest.hasMore)
+        #expect(throws: ChatStoreError.notFound(what: "message", id: "nope")) {
+            try store.messages(in: cid, for: "alice", before: "nope")
+        }
+    }
+
+    @Test func threadRepliesNeedAParentInTheSameChannel() throws {
+        let temporary = try TemporaryStore()
+        let store = temporary.store
+        let cid = try temporary.seeded()
+        let root = try store.sendMessage(NewMessage(id: "root", cid: cid, author: "alice", text: "Plan?")).message
+        let reply = try store.sendMessage(NewMessage(cid: cid, author: "bob", text: "Yes", parentID: root.id)).message
+        #expect(reply.parentID == "root")
+        #expect(throws: ChatStoreError.notFound(what: "parent message", id: "ghost")) {
+            try store.sendMessage(NewMessage(cid: cid, author: "bob", text: "?", parentID: "ghost"))
+        }
+    }
+
+    @Test func unreadCountsFollowReadState() throws {
+        let temporary = try TemporaryStore()
+        let store = temporary.store
+        let cid = try temporary.seeded()
+        for index in 0..<3 { _ = try store.sendMessage(NewMessage(id: MessageID(rawValue: "a\(index)"), cid: cid, author: "alice", text: "hi \(index)")) }
+        #expect(try store.channels(for: "bob").first?.unreadCount == 3)
+        #expect(try store.channels(for: "alice").first?.unreadCount == 0)  // own messages are read
+        let partial = try store.markRead("bob", in: cid, upTo: "a0")
+        #expect(partial.changed && partial.read.lastReadMessageID == "a0")
+        #expect(try store.channels(for: "bob").first?.unreadCount == 2)
+        let all = try store.markRead("bob", in: cid)
+        #expect(all.read.lastReadMessageID == "a2")
+        #expect(try store.channels(for: "bob").first?.unreadCount == 0)
+        let backwards = try store.markRead("bob", in: cid, upTo: "a1")
+        #expect(!backwards.changed && backwards.read.lastReadMessageID == "a2")
+        let summary = try #require(try store.channels(for: "bob").first)
+        #expect(summary.lastMessage?.id == "a2")
+        #expect(summary.members.map(\.id) == ["alice", "bob"])
+    }
+
+    @Test func acknowledgedMessagesSurviveReopening() throws {
+        let temporary = try TemporaryStore()
+        let cid = try temporary.seeded()
+        _ = try temporary.store.sendMessage(NewMessage(id: "kept", cid: cid, author: "alice", text: "still here"))
+        let reopened = try ChatStore(path: temporary.folder + "/chat.sqlite")
+        #expect(try reopened.message("kept")?.text == "still here")
+    }
+}
+
+@Suite struct EventLogTests {
+    struct Typing: Encodable { var user_id: String }
+
+    @Test func everyMemberGetsNumberedEvents() throws {
+        let temporary = try TemporaryStore()
+        let store = temporary.store
+        let cid = try temporary.seeded()
+        _ = try store.sendMessage(NewMessage(id: "m1", cid: cid, author: "alice", text: "one"))
+        _ = try store.markRead("bob", in: cid)
+        try store.recordEvent(type: EventType.typingStart, cid: cid, fields: Typing(user_id: "bob"), to: ["alice"], ephemeral: true)
+        let alice = try store.events(for: "alice", after: 0)
+        #expect(alice.map(\.seq) == [1, 2, 3])
+        #expect(alice.map(\.type) == ["message.new", "message.read", "typing.start"])
+        #expect(try store.events(for: "bob", after: 1).map(\.type) == ["message.read"])
+        #expect(try store.events(for: "carol", after: 0).isEmpty)
+        let json = try JSONSerialization.jsonObject(with: Data(alice[2].json.utf8)) as? [String: Any]
+        #expect(json?["seq"] as? Int == 3)
+        #expect(json?["user_id"] as? String == "bob")
+        #expect(json?["cid"] as? String == "messaging:hike")
+        let message = try JSONSerialization.jsonObject(with: Data(alice[0].json.utf8)) as? [String: Any]
+        #expect((message?["message"] as? [String: Any])?["text"] as? String == "one")
+    }
+
+    @Test func pruningOldEventsForcesResync() throws {
+        var options = ChatStore.Options()
+        options.eventRetention = .seconds(60)
+        let temporary = try TemporaryStore(options: options)
+        let store = temporary.store
+        let cid = try temporary.seeded()
+        for index in 0..<3 { _ = try store.sendMessage(NewMessage(cid: cid, author: "alice", text: "\(index)")) }
+        #expect(try store.eventCursor(for: "bob").canResume(since: 0))
+        try store.pruneEvents(now: Timestamp(milliseconds: Timestamp.now.milliseconds + 120_000))
+        let cursor = try store.eventCursor(for: "bob")
+        #expect(cursor.lastSeq == 3 && cursor.prunedThrough == 3)
+        #expect(!cursor.canResume(since: 1))
+        #expect(cursor.canResume(since: 3))
+        #expect(!cursor.canResume(since: 4))  // from the future: another database
+        #expect(try store.events(for: "bob", after: 0).isEmpty)
+    }
+
+    @Test func staleEphemeralEventsAreNotReplayed() throws {
+        var options = ChatStore.Options()
+        options.ephemeralRetention = .zero
+        let temporary = try TemporaryStore(options: options)
+        let store = temporary.store
+        let cid = try temporary.seeded()
+        try store.recordEvent(type: EventType.typingStart, cid: cid, fields: Typing(user_id: "bob"), to: ["alice"], ephemeral: true)
+        Thread.sleep(forTimeInterval: 0.01)
+        _ = try store.sendMessage(NewMessage(cid: cid, author: "bob", text: "hi"))
+        #expect(try store.events(for: "alice", after: 0).map(\.seq) == [2])
+    }
+}

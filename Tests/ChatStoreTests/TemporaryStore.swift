@@ -1,0 +1,26 @@
+import ChatStore
+import Foundation
+
+/// A fresh database in its own temporary folder.
+///
+/// The folder is left in place: a test may keep using `store` after its last use of the
+/// `TemporaryStore`, so removing it on release could pull the file from under the store.
+final class TemporaryStore {
+    let folder: String
+    let store: ChatStore
+
+    init(options: ChatStore.Options = ChatStore.Options()) throws {
+        folder = NSTemporaryDirectory() + "chatstore-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        store = try ChatStore(path: folder + "/chat.sqlite", options: options)
+    }
+
+    /// alice, bob and carol; `messaging:hike` with alice and bob.
+    func seeded() throws -> ChannelID {
+        _ = try store.upsertUsers(
+            [.init(id: "alice", name: "Alice"), .init(id: "bob", name: "Bob"), .init(id: "carol", name: "Carol")], by: nil)
+        let cid = ChannelID(type: "messaging", id: "hike")
+        _ = try store.getOrCreateChannel(cid, name: "Hike", members: ["bob"], by: "alice")
+        return cid
+    }
+}
