@@ -1,0 +1,97 @@
+// Activation rows quantized for the integer dot products. Layout differs from ggml's interleaved
+// Q8_0/Q8_1/Q8_K blocks on purpose: quants of a row are contiguous (aligned vector loads) and the
+// per-block scales sit in a separate array, as floats.
+
+import GGUF
+
+/// How an activation row must be prepared for a weight type.
+enum ActivationKind: Equatable {
+    /// Floats as they are (F32, F16, BF16 weights).
+    case float
+    /// Blocks of 32: int8 quants, per block `d` and `d·Σq` (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0; ggml's Q8_0/Q8_1).
+    case q8
+    /// Blocks of 256: int8 quants, per block `d`, per 16 quants their sum (K-quants; ggml's Q8_K).
+    case q8K
+
+    init(_ type: GGMLType) {
+        switch type {
+        case .f32, .f16, .bf16: self = .float
+        case .q4_0, .q4_1, .q5_0, .q5_1, .q8_0: self = .q8
+        case .q4_K, .q5_K, .q6_K: self = .q8K
+        case .q8_1, .q2_K, .q3_K, .q8_K: preconditionFailure("unsupported weight type \(type)")
+        }
+    }
+}
+
+/// One Q8 activation row: `qs[columns]`, and `ds[2·b]`, `ds[2·b + 1]` = d, d·Σq of block b.
+struct Q8Row {
+    let qs: UnsafePointer<Int8>
+    let ds: UnsafePointer<Float>
+}
+
+/// One Q8_K activation row: `qs[columns]`, `d[columns / 256]`, `bsums[columns / 16]`.
+struct Q8KRow {
+    let qs: UnsafePointer<Int8>
+    let d: UnsafePointer<Float>
+    let bsums: UnsafePointer<Int16>
+}
+
+/// `count` activation rows of `columns` elements, quantized for one `ActivationKind`, in one
+/// 64-byte-aligned allocation. The owner frees it with `deallocate()`.
+struct ActivationBuffer {
+    let kind: ActivationKind
+    let columns: Int
+    let count: Int
+    let rowStride: Int
+    let base: UnsafeMutableRawPointer
+
+    init(kind: ActivationKind, columns: Int, count: Int) {
+        self.kind = kind
+        self.columns = columns
+        self.count = count
+        let bytes: Int
+        switch kind {
+        case .float: bytes = 0
+        case .q8: bytes = columns + (columns / 32) * 8
+        case .q8K: bytes = columns + (columns / 256) * 4 + (columns / 16) * 2
+        }
+        rowStride = (bytes + 63) & ~63
+        base = .allocate(byteCount: max(64, rowStride * count), alignment: 64)
+    }
+
+    func deallocate() { base.deallocate() }
+
+    func q8(_ row: Int) -> Q8Row {
+        let p = base + row * rowStride
+        return Q8Row(
+            qs: UnsafePointer(p.assumingMemoryBound(to: Int8.self)),
+            ds: UnsafePointer((p + columns).assumingMemoryBound(to: Float.self)))
+    }
+
+    func q8K(_ row: Int) -> Q8KRow {
+        let p = base + row * rowStride
+        let d = p + columns
+        return Q8KRow(
+            qs: UnsafePointer(p.assumingMemoryBound(to: Int8.self)),
+            d: UnsafePointer(d.assumingMemoryBound(to: Float.self)),
+            bsums: UnsafePointer((d + (columns / 256) * 4).assumingMemoryBound(to: Int16.self)))
+    }
+
+    /// Quantizes `x[row]` (a row of `columns` floats) into row `row`.
+    func quantize(_ x: UnsafePointer<Float>, row: Int) {
+        let p = base + row * rowStride
+        switch kind {
+        case .float: break
+        case .q8:
+            Quantize.q8(
+                x, count: columns, qs: p.assumingMemoryBound(to: Int8.self),
+                ds: (p + columns).assumingMemoryBound(to: Float.self))
+        case .q8K:
+            let d = p + columns
+            Quantize.q8K(
+                x, count: columns, qs: p.assumingMemoryBound(to: Int8.self),
+                d: d.assumingMemoryBound(to: Float.self),
+                bsums: (d + (columns / 256) * 4).assumingMemoryBound(to: Int16.self))
+        }
+    }
+}

@@ -1,0 +1,184 @@
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A fixed set of persistent worker threads that run one parallel job at a time.
+///
+/// `run` hands the job to the workers through an atomic generation counter; idle workers spin
+/// briefly (a decode step issues hundreds of jobs back to back) and then park on a condition
+/// variable, so an idle pool costs no CPU. No thread is created per job.
+///
+/// ```swift
+/// let pool = ThreadPool()
+/// pool.run { thread, threadCount in
+///     for i in stride(from: thread, to: n, by: threadCount) { work(i) }
+/// }
+/// ```
+public final class ThreadPool: @unchecked Sendable {
+    // @unchecked Sendable: all mutable state lives in `Shared`, which synchronizes it.
+
+    /// Threads taking part in each job, the caller included.
+    public let threadCount: Int
+
+    private let shared: Shared
+    private var threads: [pthread_t] = []
+
+    /// Creates `threadCount − 1` workers (the caller of `run` is thread 0).
+    /// - Parameter threadCount: defaults to the number of online cores.
+    public init(threadCount: Int = ThreadPool.coreCount) {
+        precondition(threadCount >= 1, "threadCount must be at least 1")
+        self.threadCount = threadCount
+        shared = Shared(threadCount: threadCount)
+        for index in 1..<threadCount {
+            let context = Unmanaged.passRetained(WorkerContext(shared: shared, index: index)).toOpaque()
+            var thread = pthread_t()
+            let status = pthread_create(&thread, nil, { raw in
+                let context = Unmanaged<WorkerContext>.fromOpaque(raw!).takeRetainedValue()
+                context.shared.workerLoop(index: context.index)
+                return nil
+            }, context)
+            precondition(status == 0, "pthread_create failed: \(status)")
+            threads.append(thread)
+        }
+    }
+
+    deinit {
+        shared.stop()
+        for thread in threads { pthread_join(thread, nil) }
+    }
+
+    /// Online cores of this machine.
+    public static var coreCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+    /// Runs `body(thread, threadCount)` once for every `thread` in `0..<threadCount`, in parallel,
+    /// and returns when all have finished. The caller runs `thread` 0.
+    ///
+    /// If the pool is already running a job (a call from another thread, or from inside `body`),
+    /// every share runs on the calling thread instead, one after the other.
+    public func run(_ body: (_ thread: Int, _ threadCount: Int) -> Void) {
+        if threadCount == 1 {
+            body(0, 1)
+            return
+        }
+        guard shared.busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
+            for t in 0..<threadCount { body(t, threadCount) }
+            return
+        }
+        withoutActuallyEscaping(body) { body in
+            var job = Job(body: body)
+            withUnsafeMutablePointer(to: &job) { shared.dispatch(UnsafeRawPointer($0)) }
+        }
+        shared.busy.store(false, ordering: .releasing)
+    }
+}
+
+private struct Job {
+    let body: (Int, Int) -> Void
+}
+
+// Not inlined so the copy of the closure taken here is released before the caller signals
+// completion (`withoutActuallyEscaping` checks that no reference survives `run`).
+@inline(never)
+private func invoke(_ job: UnsafeRawPointer, _ thread: Int, _ count: Int) {
+    job.assumingMemoryBound(to: Job.self).pointee.body(thread, count)
+}
+
+/// State shared by the pool and its workers.
+// @unchecked Sendable: `job` is written only by the thread holding `busy`, before the
+// sequentially consistent increment of `generation`, and read by workers after they observe it.
+private final class Shared: @unchecked Sendable {
+    let threadCount: Int
+    let generation = Atomic<Int>(0)
+    let pending = Atomic<Int>(0)
+    let sleepers = Atomic<Int>(0)
+    let busy = Atomic<Bool>(false)
+    let stopping = Atomic<Bool>(false)
+    var job: UnsafeRawPointer?
+    let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    let wake: UnsafeMutablePointer<pthread_cond_t>
+
+    /// Spins before a thread parks or yields: tens of microseconds.
+    static let spinLimit = 1 << 15
+
+    init(threadCount: Int) {
+        self.threadCount = threadCount
+        mutex = .allocate(capacity: 1)
+        wake = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(wake, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(wake)
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+        wake.deallocate()
+    }
+
+    func dispatch(_ job: UnsafeRawPointer) {
+        self.job = job
+        pending.store(threadCount - 1, ordering: .relaxed)
+        bump()
+        invoke(job, 0, threadCount)
+        var spins = 0
+        while pending.load(ordering: .acquiring) > 0 {
+            spins += 1
+            if spins > Self.spinLimit { sched_yield() }
+        }
+        self.job = nil
+    }
+
+    func stop() {
+        stopping.store(true, ordering: .sequentiallyConsistent)
+        bump()
+    }
+
+    private func bump() {
+        generation.add(1, ordering: .sequentiallyConsistent)
+        if sleepers.load(ordering: .sequentiallyConsistent) > 0 {
+            pthread_mutex_lock(mutex)
+            pthread_cond_broadcast(wake)
+            pthread_mutex_unlock(mutex)
+        }
+    }
+
+    func workerLoop(index: Int) {
+        var seen = 0
+        while true {
+            var spins = 0
+            var current = generation.load(ordering: .acquiring)
+            while current == seen && spins < Self.spinLimit {
+                spins += 1
+                current = generation.load(ordering: .acquiring)
+            }
+            if current == seen {
+                pthread_mutex_lock(mutex)
+                sleepers.add(1, ordering: .sequentiallyConsistent)
+                current = generation.load(ordering: .sequentiallyConsistent)
+                while current == seen {
+                    pthread_cond_wait(wake, mutex)
+                    current = generation.load(ordering: .sequentiallyConsistent)
+                }
+                sleepers.subtract(1, ordering: .sequentiallyConsistent)
+                pthread_mutex_unlock(mutex)
+            }
+            seen = current
+            if stopping.load(ordering: .sequentiallyConsistent) { return }
+            invoke(job!, index, threadCount)
+            pending.subtract(1, ordering: .releasing)
+        }
+    }
+}
+
+private final class WorkerContext {
+    let shared: Shared
+    let index: Int
+    init(shared: Shared, index: Int) {
+        self.shared = shared
+        self.index = index
+    }
+}

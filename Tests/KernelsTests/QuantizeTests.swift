@@ -1,0 +1,72 @@
+import Testing
+
+@testable import Kernels
+
+@Suite struct QuantizeTests {
+    @Test func q8VectorMatchesScalarExactly() {
+        var rng = SeededGenerator(seed: 81)
+        for trial in 0..<50 {
+            let n = 32 * (1 + trial % 40)
+            var x = randomFloats(n, using: &rng, range: -5...5)
+            if trial % 4 == 0 { for i in 0..<32 { x[i] = 0 } }  // an all-zero block
+            var qs1 = [Int8](repeating: 0, count: n), qs2 = qs1
+            var ds1 = [Float](repeating: 0, count: n / 16), ds2 = ds1
+            Quantize.q8(x, count: n, qs: &qs1, ds: &ds1)
+            QuantizeReference.q8(x, count: n, qs: &qs2, ds: &ds2)
+            #expect(qs1 == qs2)
+            #expect(ds1 == ds2)
+        }
+    }
+
+    @Test func q8KVectorMatchesScalarExactly() {
+        var rng = SeededGenerator(seed: 82)
+        for trial in 0..<30 {
+            let n = 256 * (1 + trial % 6)
+            var x = randomFloats(n, using: &rng, range: -5...5)
+            if trial % 3 == 0 { for i in 0..<256 { x[i] = 0 } }
+            var qs1 = [Int8](repeating: 0, count: n), qs2 = qs1
+            var d1 = [Float](repeating: 0, count: n / 256), d2 = d1
+            var b1 = [Int16](repeating: 0, count: n / 16), b2 = b1
+            Quantize.q8K(x, count: n, qs: &qs1, d: &d1, bsums: &b1)
+            QuantizeReference.q8K(x, count: n, qs: &qs2, d: &d2, bsums: &b2)
+            #expect(qs1 == qs2)
+            #expect(d1 == d2)
+            #expect(b1 == b2)
+        }
+    }
+
+    /// Each value is recovered within half a quantization step; sums and scales are consistent.
+    @Test func q8RoundTrip() {
+        var rng = SeededGenerator(seed: 83)
+        let n = 1024
+        let x = randomFloats(n, using: &rng, range: -3...3)
+        var qs = [Int8](repeating: 0, count: n), ds = [Float](repeating: 0, count: n / 16)
+        QuantizeReference.q8(x, count: n, qs: &qs, ds: &ds)
+        for b in 0..<(n / 32) {
+            let d = ds[2 * b]
+            let amax = x[(32 * b)..<(32 * b + 32)].map(abs).max()!
+            #expect(abs(d - amax / 127) <= 1e-7 * amax)
+            var sum: Int32 = 0
+            for i in (32 * b)..<(32 * b + 32) {
+                #expect(abs(x[i] - d * Float(qs[i])) <= d * 0.5001)
+                sum += Int32(qs[i])
+            }
+            #expect(ds[2 * b + 1] == d * Float(sum))
+        }
+    }
+
+    @Test func q8KRoundTrip() {
+        var rng = SeededGenerator(seed: 84)
+        let n = 512
+        let x = randomFloats(n, using: &rng, range: -3...3)
+        var qs = [Int8](repeating: 0, count: n), d = [Float](repeating: 0, count: 2)
+        var bsums = [Int16](repeating: 0, count: 32)
+        QuantizeReference.q8K(x, count: n, qs: &qs, d: &d, bsums: &bsums)
+        for b in 0..<2 {
+            let amax = x[(256 * b)..<(256 * b + 256)].map(abs).max()!
+            #expect(abs(abs(d[b]) - amax / 127) <= 1e-6 * amax)
+            for i in (256 * b)..<(256 * b + 256) { #expect(abs(x[i] - d[b] * Float(qs[i])) <= abs(d[b]) * 0.5001) }
+        }
+        for g in 0..<32 { #expect(Int32(bsums[g]) == qs[(16 * g)..<(16 * g + 16)].reduce(0) { $0 + Int32($1) }) }
+    }
+}
