@@ -1,1 +1,0 @@
-// Tokenizers module.
