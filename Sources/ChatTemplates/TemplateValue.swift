@@ -1,0 +1,123 @@
+/// A value passed into a chat template: the JSON-like data model of Jinja's context.
+///
+/// Objects keep their keys in insertion order, because `tojson` writes them in that order
+/// (Python's `json.dumps` without `sort_keys`), and tool definitions must reach the model exactly
+/// as the reference renderer would write them.
+///
+/// ```swift
+/// let message: TemplateValue = ["role": "user", "content": "Hi"]
+/// ```
+public indirect enum TemplateValue: Sendable, Equatable {
+    case none
+    case bool(Bool)
+    case int(Int)
+    case double(Double)
+    case string(String)
+    case array([TemplateValue])
+    case object(TemplateObject)
+
+    /// The value under `key` when this is an object, else `nil`.
+    public subscript(key: String) -> TemplateValue? {
+        if case .object(let object) = self { return object[key] }
+        return nil
+    }
+
+    /// The string payload, if this is a string.
+    public var stringValue: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
+
+    /// The elements, if this is an array.
+    public var arrayValue: [TemplateValue]? {
+        if case .array(let value) = self { return value }
+        return nil
+    }
+}
+
+/// An object (JSON object, Python dict) whose keys keep their insertion order.
+///
+/// Equality compares keys in order, as the rendered JSON of two objects differs when their key
+/// order differs.
+public struct TemplateObject: Sendable, Equatable {
+    /// The keys, in insertion order.
+    public private(set) var keys: [String]
+    private var storage: [String: TemplateValue]
+
+    /// Creates an object from key–value pairs. A repeated key keeps its first position and its
+    /// last value, as a Python dict built from the same pairs would.
+    public init(_ pairs: [(String, TemplateValue)]) {
+        keys = []
+        storage = [:]
+        keys.reserveCapacity(pairs.count)
+        for (key, value) in pairs { self[key] = value }
+    }
+
+    /// An empty object.
+    public init() { self.init([]) }
+
+    /// The number of keys.
+    public var count: Int { keys.count }
+
+    /// Whether the object has no keys.
+    public var isEmpty: Bool { keys.isEmpty }
+
+    /// The key–value pairs in insertion order.
+    public var pairs: [(key: String, value: TemplateValue)] {
+        keys.map { ($0, storage[$0]!) }
+    }
+
+    /// Reads or writes the value under `key`; writing `nil` removes the key. A new key is
+    /// appended at the end.
+    public subscript(key: String) -> TemplateValue? {
+        get { storage[key] }
+        set {
+            if let newValue {
+                if storage.updateValue(newValue, forKey: key) == nil { keys.append(key) }
+            } else if storage.removeValue(forKey: key) != nil {
+                keys.removeAll { $0 == key }
+            }
+        }
+    }
+
+    public static func == (lhs: TemplateObject, rhs: TemplateObject) -> Bool {
+        lhs.keys == rhs.keys && lhs.storage == rhs.storage
+    }
+}
+
+extension TemplateValue: ExpressibleByNilLiteral {
+    public init(nilLiteral: ()) { self = .none }
+}
+
+extension TemplateValue: ExpressibleByBooleanLiteral {
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+}
+
+extension TemplateValue: ExpressibleByIntegerLiteral {
+    public init(integerLiteral value: Int) { self = .int(value) }
+}
+
+extension TemplateValue: ExpressibleByFloatLiteral {
+    public init(floatLiteral value: Double) { self = .double(value) }
+}
+
+extension TemplateValue: ExpressibleByStringLiteral {
+    public init(stringLiteral value: String) { self = .string(value) }
+}
+
+extension TemplateValue: ExpressibleByArrayLiteral {
+    public init(arrayLiteral elements: TemplateValue...) { self = .array(elements) }
+}
+
+extension TemplateValue: ExpressibleByDictionaryLiteral {
+    /// Keys keep the order in which the literal lists them.
+    public init(dictionaryLiteral elements: (String, TemplateValue)...) {
+        self = .object(TemplateObject(elements))
+    }
+}
+
+extension TemplateObject: ExpressibleByDictionaryLiteral {
+    public init(dictionaryLiteral elements: (String, TemplateValue)...) {
+        self.init(elements)
+    }
+}
