@@ -115,7 +115,8 @@ struct Lexer {
             }
             guard let kind else {
                 emitText(pos..<source.count)
-                return
+                pos = source.count
+                break
             }
             let signOffset = start + 2
             let sign: Unicode.Scalar? =
@@ -141,6 +142,7 @@ struct Lexer {
                 try lexTag(isBlock: false)
             }
         }
+        tokens.append(Token(kind: .eof, location: location(source.count)))
     }
 
     /// lstrip_blocks: where text before a block tag should end, dropping a whitespace-only
@@ -332,7 +334,6 @@ struct Lexer {
             }
         }
         // End of template inside a tag: the parser reports what it expected.
-        tokens.append(Token(kind: .eof, location: location(pos)))
     }
 
     private func isDigit(_ i: Int) -> Bool { i < source.count && ("0"..."9").contains(source[i]) }

@@ -5,6 +5,8 @@ struct Parser {
     private let tokens: [Token]
     private var index = 0
     private var loopDepth = 0
+    /// The end tags each open block waits for, innermost last (for error messages).
+    private var openBlocks: [Set<String>] = []
 
     /// Tags jinja2 knows that are not implemented.
     private static let unsupportedTags: Set<String> = [
@@ -12,15 +14,21 @@ struct Parser {
         "autoescape", "do", "trans", "pluralize", "endtrans",
     ]
 
+    /// Tags that only make sense closing or continuing a block.
+    private static let closingTags: Set<String> = [
+        "elif", "else", "endif", "endfor", "endset", "endraw", "endmacro", "endcall", "endfilter", "endblock",
+        "endwith", "endautoescape",
+    ]
+
+    private static func describe(_ tags: Set<String>) -> String {
+        tags.sorted().map { "'\($0)'" }.joined(separator: " or ")
+    }
+
     init(tokens: [Token]) { self.tokens = tokens }
 
     static func parse(_ source: String) throws(TemplateError) -> [Statement] {
         var parser = Parser(tokens: try Lexer.tokenize(source))
-        let body = try parser.parseBody(until: [])
-        if case .name(let name) = parser.current.kind {
-            throw parser.syntaxError("unexpected tag '\(name)'")
-        }
-        return body
+        return try parser.parseBody(until: [])
     }
 
     // MARK: Token stream
@@ -95,14 +103,15 @@ struct Parser {
     /// Statements up to a `{% name %}` tag whose name is in `endTags`; returns with that name as
     /// the current token (or at the end of the template when `endTags` is empty).
     private mutating func parseBody(until endTags: Set<String>) throws(TemplateError) -> [Statement] {
+        if !endTags.isEmpty { openBlocks.append(endTags) }
+        defer { if !endTags.isEmpty { openBlocks.removeLast() } }
         var body: [Statement] = []
         while true {
             let token = current
             switch token.kind {
             case .eof:
                 if !endTags.isEmpty {
-                    let names = endTags.sorted().map { "'\($0)'" }.joined(separator: " or ")
-                    throw syntaxError("unexpected end of template, expected \(names)")
+                    throw syntaxError("unexpected end of template, expected \(Self.describe(endTags))")
                 }
                 return body
             case .text(let text):
@@ -143,6 +152,10 @@ struct Parser {
         default:
             if Self.unsupportedTags.contains(tag) {
                 throw TemplateError(.unsupported, "unsupported tag '\(tag)'", at: location)
+            }
+            if Self.closingTags.contains(tag) {
+                let expected = openBlocks.last.map { ", expected \(Self.describe($0))" } ?? ""
+                throw syntaxError("unexpected tag '\(tag)'\(expected)", at: location)
             }
             throw syntaxError("unknown tag '\(tag)'", at: location)
         }
