@@ -2,7 +2,7 @@ import Foundation
 
 /// Every subcommand, in the order `sotto --help` lists them.
 let commands: [any Command.Type] = [
-    VersionCommand.self
+    VersionCommand.self, ServeCommand.self, TokenCommand.self, SeedCommand.self,
 ]
 
 struct VersionCommand: Command {

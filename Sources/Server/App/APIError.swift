@@ -1,0 +1,69 @@
+import ChatStore
+import Foundation
+
+/// An error answer: HTTP status, a stable code and a human-readable message, sent as
+/// `{"error": {"status", "code", "message"}}`. Every failure becomes one of these in `init(_:)`,
+/// the one place errors are mapped to statuses.
+public struct APIError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var status: Int
+    public var code: String
+    public var message: String
+
+    public init(status: Int, code: String, message: String) {
+        self.status = status
+        self.code = code
+        self.message = message
+    }
+
+    /// Maps any error to its answer.
+    public init(_ error: any Error) {
+        switch error {
+        case let error as APIError:
+            self = error
+        case let error as AuthError:
+            self.init(status: 401, code: error.code, message: error.description)
+        case let error as ChatStoreError:
+            switch error {
+            case .invalidArgument: self.init(status: 400, code: "invalid_argument", message: error.description)
+            case .notFound: self.init(status: 404, code: "not_found", message: error.description)
+            case .notMember: self.init(status: 403, code: "not_a_member", message: error.description)
+            case .forbidden: self.init(status: 403, code: "forbidden", message: error.description)
+            case .conflict: self.init(status: 409, code: "conflict", message: error.description)
+            }
+        case let error as DatabaseError where error.primaryResultCode == 5 || error.primaryResultCode == 6:
+            // SQLITE_BUSY / SQLITE_LOCKED: another process holds the database; retry later.
+            self.init(status: 503, code: "busy", message: "the database is busy, retry shortly")
+        default:
+            self.init(status: 500, code: "internal", message: "internal error: \(error)")
+        }
+    }
+
+    public var description: String { "\(status) \(code): \(message)" }
+
+    public static func badRequest(_ message: String, code: String = "bad_request") -> APIError {
+        APIError(status: 400, code: code, message: message)
+    }
+
+    public static func notFound(_ message: String) -> APIError {
+        APIError(status: 404, code: "not_found", message: message)
+    }
+
+    /// The JSON body of this error.
+    var body: [UInt8] {
+        struct Envelope: Encodable {
+            struct Inner: Encodable {
+                var status: Int
+                var code: String
+                var message: String
+            }
+            var error: Inner
+        }
+        return (try? JSONBody.encode(Envelope(error: .init(status: status, code: code, message: message)))) ?? []
+    }
+
+    var response: HTTPResponse {
+        var response = HTTPResponse.json(bytes: body, status: status)
+        if status == 401 { response.headers.append(("WWW-Authenticate", "Bearer")) }
+        return response
+    }
+}

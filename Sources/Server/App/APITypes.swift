@@ -1,0 +1,95 @@
+import ChatStore
+
+// Request and response bodies of the JSON API. Field names are snake_case on the wire.
+
+struct UpsertUsersRequest: Decodable {
+    var users: [UserUpdate]
+}
+
+struct UsersResponse: Encodable {
+    var users: [User]
+}
+
+struct MeResponse: Encodable {
+    var user: User
+    /// Whether the server can suggest replies at all.
+    var suggestions: Bool
+}
+
+struct HealthResponse: Encodable {
+    var status = "ok"
+    var suggestions: Bool
+}
+
+struct CreateChannelRequest: Decodable {
+    var cid: String
+    var name: String?
+    var members: [String]?
+}
+
+struct ChannelResponse: Encodable {
+    var channel: Channel
+    var members: [Member]
+    var created: Bool?
+}
+
+struct ChannelsResponse: Encodable {
+    var channels: [ChannelSummary]
+}
+
+struct SendMessageRequest: Decodable {
+    var id: String?
+    var text: String
+    var parentID: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, text
+        case parentID = "parent_id"
+    }
+}
+
+struct MessageResponse: Encodable {
+    var message: Message
+    /// False when this was a retry of an already stored message.
+    var created: Bool
+}
+
+struct MarkReadRequest: Decodable {
+    var messageID: String?
+
+    enum CodingKeys: String, CodingKey {
+        case messageID = "message_id"
+    }
+}
+
+struct ReadResponse: Encodable {
+    var read: ReadState
+}
+
+struct TypingRequest: Decodable {
+    var typing: Bool
+}
+
+struct TypingResponse: Encodable {
+    var typing: Bool
+}
+
+struct SuggestionsResponse: Encodable {
+    var cid: ChannelID
+    var status: SuggestionSnapshot.Status
+    var suggestions: [String]
+    var signature: String
+}
+
+/// Fields of a `typing.start` / `typing.stop` event.
+struct TypingEventFields: Encodable {
+    var user_id: UserID
+}
+
+/// Fields of a `suggestions.updated` event.
+struct SuggestionEventFields: Encodable {
+    var user_id: UserID
+    var status: SuggestionSnapshot.Status
+    var suggestions: [String]
+    var signature: String
+}

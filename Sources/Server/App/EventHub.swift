@@ -1,0 +1,252 @@
+import ChatStore
+import Foundation
+
+/// The `/api/connect` WebSocket: authenticates sockets, replays missed events, and pushes each
+/// user's event log to their open sockets as it grows.
+///
+/// Protocol (JSON text messages):
+/// - connect with `?token=<jwt>` (or send `{"type":"auth","token":…}` first), optionally
+///   `&since=<seq>` (last seq seen) and `&suggestions=off`;
+/// - the server answers `{"type":"hello","connection_id","user_id","last_seq"}`, then either
+///   the events after `since` or `{"type":"resync","last_seq"}` when they are gone, then live
+///   events, each with `seq`;
+/// - clients may send `{"type":"ping"}` (→ `pong`) and `{"type":"typing.start"|"typing.stop","cid"}`.
+final class EventHub: WebSocketResponder, @unchecked Sendable {
+    // @unchecked Sendable: `sessions` and `waiting` are only touched inside `lock`.
+
+    /// How long an unauthenticated socket may wait before sending `auth`.
+    static let authTimeout: DispatchTimeInterval = .seconds(10)
+
+    private let store: ChatStore
+    private let tokens: TokenAuthority
+    private let lock = NSLock()
+    private var sessions: [UserID: [Int: Session]] = [:]
+    private var waiting: [Int: WebSocket] = [:]
+    /// Handles client typing messages; set by the server once the API exists.
+    var typingHandler: (@Sendable (UserID, ChannelID, Bool) throws -> Void)?
+
+    init(store: ChatStore, tokens: TokenAuthority) {
+        self.store = store
+        self.tokens = tokens
+    }
+
+    /// Pushes new events to these users' sockets.
+    func notify(_ users: [UserID]) {
+        let targets = withLock { users.flatMap { sessions[$0].map { Array($0.values) } ?? [] } }
+        for session in targets { session.schedulePump() }
+    }
+
+    func isConnected(_ user: UserID) -> Bool {
+        withLock { !(sessions[user]?.isEmpty ?? true) }
+    }
+
+    /// True when the user has a socket that did not turn suggestions off.
+    func wantsSuggestions(_ user: UserID) -> Bool {
+        withLock { sessions[user]?.values.contains { $0.wantsSuggestions } ?? false }
+    }
+
+    /// Open sockets (for stats and tests).
+    var connectionCount: Int { withLock { sessions.values.reduce(0) { $0 + $1.count } } }
+
+    // MARK: WebSocketResponder
+
+    func shouldAccept(_ request: HTTPRequest) -> HTTPResponse? {
+        let query = request.query
+        if let since = query["since"], Int64(since).map({ $0 >= 0 }) != true {
+            return APIError.badRequest("since must be a non-negative integer").response
+        }
+        guard let token = query["token"] ?? bearer(request) else { return nil }  // may authenticate by message
+        do {
+            _ = try tokens.verify(token)
+            return nil
+        } catch {
+            return APIError(error).response
+        }
+    }
+
+    func opened(_ socket: WebSocket) {
+        let query = socket.request.query
+        if let token = query["token"] ?? bearer(socket.request) {
+            start(socket, token: token, since: query["since"].flatMap { Int64($0) })
+            return
+        }
+        withLock { waiting[socket.id] = socket }
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.authTimeout) { [weak self, weak socket] in
+            guard let self, let socket, self.withLock({ self.waiting.removeValue(forKey: socket.id) }) != nil else { return }
+            self.fail(socket, APIError(AuthError.missing), closeCode: 4401)
+        }
+    }
+
+    func received(text: String, on socket: WebSocket) {
+        guard let data = text.data(using: .utf8),
+            let message = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let type = message["type"] as? String
+        else {
+            send(socket, error: APIError.badRequest("send JSON objects with a \"type\"", code: "malformed_json"))
+            return
+        }
+        if withLock({ waiting[socket.id] != nil }) {
+            guard type == "auth", let token = message["token"] as? String else {
+                fail(socket, APIError(AuthError.missing), closeCode: 4401)
+                return
+            }
+            withLock { _ = waiting.removeValue(forKey: socket.id) }
+            let since = (message["since"] as? NSNumber)?.int64Value ?? (message["since"] as? String).flatMap { Int64($0) }
+            start(socket, token: token, since: since)
+            return
+        }
+        guard let session = session(for: socket) else { return }
+        switch type {
+        case "ping":
+            socket.send(#"{"type":"pong"}"#)
+        case "typing.start", "typing.stop":
+            do {
+                guard let text = message["cid"] as? String else { throw APIError.badRequest("typing needs a \"cid\"") }
+                try typingHandler?(session.user, try ChannelID.parse(text), type == "typing.start")
+            } catch {
+                send(socket, error: APIError(error))
+            }
+        case "auth":
+            send(socket, error: APIError.badRequest("already authenticated"))
+        default:
+            send(socket, error: APIError.badRequest("unknown message type '\(type.prefix(40))'"))
+        }
+    }
+
+    func closed(_ socket: WebSocket) {
+        withLock {
+            waiting[socket.id] = nil
+            for user in sessions.keys where sessions[user]?[socket.id] != nil {
+                sessions[user]?[socket.id] = nil
+                if sessions[user]?.isEmpty == true { sessions[user] = nil }
+            }
+        }
+    }
+
+    // MARK: Sessions
+
+    private func start(_ socket: WebSocket, token: String, since: Int64?) {
+        let claims: TokenClaims
+        let cursor: EventCursor
+        do {
+            claims = try tokens.verify(token)
+            _ = try store.ensureUser(claims.user)
+            cursor = try store.eventCursor(for: claims.user)
+        } catch {
+            fail(socket, APIError(error), closeCode: APIError(error).status == 401 ? 4401 : 1011)
+            return
+        }
+        let resumeFrom: Int64
+        var resync = false
+        if let since {
+            if cursor.canResume(since: since) {
+                resumeFrom = since
+            } else {
+                resumeFrom = cursor.lastSeq
+                resync = true
+            }
+        } else {
+            resumeFrom = cursor.lastSeq
+        }
+        let wantsSuggestions = socket.request.query["suggestions"] != "off"
+        let session = Session(user: claims.user, socket: socket, store: store, lastSent: resumeFrom, wantsSuggestions: wantsSuggestions)
+        socket.send(
+            #"{"type":"hello","connection_id":"\#(socket.id)","user_id":\#(jsonString(claims.user.rawValue)),"last_seq":\#(cursor.lastSeq)}"#)
+        if resync { socket.send(#"{"type":"resync","last_seq":\#(cursor.lastSeq)}"#) }
+        withLock { sessions[claims.user, default: [:]][socket.id] = session }
+        session.schedulePump()  // replay, and anything that arrived while registering
+    }
+
+    private func session(for socket: WebSocket) -> Session? {
+        withLock { sessions.values.lazy.compactMap { $0[socket.id] }.first }
+    }
+
+    private func send(_ socket: WebSocket, error: APIError) {
+        struct Frame: Encodable {
+            var type = "error"
+            var error: Inner
+            struct Inner: Encodable {
+                var status: Int
+                var code: String
+                var message: String
+            }
+        }
+        let frame = Frame(error: .init(status: error.status, code: error.code, message: error.message))
+        if let bytes = try? JSONBody.encode(frame) { socket.send(String(decoding: bytes, as: UTF8.self)) }
+    }
+
+    private func fail(_ socket: WebSocket, _ error: APIError, closeCode: UInt16) {
+        send(socket, error: error)
+        socket.close(code: closeCode, reason: error.code)
+    }
+
+    private func bearer(_ request: HTTPRequest) -> String? {
+        guard let header = request.header("Authorization"), header.lowercased().hasPrefix("bearer ") else { return nil }
+        return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+    }
+
+    private func withLock<T>(_ body: () -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
+    }
+}
+
+func jsonString(_ text: String) -> String {
+    (try? JSONBody.encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
+}
+
+/// One authenticated socket and how far its user's log has been sent on it.
+final class Session: @unchecked Sendable {
+    // @unchecked Sendable: `lastSent` is only touched on `queue`; `scheduled` inside `lock`.
+
+    let user: UserID
+    let socket: WebSocket
+    let wantsSuggestions: Bool
+    private let store: ChatStore
+    private let queue: DispatchQueue
+    private var lastSent: Int64
+    private let lock = NSLock()
+    private var scheduled = false
+
+    init(user: UserID, socket: WebSocket, store: ChatStore, lastSent: Int64, wantsSuggestions: Bool) {
+        self.user = user
+        self.socket = socket
+        self.store = store
+        self.lastSent = lastSent
+        self.wantsSuggestions = wantsSuggestions
+        self.queue = DispatchQueue(label: "sotto.session.\(socket.id)")
+    }
+
+    /// Sends whatever is in the log after `lastSent`; calls made while a pump is queued fold
+    /// into it.
+    func schedulePump() {
+        lock.lock()
+        let alreadyScheduled = scheduled
+        scheduled = true
+        lock.unlock()
+        guard !alreadyScheduled else { return }
+        queue.async { self.pump() }
+    }
+
+    private func pump() {
+        lock.lock()
+        scheduled = false
+        lock.unlock()
+        while socket.isOpen {
+            let events: [StoredEvent]
+            do {
+                events = try store.events(for: user, after: lastSent, limit: 200)
+            } catch {
+                // The database is busy or failing: try again shortly rather than drop events.
+                queue.asyncAfter(deadline: .now() + .milliseconds(200)) { self.pump() }
+                return
+            }
+            for event in events {
+                guard socket.send(event.json) else { return }
+                lastSent = event.seq
+            }
+            if events.count < 200 { return }
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import CSodium
+import ChatStore
+import Foundation
+
+/// What a valid token says.
+public struct TokenClaims: Hashable, Sendable {
+    public var user: UserID
+    /// Issued at, seconds since 1970.
+    public var issuedAt: Int64
+    /// Expires at, seconds since 1970; nil means never.
+    public var expiresAt: Int64?
+
+    public init(user: UserID, issuedAt: Int64, expiresAt: Int64?) {
+        self.user = user
+        self.issuedAt = issuedAt
+        self.expiresAt = expiresAt
+    }
+}
+
+/// Why a token was refused. Each maps to 401 with its `code`.
+public enum AuthError: Error, Equatable, Sendable, CustomStringConvertible {
+    case missing
+    case malformed(String)
+    case badSignature
+    case expired
+    case notYetValid
+
+    /// A stable machine-readable code.
+    public var code: String {
+        switch self {
+        case .missing: "token_missing"
+        case .malformed: "token_malformed"
+        case .badSignature: "token_signature_invalid"
+        case .expired: "token_expired"
+        case .notYetValid: "token_not_yet_valid"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .missing: "no token: send 'Authorization: Bearer <token>'"
+        case .malformed(let reason): "malformed token: \(reason)"
+        case .badSignature: "token signature does not match"
+        case .expired: "token has expired"
+        case .notYetValid: "token is issued in the future"
+        }
+    }
+}
+
+/// Mints and checks HS256 JSON Web Tokens with the app secret, through libsodium's
+/// HMAC-SHA-256 and constant-time comparison.
+///
+/// Tokens carry `user_id`, `iat` and optionally `exp`; the key is the secret's UTF-8 bytes,
+/// so any standard JWT library with the same secret can mint compatible tokens.
+public struct TokenAuthority: Sendable {
+    private let key: [UInt8]
+    /// Tolerated clock skew for `iat` in the future, in seconds.
+    public var allowedSkew: Int64 = 60
+
+    public init(secret: String) {
+        precondition(sodium_init() >= 0, "libsodium failed to initialise")
+        key = Array(secret.utf8)
+    }
+
+    /// A signed token for `user`, valid from `now` for `lifetime` seconds (nil: no expiry).
+    public func token(for user: UserID, lifetime: Int64? = nil, now: Date = Date()) -> String {
+        let issuedAt = Int64(now.timeIntervalSince1970)
+        var payload = "{\"user_id\":\(jsonString(user.rawValue)),\"iat\":\(issuedAt)"
+        if let lifetime { payload += ",\"exp\":\(issuedAt + lifetime)" }
+        payload += "}"
+        let signingInput =
+            Base64URL.encode(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8)) + "." + Base64URL.encode(Array(payload.utf8))
+        return signingInput + "." + Base64URL.encode(mac(Array(signingInput.utf8)))
+    }
+
+    /// The claims of a valid token; throws `AuthError` for anything else.
+    public func verify(_ token: String, now: Date = Date()) throws -> TokenClaims {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { throw AuthError.malformed("expected three dot-separated parts") }
+        guard let headerBytes = Base64URL.decode(parts[0]),
+            let header = try? JSONSerialization.jsonObject(with: Data(headerBytes)) as? [String: Any]
+        else { throw AuthError.malformed("header is not base64url JSON") }
+        guard header["alg"] as? String == "HS256" else { throw AuthError.malformed("only alg HS256 is accepted") }
+        guard let signature = Base64URL.decode(parts[2]), signature.count == Int(crypto_auth_hmacsha256_BYTES) else {
+            throw AuthError.badSignature
+        }
+        let expected = mac(Array(parts[0].utf8) + [UInt8(ascii: ".")] + Array(parts[1].utf8))
+        guard sodium_memcmp(signature, expected, expected.count) == 0 else { throw AuthError.badSignature }
+
+        guard let payloadBytes = Base64URL.decode(parts[1]) else { throw AuthError.malformed("payload is not base64url") }
+        let payload: Payload
+        do {
+            payload = try JSONDecoder().decode(Payload.self, from: Data(payloadBytes))
+        } catch {
+            throw AuthError.malformed("payload is not a JSON object with string user_id and numeric iat/exp")
+        }
+        guard let userText = payload.user_id, let user = try? UserID.validated(userText) else {
+            throw AuthError.malformed("user_id missing or invalid")
+        }
+        let nowSeconds = Int64(now.timeIntervalSince1970)
+        let issuedAt = try seconds(payload.iat, name: "iat") ?? nowSeconds
+        let expiresAt = try seconds(payload.exp, name: "exp")
+        if let expiresAt, expiresAt <= nowSeconds { throw AuthError.expired }
+        if issuedAt > nowSeconds + allowedSkew { throw AuthError.notYetValid }
+        return TokenClaims(user: user, issuedAt: issuedAt, expiresAt: expiresAt)
+    }
+
+    private struct Payload: Decodable {
+        var user_id: String?
+        var iat: Double?
+        var exp: Double?
+    }
+
+    private func seconds(_ value: Double?, name: String) throws -> Int64? {
+        guard let value else { return nil }
+        guard value.isFinite, abs(value) < 1e15 else { throw AuthError.malformed("\(name) out of range") }
+        return Int64(value)
+    }
+
+    private func mac(_ message: [UInt8]) -> [UInt8] {
+        var state = crypto_auth_hmacsha256_state()
+        var output = [UInt8](repeating: 0, count: Int(crypto_auth_hmacsha256_BYTES))
+        crypto_auth_hmacsha256_init(&state, key, key.count)
+        crypto_auth_hmacsha256_update(&state, message, UInt64(message.count))
+        crypto_auth_hmacsha256_final(&state, &output)
+        return output
+    }
+
+    private func jsonString(_ text: String) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data()
+        return String(decoding: data, as: UTF8.self).dropFirst().dropLast().description
+    }
+}

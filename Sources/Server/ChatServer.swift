@@ -1,0 +1,84 @@
+import ChatStore
+import Foundation
+
+/// The Sotto chat server: JSON API, `/api/connect` WebSocket events, the web app, and reply
+/// suggestions when a suggester is given.
+///
+/// ```swift
+/// let store = try ChatStore.openDefault()
+/// let server = ChatServer(store: store, secret: try AppSecret.load(), suggester: nil)
+/// let port = try server.start()
+/// ```
+public final class ChatServer: Sendable {
+    public struct Configuration: Sendable {
+        public var host = "127.0.0.1"
+        public var port = 8080
+        public var maxBodyBytes = 64 * 1024
+        /// Worker threads; every open WebSocket holds one.
+        public var threads = 256
+
+        public init(host: String = "127.0.0.1", port: Int = 8080) {
+            self.host = host
+            self.port = port
+        }
+    }
+
+    public let store: ChatStore
+    public let tokens: TokenAuthority
+    package let scheduler: SuggestionScheduler
+    package let router: Router
+    let hub: EventHub
+    private let http: HTTPServer
+
+    public init(store: ChatStore, secret: String, suggester: (any ReplySuggester)?, configuration: Configuration = .init()) {
+        self.store = store
+        let tokens = TokenAuthority(secret: secret)
+        self.tokens = tokens
+        let hub = EventHub(store: store, tokens: tokens)
+        self.hub = hub
+        scheduler = SuggestionScheduler(suggester: suggester) { key, snapshot in
+            let fields = SuggestionEventFields(
+                user_id: key.user, status: snapshot.status, suggestions: snapshot.suggestions, signature: snapshot.signature)
+            do {
+                try store.recordEvent(
+                    type: EventType.suggestionsUpdated, cid: key.cid, fields: fields, to: [key.user], ephemeral: true)
+                hub.notify([key.user])
+            } catch {
+                // Suggestions are best-effort; the client can still GET them.
+            }
+        }
+        let api = ChatAPI(store: store, hub: hub, scheduler: scheduler)
+        hub.typingHandler = { user, cid, started in try api.typing(user, in: cid, started: started) }
+        let files = StaticFiles()
+        router = Router(
+            routes: api.routes,
+            authenticate: { request in try Self.authenticate(request, tokens: tokens) },
+            fallback: { files.respond(to: $0) })
+        var httpConfiguration = HTTPServer.Configuration(host: configuration.host, port: configuration.port)
+        httpConfiguration.maxBodyBytes = configuration.maxBodyBytes
+        httpConfiguration.threads = configuration.threads
+        http = HTTPServer(configuration: httpConfiguration, responder: router, webSocket: ("/api/connect", hub))
+    }
+
+    /// Starts listening; returns the bound port.
+    @discardableResult
+    public func start() throws -> Int {
+        try? store.pruneEvents()
+        return try http.start()
+    }
+
+    /// Stops listening and closes every socket.
+    public func stop() { http.stop() }
+
+    /// Whether replies can be suggested.
+    public var suggestionsAvailable: Bool { scheduler.isAvailable }
+
+    static func authenticate(_ request: HTTPRequest, tokens: TokenAuthority) throws -> UserID {
+        guard let header = request.header("Authorization") else { throw AuthError.missing }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw AuthError.malformed("expected 'Authorization: Bearer <token>'")
+        }
+        return try tokens.verify(parts[1].trimmingCharacters(in: .whitespaces)).user
+    }
+}

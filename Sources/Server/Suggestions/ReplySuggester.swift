@@ -1,0 +1,74 @@
+import ChatStore
+
+/// The register replies are drafted in.
+public enum Tone: String, Sendable, Codable, CaseIterable {
+    case casual, formal
+}
+
+/// Everything a suggester needs to draft replies for one user in one conversation.
+public struct ReplyContext: Hashable, Sendable {
+    /// Who the replies are for: they would send them next.
+    public var user: User
+    public var channel: Channel
+    /// Every member, the user included, for naming authors.
+    public var participants: [User]
+    /// The newest messages, oldest first (at most `ReplyContext.messageLimit`).
+    public var recentMessages: [Message]
+    public var tone: Tone?
+
+    /// How many recent messages a context carries.
+    public static let messageLimit = 8
+
+    public init(user: User, channel: Channel, participants: [User], recentMessages: [Message], tone: Tone?) {
+        self.user = user
+        self.channel = channel
+        self.participants = participants
+        self.recentMessages = recentMessages
+        self.tone = tone
+    }
+
+    /// The display name of a message's author (their id when unknown).
+    public func authorName(of message: Message) -> String {
+        participants.first { $0.id == message.author }?.name ?? message.author.rawValue
+    }
+
+    /// "Name: text" lines, oldest first.
+    public var transcript: [String] {
+        recentMessages.map { "\(authorName(of: $0)): \($0.text)" }
+    }
+
+    /// Suggestions are only offered when someone else spoke last.
+    public var wantsReply: Bool {
+        guard let last = recentMessages.last else { return false }
+        return last.author != user.id
+    }
+
+    /// Identifies the conversation state the suggestions answer: the user, the tone and the
+    /// recent messages' ids. Stable across processes (FNV-1a, not `Hasher`).
+    public var signature: String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ text: String) {
+            for byte in text.utf8 {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x100_0000_01b3
+            }
+            hash ^= 0xFF
+            hash = hash &* 0x100_0000_01b3
+        }
+        mix(user.id.rawValue)
+        mix(channel.cid.cid)
+        mix(tone?.rawValue ?? "-")
+        for message in recentMessages { mix(message.id.rawValue) }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}
+
+/// Drafts short replies. The server's seam for the on-device model.
+///
+/// Implementations are called one at a time by `SuggestionScheduler`. Return up to three
+/// replies, or `nil` when there is nothing useful to offer (model unavailable, unsure, or a
+/// sensitive topic): the web app then shows no suggestions row.
+public protocol ReplySuggester: Sendable {
+    func suggestions(for context: ReplyContext) async throws -> [String]?
+}

@@ -1,0 +1,53 @@
+// JSON API client. Every call sends the bearer token; errors become ApiError.
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+export function createApi(token) {
+  async function request(method, path, body) {
+    const options = { method, headers: { Authorization: `Bearer ${token}` } };
+    if (body !== undefined) {
+      options.headers['Content-Type'] = 'application/json';
+      options.body = JSON.stringify(body);
+    }
+    let response;
+    try {
+      response = await fetch(path, options);
+    } catch (error) {
+      throw new ApiError(0, 'network', 'The server cannot be reached.');
+    }
+    let payload = null;
+    try {
+      payload = await response.json();
+    } catch {
+      payload = null;
+    }
+    if (!response.ok) {
+      const detail = payload && payload.error ? payload.error : {};
+      throw new ApiError(response.status, detail.code || 'http_error', detail.message || `HTTP ${response.status}`);
+    }
+    return payload;
+  }
+
+  const channelPath = (cid) => `/api/channels/${encodeURIComponent(cid)}`;
+
+  return {
+    me: () => request('GET', '/api/me'),
+    channels: () => request('GET', '/api/channels'),
+    channel: (cid) => request('GET', channelPath(cid)),
+    messages: (cid, before) => {
+      const query = new URLSearchParams({ limit: '50' });
+      if (before) query.set('before', before);
+      return request('GET', `${channelPath(cid)}/messages?${query}`);
+    },
+    send: (cid, id, text) => request('POST', `${channelPath(cid)}/messages`, { id, text }),
+    markRead: (cid, messageId) => request('POST', `${channelPath(cid)}/read`, messageId ? { message_id: messageId } : {}),
+    typing: (cid, typing) => request('POST', `${channelPath(cid)}/typing`, { typing }),
+    suggestions: (cid) => request('GET', `${channelPath(cid)}/suggestions`),
+  };
+}

@@ -1,0 +1,433 @@
+// Sotto web chat. Everything from users or the model is inserted with textContent, never as HTML.
+
+import { createApi, ApiError } from './api.js';
+import { EventStream } from './events.js';
+import { SuggestionsRow } from './suggestions.js';
+
+const TOKEN_KEY = 'sotto.token';
+const SUGGESTIONS_KEY = 'sotto.suggestions';
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  api: null,
+  me: null,
+  stream: null,
+  channels: [],
+  current: null,
+  messages: new Map(), // id → { message, status }
+  order: [], // ids, oldest first
+  hasMore: false,
+  typing: new Map(), // user id → timer
+  lastTypingSent: 0,
+  typingStopTimer: null,
+  composing: false,
+};
+
+const suggestions = new SuggestionsRow({
+  composer: $('composer'),
+  textarea: $('message-input'),
+  load: (cid) => state.api.suggestions(cid),
+});
+
+// ---- Sign in / out -------------------------------------------------------------------------
+
+async function signIn(token, { quiet = false } = {}) {
+  const api = createApi(token);
+  let me;
+  try {
+    me = await api.me();
+  } catch (error) {
+    sessionStorage.removeItem(TOKEN_KEY);
+    showSignIn(quiet ? '' : signInMessage(error));
+    return;
+  }
+  sessionStorage.setItem(TOKEN_KEY, token);
+  state.api = api;
+  state.me = me.user;
+  $('me-name').textContent = me.user.name;
+  $('signin').hidden = true;
+  $('chat').hidden = false;
+  $('suggestions-toggle-label').hidden = !me.suggestions;
+  $('suggestions-toggle').checked = localStorage.getItem(SUGGESTIONS_KEY) !== 'off';
+  suggestions.enabled = me.suggestions && $('suggestions-toggle').checked;
+  state.stream = new EventStream({
+    token,
+    suggestions: suggestions.enabled,
+    onEvent: handleEvent,
+    onStatus: showConnection,
+  });
+  state.stream.connect();
+  await loadChannels();
+}
+
+function signInMessage(error) {
+  if (error instanceof ApiError && error.status === 401) return `That token was not accepted: ${error.message}`;
+  return error.message || 'Sign-in failed.';
+}
+
+function signOut(message = '') {
+  if (state.stream) state.stream.close();
+  sessionStorage.removeItem(TOKEN_KEY);
+  Object.assign(state, { api: null, me: null, stream: null, channels: [], current: null });
+  resetMessages();
+  suggestions.cid = null;
+  suggestions.remove();
+  $('channel-list').replaceChildren();
+  showSignIn(message);
+}
+
+function showSignIn(message) {
+  $('chat').hidden = true;
+  $('signin').hidden = false;
+  $('signin-error').textContent = message;
+  $('token-input').value = '';
+  $('token-input').focus();
+}
+
+function handleFailure(error) {
+  if (error instanceof ApiError && error.status === 401) signOut('Your session ended. Sign in again.');
+  else showConnection(error.message);
+}
+
+// ---- Channels ------------------------------------------------------------------------------
+
+let channelReload = null;
+function reloadChannelsSoon() {
+  if (channelReload) return;
+  channelReload = setTimeout(() => {
+    channelReload = null;
+    loadChannels();
+  }, 150);
+}
+
+async function loadChannels() {
+  if (!state.api) return;
+  try {
+    state.channels = (await state.api.channels()).channels;
+  } catch (error) {
+    handleFailure(error);
+    return;
+  }
+  renderChannels();
+}
+
+function renderChannels() {
+  const items = state.channels.map((summary) => {
+    const item = document.createElement('li');
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.dataset.cid = summary.channel.cid;
+    if (summary.channel.cid === state.current) button.setAttribute('aria-current', 'true');
+    const name = document.createElement('span');
+    name.className = 'channel-name';
+    name.textContent = summary.channel.name;
+    button.append(name);
+    if (summary.unread_count > 0 && summary.channel.cid !== state.current) {
+      const badge = document.createElement('span');
+      badge.className = 'unread';
+      badge.textContent = String(summary.unread_count);
+      badge.setAttribute('aria-label', `${summary.unread_count} unread`);
+      button.append(badge);
+    }
+    button.addEventListener('click', () => openChannel(summary.channel.cid));
+    item.append(button);
+    return item;
+  });
+  $('channel-list').replaceChildren(...items);
+}
+
+function currentSummary() {
+  return state.channels.find((summary) => summary.channel.cid === state.current);
+}
+
+function nameOf(userId) {
+  const summary = currentSummary();
+  const member = summary && summary.members.find((user) => user.id === userId);
+  return member ? member.name : userId;
+}
+
+// ---- Messages ------------------------------------------------------------------------------
+
+function resetMessages() {
+  state.messages = new Map();
+  state.order = [];
+  state.hasMore = false;
+  $('message-list').replaceChildren();
+  $('load-older').hidden = true;
+  $('typing-indicator').textContent = '';
+}
+
+async function openChannel(cid) {
+  state.current = cid;
+  resetMessages();
+  const summary = currentSummary();
+  $('channel-title').textContent = summary ? summary.channel.name : cid;
+  $('composer').hidden = false;
+  renderChannels();
+  const opening = suggestions.open(cid);
+  try {
+    const page = await state.api.messages(cid);
+    if (state.current !== cid) return;
+    state.hasMore = page.has_more;
+    for (const message of page.messages) addMessage(message, 'sent', { scroll: false });
+    $('load-older').hidden = !state.hasMore;
+    scrollToBottom();
+    markRead();
+  } catch (error) {
+    handleFailure(error);
+  }
+  $('message-input').focus();
+  await opening;
+}
+
+async function loadOlder() {
+  const cid = state.current;
+  const first = state.order[0];
+  if (!cid || !first) return;
+  const scroller = $('message-scroller');
+  const fromBottom = scroller.scrollHeight - scroller.scrollTop;
+  try {
+    const page = await state.api.messages(cid, first);
+    if (state.current !== cid) return;
+    state.hasMore = page.has_more;
+    for (const message of page.messages.slice().reverse()) prependMessage(message);
+    $('load-older').hidden = !state.hasMore;
+    scroller.scrollTop = scroller.scrollHeight - fromBottom;
+  } catch (error) {
+    handleFailure(error);
+  }
+}
+
+function renderMessage(message, status) {
+  const item = document.createElement('li');
+  item.className = 'message';
+  item.dataset.id = message.id;
+  if (state.me && message.user_id === state.me.id) item.classList.add('mine');
+  if (status === 'failed') item.classList.add('failed');
+  const author = document.createElement('span');
+  author.className = 'author';
+  author.textContent = nameOf(message.user_id);
+  const text = document.createElement('div');
+  text.className = 'text';
+  text.textContent = message.text;
+  const meta = document.createElement('span');
+  meta.className = 'meta';
+  if (status === 'sending') meta.textContent = 'Sending…';
+  else if (status === 'failed') {
+    meta.textContent = 'Not sent. ';
+    const retry = document.createElement('button');
+    retry.type = 'button';
+    retry.className = 'link';
+    retry.textContent = 'Retry';
+    retry.addEventListener('click', () => deliver(message));
+    meta.append(retry);
+  } else {
+    meta.textContent = new Date(message.created_at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  }
+  item.append(author, text, meta);
+  return item;
+}
+
+function nearBottom() {
+  const scroller = $('message-scroller');
+  return scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 100;
+}
+
+function scrollToBottom() {
+  const scroller = $('message-scroller');
+  scroller.scrollTop = scroller.scrollHeight;
+}
+
+/// Adds or updates a message at the end; follows the bottom only if the reader was there.
+function addMessage(message, status, { scroll = true } = {}) {
+  const follow = scroll && (nearBottom() || (state.me && message.user_id === state.me.id));
+  const existing = state.messages.get(message.id);
+  const element = renderMessage(message, status);
+  if (existing) {
+    existing.element.replaceWith(element);
+  } else {
+    state.order.push(message.id);
+    $('message-list').append(element);
+  }
+  state.messages.set(message.id, { message, status, element });
+  if (follow) scrollToBottom();
+}
+
+function prependMessage(message) {
+  if (state.messages.has(message.id)) return;
+  const element = renderMessage(message, 'sent');
+  state.order.unshift(message.id);
+  state.messages.set(message.id, { message, status: 'sent', element });
+  $('message-list').prepend(element);
+}
+
+let readTimer = null;
+function markRead() {
+  if (!state.current || document.visibilityState !== 'visible') return;
+  clearTimeout(readTimer);
+  const cid = state.current;
+  readTimer = setTimeout(async () => {
+    try {
+      await state.api.markRead(cid);
+      reloadChannelsSoon();
+    } catch (error) {
+      handleFailure(error);
+    }
+  }, 200);
+}
+
+function newMessageId() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+async function send(text) {
+  const cid = state.current;
+  if (!cid || !text.trim()) return;
+  const message = { id: newMessageId(), cid, user_id: state.me.id, text, created_at: new Date().toISOString() };
+  addMessage(message, 'sending');
+  suggestions.clear(cid);
+  stopTyping();
+  await deliver(message);
+}
+
+/// Posts a message; a retry reuses its id, so the server stores it at most once.
+async function deliver(message) {
+  addMessage(message, 'sending');
+  try {
+    const result = await state.api.send(message.cid, message.id, message.text);
+    if (state.current === message.cid) addMessage(result.message, 'sent');
+  } catch (error) {
+    if (state.current === message.cid) addMessage(message, 'failed');
+    if (error instanceof ApiError && error.status === 401) handleFailure(error);
+  }
+}
+
+// ---- Typing --------------------------------------------------------------------------------
+
+function noteTyping() {
+  if (!state.current || !state.stream) return;
+  const now = Date.now();
+  if (now - state.lastTypingSent > 3000) {
+    state.lastTypingSent = now;
+    state.stream.send({ type: 'typing.start', cid: state.current });
+  }
+  clearTimeout(state.typingStopTimer);
+  state.typingStopTimer = setTimeout(stopTyping, 4000);
+}
+
+function stopTyping() {
+  clearTimeout(state.typingStopTimer);
+  if (state.lastTypingSent && state.stream && state.current) {
+    state.stream.send({ type: 'typing.stop', cid: state.current });
+  }
+  state.lastTypingSent = 0;
+}
+
+function showTyping(userId, typing) {
+  clearTimeout(state.typing.get(userId));
+  state.typing.delete(userId);
+  if (typing) state.typing.set(userId, setTimeout(() => showTyping(userId, false), 6000));
+  const names = [...state.typing.keys()].map(nameOf);
+  $('typing-indicator').textContent =
+    names.length === 0 ? '' : names.length === 1 ? `${names[0]} is typing…` : `${names.join(', ')} are typing…`;
+}
+
+// ---- Events --------------------------------------------------------------------------------
+
+function handleEvent(event) {
+  switch (event.type) {
+    case 'message.new': {
+      const message = event.message;
+      const mine = state.me && message.user_id === state.me.id;
+      if (message.cid === state.current) {
+        addMessage(message, 'sent');
+        if (!mine) {
+          showTyping(message.user_id, false);
+          suggestions.expect(message.cid);
+          markRead();
+        } else {
+          suggestions.clear(message.cid);
+        }
+      }
+      reloadChannelsSoon();
+      break;
+    }
+    case 'message.read':
+      if (state.me && event.user_id === state.me.id) reloadChannelsSoon();
+      break;
+    case 'typing.start':
+    case 'typing.stop':
+      if (event.cid === state.current && event.user_id !== state.me.id) showTyping(event.user_id, event.type === 'typing.start');
+      break;
+    case 'suggestions.updated':
+      suggestions.apply(event);
+      break;
+    case 'resync':
+      loadChannels();
+      if (state.current) openChannel(state.current);
+      break;
+    case 'error':
+      if (event.error && event.error.status === 401) signOut('Your session ended. Sign in again.');
+      break;
+    default:
+      break;
+  }
+}
+
+function showConnection(status) {
+  const text = { online: '', reconnecting: 'Reconnecting…', offline: 'Offline' }[status];
+  $('connection-status').textContent = text === undefined ? status : text;
+  if (status === 'unauthorized') signOut('Your session ended. Sign in again.');
+}
+
+// ---- Wiring --------------------------------------------------------------------------------
+
+$('signin-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const token = $('token-input').value.trim();
+  if (token) signIn(token);
+});
+
+$('signout').addEventListener('click', () => signOut());
+$('load-older').addEventListener('click', loadOlder);
+
+$('suggestions-toggle').addEventListener('change', (event) => {
+  localStorage.setItem(SUGGESTIONS_KEY, event.target.checked ? 'on' : 'off');
+  suggestions.setEnabled(event.target.checked);
+  if (state.stream) {
+    // Reconnect (resuming from the last seq) so the server knows whether to draft for us.
+    state.stream.suggestions = event.target.checked;
+    if (state.stream.socket) state.stream.socket.close();
+  }
+});
+
+$('composer').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const input = $('message-input');
+  const text = input.value;
+  if (!text.trim()) return;
+  input.value = '';
+  send(text);
+});
+
+const input = $('message-input');
+input.addEventListener('compositionstart', () => { state.composing = true; });
+input.addEventListener('compositionend', () => { setTimeout(() => { state.composing = false; }, 0); });
+input.addEventListener('keydown', (event) => {
+  if (event.key !== 'Enter' || event.shiftKey) return;
+  // Enter that confirms an input-method composition (CJK) must not send.
+  if (event.isComposing || event.keyCode === 229 || state.composing) return;
+  event.preventDefault();
+  $('composer').requestSubmit();
+});
+input.addEventListener('input', noteTyping);
+
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'visible') markRead();
+});
+
+const saved = sessionStorage.getItem(TOKEN_KEY);
+if (saved) signIn(saved, { quiet: true });
+else showSignIn('');
