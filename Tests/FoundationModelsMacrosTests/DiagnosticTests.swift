@@ -1,0 +1,122 @@
+import Testing
+
+@Suite struct DiagnosticTests {
+    @Test(arguments: ["class", "actor", "protocol"])
+    func generableRejectsOtherDeclarations(keyword: String) {
+        let result = expand(
+            """
+            @Generable
+            \(keyword) Thing {
+            }
+            """)
+        #expect(result.diagnostics == ["1:1: '@Generable' can only be applied to a struct or an enum"])
+        #expect(!result.source.contains("generationSchema"))
+    }
+
+    @Test(arguments: [
+        ("Date", "dates are not Generable"),
+        ("URL", "URLs are not Generable"),
+        ("Data", "Data is not Generable"),
+        ("Any", "'Any' cannot be generated"),
+        ("[String: Int]", "dictionaries are not Generable"),
+        ("(Int) -> Void", "function types cannot be generated"),
+        ("(Int, Int)", "tuples are not Generable"),
+        ("any Error", "'any' types cannot be generated"),
+        ("[Date]?", "dates are not Generable"),
+        ("Foundation.UUID", "UUIDs are not Generable"),
+        ("UInt8", "UInt8 is not Generable"),
+    ])
+    func propertyOfKnownNonGenerableType(type: String, reason: String) {
+        let result = expand(
+            """
+            @Generable
+            struct Event {
+                var name: String
+                var value: \(type)
+            }
+            """)
+        #expect(result.diagnostics.count == 1)
+        #expect(result.diagnostics.first?.contains(reason) == true)
+        #expect(result.diagnostics.first?.hasPrefix("4:") == true)
+        #expect(!result.source.contains("extension Event"))
+    }
+
+    @Test func missingTypeAnnotation() {
+        let result = expand(
+            """
+            @Generable
+            struct Counter {
+                var count = 0
+            }
+            """)
+        #expect(result.diagnostics == ["3:9: '@Generable' needs an explicit type annotation on every stored property"])
+    }
+
+    @Test func letWithInitialValue() {
+        let result = expand(
+            """
+            @Generable
+            struct Version {
+                let major: Int = 1
+            }
+            """)
+        #expect(result.diagnostics.count == 1)
+        #expect(result.diagnostics.first?.contains("a 'let' property with an initial value cannot be generated") == true)
+    }
+
+    @Test func letWithoutInitialValueIsFine() {
+        let result = expand(
+            """
+            @Generable
+            struct Version {
+                let major: Int
+            }
+            """)
+        #expect(result.diagnostics.isEmpty)
+        #expect(result.source.contains(#"self.major = try content.value(forProperty: "major")"#))
+    }
+
+    @Test func enumWithoutCases() {
+        let result = expand(
+            """
+            @Generable
+            enum Nothing {
+            }
+            """)
+        #expect(result.diagnostics == ["2:6: '@Generable' enum must have at least one case"])
+    }
+
+    @Test func enumAssociatedValueOfNonGenerableType() {
+        let result = expand(
+            """
+            @Generable
+            enum Reminder {
+                case at(Date)
+            }
+            """)
+        #expect(result.diagnostics.count == 1)
+        #expect(result.diagnostics.first?.contains("dates are not Generable") == true)
+    }
+
+    @Test func guideOnNonStoredDeclarations() {
+        let result = expand(
+            """
+            struct Thing {
+                @Guide(description: "no")
+                func go() {}
+                @Guide(description: "no")
+                var computed: Int { 1 }
+                @Guide(description: "no")
+                static var shared: Int = 1
+                @Guide(description: "yes")
+                var stored: Int
+            }
+            """)
+        #expect(
+            result.diagnostics == [
+                "2:5: '@Guide' can only be applied to a stored property",
+                "4:5: '@Guide' can only be applied to a stored property",
+                "6:5: '@Guide' can only be applied to a stored property",
+            ])
+    }
+}
