@@ -89,7 +89,8 @@ package struct SchemaProperty: Sendable, Equatable, Hashable {
 }
 
 /// What a generated string may be: one of `choices` (when set), and matching `pattern` (when
-/// set; a regular expression the whole string must match, in the syntax of Swift's `Regex`).
+/// set; a regular expression the whole string must match, in the syntax of Swift's `Regex` as
+/// `Regex._literalPattern` prints it: for example `/[0-9]{3}-[0-9]{4}/` becomes `[0-9]{3}\-[0-9]{4}`).
 package struct StringConstraints: Sendable, Equatable, Hashable {
     package var choices: [String]?
     package var pattern: String?
