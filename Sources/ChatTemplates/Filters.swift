@@ -129,7 +129,9 @@ extension Renderer {
             }
         case "indent":
             let a = try bind([("width", .int(4)), ("first", .bool(false)), ("blank", .bool(false))])
-            return .string(Self.indent(PythonFormat.str(value), width: a[0], first: a[1].isTruthy, blank: a[2].isTruthy))
+            var prefix = "    "
+            if case .string(let given) = a[0] { prefix = given } else if case .int(let n) = a[0] { prefix = try Self.spaces(n) }
+            return .string(Self.indent(PythonFormat.str(value), prefix: prefix, first: a[1].isTruthy, blank: a[2].isTruthy))
         case "sum":
             let a = try bind([("attribute", Value.none), ("start", .int(0))])
             var total = a[1]
@@ -204,6 +206,12 @@ extension Renderer {
         return current
     }
 
+    /// `n` spaces for an indent, refusing widths no template needs (they would exhaust memory).
+    private static func spaces(_ n: Int) throws(Failure) -> String {
+        guard n <= 1_000 else { throw Failure(.runtime, "indent width \(n) too large") }
+        return String(repeating: " ", count: max(n, 0))
+    }
+
     static func length(_ value: Value) throws(Failure) -> Int {
         switch value {
         case .undefined: return 0
@@ -226,7 +234,7 @@ extension Renderer {
         var indentText: String?
         switch indent {
         case .none: indentText = nil
-        case .int(let n): indentText = String(repeating: " ", count: max(n, 0))
+        case .int(let n): indentText = try Self.spaces(n)
         case .string(let text): indentText = text
         default: throw Failure(.runtime, "tojson indent must be an integer or a string")
         }
@@ -282,13 +290,7 @@ extension Renderer {
 
     /// jinja2's `indent`: every line but the first (unless `first`) gets the prefix; blank lines
     /// only with `blank`.
-    private static func indent(_ text: String, width: Value, first: Bool, blank: Bool) -> String {
-        let prefix: String
-        if case .string(let given) = width { prefix = given } else if case .int(let n) = width {
-            prefix = String(repeating: " ", count: max(n, 0))
-        } else {
-            prefix = "    "
-        }
+    private static func indent(_ text: String, prefix: String, first: Bool, blank: Bool) -> String {
         var lines = TextOps.splitLines(text + "\n")
         var result: String
         if blank {

@@ -76,8 +76,17 @@ struct JSONWriter {
     }
 
     private mutating func writeString(_ string: String) {
+        output += "\""
+        // Most strings need no escape: append them whole.
+        let needsEscape = string.utf8.contains { byte in
+            byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || (ensureASCII && byte > 0x7E)
+        }
+        guard needsEscape else {
+            output += string
+            output += "\""
+            return
+        }
         var out = String.UnicodeScalarView()
-        out.append("\"")
         for scalar in string.unicodeScalars {
             switch scalar {
             case "\"": out.append(contentsOf: "\\\"".unicodeScalars)
@@ -95,8 +104,8 @@ struct JSONWriter {
                 }
             }
         }
-        out.append("\"")
-        output.unicodeScalars.append(contentsOf: out)
+        output += String(out)
+        output += "\""
     }
 
     private func appendEscape(_ value: UInt32, to out: inout String.UnicodeScalarView) {

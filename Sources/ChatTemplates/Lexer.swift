@@ -88,10 +88,18 @@ struct Lexer {
 
     private func isSpace(_ i: Int) -> Bool { i < source.count && PythonFormat.isSpace(source[i]) }
 
-    private func string(_ range: Range<Int>) -> String {
-        var view = String.UnicodeScalarView()
-        view.append(contentsOf: source[range])
-        return String(view)
+    private func string(_ range: Range<Int>) -> String { TextOps.string(source[range]) }
+
+    private static func isNameStart(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.isASCII {
+            return scalar == "_" || ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
+        }
+        return scalar.properties.isAlphabetic
+    }
+
+    private static func isNameContinuation(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.isASCII { return isNameStart(scalar) || ("0"..."9").contains(scalar) }
+        return scalar.properties.isAlphabetic || scalar.properties.numericType != nil
     }
 
     private enum TagKind { case block, variable, comment }
@@ -298,19 +306,17 @@ struct Lexer {
                 pos += 1
             } else if let number = try lexNumber() {
                 tokens.append(Token(kind: number, location: location(start)))
-            } else if scalar == "_" || scalar.properties.isAlphabetic {
-                while pos < source.count,
-                    source[pos] == "_" || source[pos].properties.isAlphabetic || source[pos].properties.numericType != nil
-                {
-                    pos += 1
-                }
+            } else if Self.isNameStart(scalar) {
+                while pos < source.count, Self.isNameContinuation(source[pos]) { pos += 1 }
                 tokens.append(Token(kind: .name(string(start..<pos)), location: location(start)))
             } else if scalar == "'" || scalar == "\"" {
                 let value = try lexString()
                 tokens.append(Token(kind: .string(value), location: location(start)))
             } else {
                 let op: String
-                if pos + 1 < source.count, Self.operators2.contains(string(pos..<pos + 2)) {
+                if pos + 1 < source.count, Self.operators1.contains(source[pos + 1]) || source[pos + 1] == "!",
+                    Self.operators2.contains(string(pos..<pos + 2))
+                {
                     op = string(pos..<pos + 2)
                     pos += 2
                 } else if Self.operators1.contains(scalar) {
@@ -333,7 +339,7 @@ struct Lexer {
                 tokens.append(Token(kind: .op(op), location: location(start)))
             }
         }
-        // End of template inside a tag: the parser reports what it expected.
+        // The template ended inside a tag; the parser reports what it expected there.
     }
 
     private func isDigit(_ i: Int) -> Bool { i < source.count && ("0"..."9").contains(source[i]) }
@@ -428,13 +434,13 @@ struct Lexer {
         let start = pos
         let quote = source[pos]
         pos += 1
-        var out = String.UnicodeScalarView()
+        var out: [Unicode.Scalar] = []
         while true {
             guard pos < source.count else { throw syntaxError("unterminated string literal", at: start) }
             let scalar = source[pos]
             if scalar == quote {
                 pos += 1
-                return String(out)
+                return TextOps.string(out)
             }
             if scalar != "\\" {
                 out.append(scalar)

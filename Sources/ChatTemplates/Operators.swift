@@ -68,8 +68,8 @@ enum Operators {
         case (.add, .string, _), (.add, .array, _), (.add, .tuple, _):
             throw Failure(.runtime, "can only concatenate \(a.typeName) (not \"\(b.typeName)\") to \(a.typeName)")
         case (.multiply, _, _):
-            if let count = repeatCount(b), let repeated = repeatValue(a, count) { return repeated }
-            if let count = repeatCount(a), let repeated = repeatValue(b, count) { return repeated }
+            if let count = repeatCount(b), let repeated = try repeatValue(a, count) { return repeated }
+            if let count = repeatCount(a), let repeated = try repeatValue(b, count) { return repeated }
         case (.modulo, .string, _):
             throw Failure(.unsupported, "unsupported '%' string formatting")
         default:
@@ -86,7 +86,18 @@ enum Operators {
         }
     }
 
-    private static func repeatValue(_ value: Value, _ count: Int) -> Value? {
+    /// Results of `*` repetition larger than this are refused rather than exhausting memory.
+    static let maximumRepeatedLength = 10_000_000
+
+    private static func repeatValue(_ value: Value, _ count: Int) throws(Failure) -> Value? {
+        let unit: Int
+        switch value {
+        case .string(let text): unit = text.utf8.count
+        case .array(let items), .tuple(let items): unit = items.count
+        default: return nil
+        }
+        let (total, overflowed) = unit.multipliedReportingOverflow(by: count)
+        if overflowed || total > maximumRepeatedLength { throw Failure(.runtime, "repetition result too large") }
         switch value {
         case .string(let text): return .string(String(repeating: text, count: count))
         case .array(let items): return .array(Array([[Value]](repeating: items, count: count).joined()))
@@ -216,6 +227,13 @@ enum Operators {
         case .notIn: return try !contains(b, a)
         case .less, .lessOrEqual, .greater, .greaterOrEqual:
             try failIfUndefined(a, b)
+            if let x = number(a), let y = number(b) {
+                if case .int(let i) = x, case .int(let j) = y {
+                    return op == .less ? i < j : op == .lessOrEqual ? i <= j : op == .greater ? i > j : i >= j
+                }
+                let (p, q) = (x.double, y.double)
+                return op == .less ? p < q : op == .lessOrEqual ? p <= q : op == .greater ? p > q : p >= q
+            }
             let ordered: Bool?
             switch op {
             case .less: ordered = less(a, b)

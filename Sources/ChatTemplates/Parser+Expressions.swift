@@ -22,18 +22,7 @@ extension Parser {
         return Expression(kind: .tuple(items), location: location)
     }
 
-    private var describeCurrent: String {
-        switch current.kind {
-        case .name(let name): return "'\(name)'"
-        case .op(let op): return "'\(op)'"
-        case .variableEnd: return "end of print statement"
-        case .blockEnd: return "end of statement block"
-        case .eof: return "end of template"
-        case .string: return "string"
-        case .integer, .float: return "number"
-        default: return "token"
-        }
-    }
+    private var describeCurrent: String { Self.describe(current.kind) }
 
     private func isTupleEnd(endName: String?) -> Bool {
         switch current.kind {
@@ -44,6 +33,9 @@ extension Parser {
     }
 
     mutating func parseExpression() throws(TemplateError) -> Expression {
+        depth += 1
+        defer { depth -= 1 }
+        if depth > Self.maximumDepth { throw syntaxError("expression nested too deeply") }
         var expression = try parseOr()
         while isName("if") {
             let location = current.location
@@ -78,6 +70,9 @@ extension Parser {
     }
 
     private mutating func parseNot() throws(TemplateError) -> Expression {
+        depth += 1
+        defer { depth -= 1 }
+        if depth > Self.maximumDepth { throw syntaxError("expression nested too deeply") }
         if isName("not") {
             let location = current.location
             advance()
@@ -125,25 +120,35 @@ extension Parser {
         return left
     }
 
+    private static let additive: [String: BinaryOperator] = ["+": .add, "-": .subtract]
+    private static let concatenation: [String: BinaryOperator] = ["~": .concat]
+    private static let multiplicative: [String: BinaryOperator] = [
+        "*": .multiply, "/": .divide, "//": .floorDivide, "%": .modulo,
+    ]
+    private static let exponent: [String: BinaryOperator] = ["**": .power]
+
     private mutating func parseMath1() throws(TemplateError) -> Expression {
-        try parseBinary(["+": .add, "-": .subtract]) { (parser) throws(TemplateError) in try parser.parseConcat() }
+        try parseBinary(Self.additive) { (parser) throws(TemplateError) in try parser.parseConcat() }
     }
 
     private mutating func parseConcat() throws(TemplateError) -> Expression {
-        try parseBinary(["~": .concat]) { (parser) throws(TemplateError) in try parser.parseMath2() }
+        try parseBinary(Self.concatenation) { (parser) throws(TemplateError) in try parser.parseMath2() }
     }
 
     private mutating func parseMath2() throws(TemplateError) -> Expression {
-        try parseBinary(["*": .multiply, "/": .divide, "//": .floorDivide, "%": .modulo]) {
+        try parseBinary(Self.multiplicative) {
             (parser) throws(TemplateError) in try parser.parsePow()
         }
     }
 
     private mutating func parsePow() throws(TemplateError) -> Expression {
-        try parseBinary(["**": .power]) { (parser) throws(TemplateError) in try parser.parseUnary(withFilter: true) }
+        try parseBinary(Self.exponent) { (parser) throws(TemplateError) in try parser.parseUnary(withFilter: true) }
     }
 
     private mutating func parseUnary(withFilter: Bool) throws(TemplateError) -> Expression {
+        depth += 1
+        defer { depth -= 1 }
+        if depth > Self.maximumDepth { throw syntaxError("expression nested too deeply") }
         let location = current.location
         var expression: Expression
         if skipOp("-") {

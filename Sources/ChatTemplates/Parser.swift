@@ -7,6 +7,9 @@ struct Parser {
     private var loopDepth = 0
     /// The end tags each open block waits for, innermost last (for error messages).
     private var openBlocks: [Set<String>] = []
+    /// Expression and block nesting so far; bounded so hostile input cannot exhaust the stack.
+    var depth = 0
+    static let maximumDepth = 200
 
     /// Tags jinja2 knows that are not implemented.
     private static let unsupportedTags: Set<String> = [
@@ -103,7 +106,10 @@ struct Parser {
     /// Statements up to a `{% name %}` tag whose name is in `endTags`; returns with that name as
     /// the current token (or at the end of the template when `endTags` is empty).
     private mutating func parseBody(until endTags: Set<String>) throws(TemplateError) -> [Statement] {
-        if !endTags.isEmpty { openBlocks.append(endTags) }
+        if !endTags.isEmpty {
+            if openBlocks.count >= Self.maximumDepth { throw syntaxError("blocks nested too deeply") }
+            openBlocks.append(endTags)
+        }
         defer { if !endTags.isEmpty { openBlocks.removeLast() } }
         var body: [Statement] = []
         while true {

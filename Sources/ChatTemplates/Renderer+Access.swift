@@ -110,14 +110,18 @@ extension Renderer {
                 let end = clamp(try bound(stop), defaultValue: count, low: 0, high: count)
                 while i < end {
                     result.append(i)
-                    i += stepValue
+                    let (next, overflowed) = i.addingReportingOverflow(stepValue)
+                    if overflowed { break }
+                    i = next
                 }
             } else {
                 var i = clamp(try bound(start), defaultValue: count - 1, low: -1, high: count - 1)
                 let end = clamp(try bound(stop), defaultValue: -1, low: -1, high: count - 1)
                 while i > end {
                     result.append(i)
-                    i += stepValue
+                    let (next, overflowed) = i.addingReportingOverflow(stepValue)
+                    if overflowed { break }
+                    i = next
                 }
             }
             return result

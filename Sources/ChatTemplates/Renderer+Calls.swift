@@ -56,10 +56,12 @@ extension Renderer {
             default: throw Failure(.runtime, "range expected 1 to 3 arguments, got \(bounds.count)")
             }
             if step == 0 { throw Failure(.runtime, "range() arg 3 must not be zero") }
-            let values = Array(stride(from: start, to: stop, by: step))
-            // jinja2's sandbox limit.
-            if values.count > 100_000 { throw Failure(.runtime, "Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000).") }
-            return .array(values.map { .int($0) })
+            // jinja2's sandbox limit, checked before allocating.
+            let span = step > 0 ? Double(stop) - Double(start) : Double(start) - Double(stop)
+            if span / Double(step.magnitude) > 100_000 {
+                throw Failure(.runtime, "Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000).")
+            }
+            return .array(stride(from: start, to: stop, by: step).map { .int($0) })
         case "strftime_now":
             let a = try Parameters.bind(name, [("format", nil)], positional, keyword)
             return .string(Self.formatNow(PythonFormat.str(a[0])))

@@ -40,48 +40,39 @@ public indirect enum TemplateValue: Sendable, Equatable {
 /// Equality compares keys in order, as the rendered JSON of two objects differs when their key
 /// order differs.
 public struct TemplateObject: Sendable, Equatable {
-    /// The keys, in insertion order.
-    public private(set) var keys: [String]
-    private var storage: [String: TemplateValue]
+    private var store = OrderedStore<TemplateValue>()
 
     /// Creates an object from key–value pairs. A repeated key keeps its first position and its
     /// last value, as a Python dict built from the same pairs would.
     public init(_ pairs: [(String, TemplateValue)]) {
-        keys = []
-        storage = [:]
-        keys.reserveCapacity(pairs.count)
-        for (key, value) in pairs { self[key] = value }
+        for (key, value) in pairs { store[key] = value }
     }
 
     /// An empty object.
-    public init() { self.init([]) }
+    public init() {}
+
+    /// The keys, in insertion order.
+    public var keys: [String] { store.keys }
 
     /// The number of keys.
-    public var count: Int { keys.count }
+    public var count: Int { store.count }
 
     /// Whether the object has no keys.
-    public var isEmpty: Bool { keys.isEmpty }
+    public var isEmpty: Bool { store.isEmpty }
 
     /// The key–value pairs in insertion order.
-    public var pairs: [(key: String, value: TemplateValue)] {
-        keys.map { ($0, storage[$0]!) }
-    }
+    public var pairs: [(key: String, value: TemplateValue)] { store.entries }
 
     /// Reads or writes the value under `key`; writing `nil` removes the key. A new key is
     /// appended at the end.
     public subscript(key: String) -> TemplateValue? {
-        get { storage[key] }
-        set {
-            if let newValue {
-                if storage.updateValue(newValue, forKey: key) == nil { keys.append(key) }
-            } else if storage.removeValue(forKey: key) != nil {
-                keys.removeAll { $0 == key }
-            }
-        }
+        get { store[key] }
+        set { store[key] = newValue }
     }
 
     public static func == (lhs: TemplateObject, rhs: TemplateObject) -> Bool {
-        lhs.keys == rhs.keys && lhs.storage == rhs.storage
+        lhs.store.entries.count == rhs.store.entries.count
+            && zip(lhs.store.entries, rhs.store.entries).allSatisfy { $0.key == $1.key && $0.value == $1.value }
     }
 }
 

@@ -5,10 +5,19 @@ enum TextOps {
 
     static func scalars(_ text: String) -> Scalars { Array(text.unicodeScalars) }
 
+    /// A string from scalars, built through UTF-8 (appending to a `UnicodeScalarView` one scalar
+    /// at a time is several times slower).
     static func string<C: Collection>(_ scalars: C) -> String where C.Element == Unicode.Scalar {
-        var view = String.UnicodeScalarView()
-        view.append(contentsOf: scalars)
-        return String(view)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(scalars.count)
+        for scalar in scalars {
+            if scalar.isASCII {
+                bytes.append(UInt8(scalar.value))
+            } else {
+                bytes.append(contentsOf: UTF8.encode(scalar)!)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Scalar offset of the first occurrence of `needle` in `haystack` at or after `from`.

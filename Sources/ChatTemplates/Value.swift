@@ -24,9 +24,7 @@ enum Value {
         case .string(let value): self = .string(value)
         case .array(let items): self = .array(items.map(Value.init))
         case .object(let object):
-            var dict = OrderedDict()
-            for (key, value) in object.pairs { dict[key] = Value(value) }
-            self = .object(dict)
+            self = .object(OrderedDict(uniqueEntries: object.pairs.map { ($0.key, Value($0.value)) }))
         }
     }
 
@@ -94,28 +92,8 @@ struct Undefined {
     }
 }
 
-/// A dict with insertion order, string keys only.
-struct OrderedDict {
-    private(set) var keys: [String] = []
-    private var storage: [String: Value] = [:]
-
-    var count: Int { keys.count }
-    var isEmpty: Bool { keys.isEmpty }
-
-    subscript(key: String) -> Value? {
-        get { storage[key] }
-        set {
-            if let newValue {
-                if storage.updateValue(newValue, forKey: key) == nil { keys.append(key) }
-            } else if storage.removeValue(forKey: key) != nil {
-                keys.removeAll { $0 == key }
-            }
-        }
-    }
-
-    var pairs: [(key: String, value: Value)] { keys.map { ($0, storage[$0]!) } }
-    var values: [Value] { keys.map { storage[$0]! } }
-}
+/// The dicts of a render.
+typealias OrderedDict = OrderedStore<Value>
 
 /// The object `namespace(...)` makes: the one mutable value, shared by reference so that
 /// `{% set ns.x = ... %}` inside a loop is seen after it.
