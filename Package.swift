@@ -45,7 +45,13 @@ let package = Package(
 
         // Inference engine.
         .target(name: "GGUF", swiftSettings: common),
-        .target(name: "Kernels", dependencies: ["GGUF"], swiftSettings: common + native),
+        .target(
+            name: "Kernels", dependencies: ["GGUF"],
+            // The AVX-512 VNNI kernels, when the build machine (the target under -target-cpu native) has them.
+            swiftSettings: common + native
+                + ((try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)).map {
+                    $0.contains(" avx512_vnni") && $0.contains(" avx512bw") && $0.contains(" avx512vl")
+                } == true ? [.define("KERNELS_AVX512")] : [])),
         .target(name: "Tokenizers", dependencies: ["GGUF"], swiftSettings: common + native),
         .target(name: "ChatTemplates", swiftSettings: common),
         .target(

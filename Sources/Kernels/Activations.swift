@@ -29,11 +29,18 @@ struct Q8Row {
     let ds: UnsafePointer<Float>
 }
 
-/// One Q8_K activation row: `qs[columns]`, `d[columns / 256]`, `bsums[columns / 16]`.
+/// One Q8_K activation row: `qs[columns]`, `d[columns / 256]`, `bsums[columns / 16]`, and for
+/// the vector kernels `bsums32[columns / 32]` (sums of 32 quants) and `bsums16x32[columns / 16]`
+/// (32 × `bsums`, as Int32).
 struct Q8KRow {
     let qs: UnsafePointer<Int8>
     let d: UnsafePointer<Float>
     let bsums: UnsafePointer<Int16>
+    var bsums32: UnsafePointer<Int16> { bsums + columns / 16 }
+    var bsums16x32: UnsafePointer<Int32> {
+        UnsafeRawPointer(bsums + columns / 16 + columns / 32).assumingMemoryBound(to: Int32.self)
+    }
+    let columns: Int
 }
 
 /// `count` activation rows of `columns` elements, quantized for one `ActivationKind`, in one
@@ -53,7 +60,7 @@ struct ActivationBuffer {
         switch kind {
         case .float: bytes = 0
         case .q8: bytes = columns + (columns / 32) * 8
-        case .q8K: bytes = columns + (columns / 256) * 4 + (columns / 16) * 2
+        case .q8K: bytes = columns + (columns / 256) * 4 + (columns / 16) * 2 + (columns / 32) * 2 + (columns / 16) * 4
         }
         rowStride = (bytes + 63) & ~63
         base = .allocate(byteCount: max(64, rowStride * count), alignment: 64)
@@ -74,7 +81,7 @@ struct ActivationBuffer {
         return Q8KRow(
             qs: UnsafePointer(p.assumingMemoryBound(to: Int8.self)),
             d: UnsafePointer(d.assumingMemoryBound(to: Float.self)),
-            bsums: UnsafePointer((d + (columns / 256) * 4).assumingMemoryBound(to: Int16.self)))
+            bsums: UnsafePointer((d + (columns / 256) * 4).assumingMemoryBound(to: Int16.self)), columns: columns)
     }
 
     /// Quantizes `x[row]` (a row of `columns` floats) into row `row`.
@@ -88,10 +95,14 @@ struct ActivationBuffer {
                 ds: (p + columns).assumingMemoryBound(to: Float.self))
         case .q8K:
             let d = p + columns
+            let bsums = (d + (columns / 256) * 4).assumingMemoryBound(to: Int16.self)
             Quantize.q8K(
                 x, count: columns, qs: p.assumingMemoryBound(to: Int8.self),
-                d: d.assumingMemoryBound(to: Float.self),
-                bsums: (d + (columns / 256) * 4).assumingMemoryBound(to: Int16.self))
+                d: d.assumingMemoryBound(to: Float.self), bsums: bsums)
+            let bsums32 = bsums + columns / 16
+            let bsums16x32 = UnsafeMutableRawPointer(bsums32 + columns / 32).assumingMemoryBound(to: Int32.self)
+            for j in 0..<(columns / 32) { bsums32[j] = bsums[2 * j] &+ bsums[2 * j + 1] }
+            for j in 0..<(columns / 16) { bsums16x32[j] = 32 * Int32(bsums[j]) }
         }
     }
 }

@@ -8,7 +8,19 @@ public enum Dequantize {
     /// Writes row `row` of `w` (`w.columns` floats) into `into`.
     public static func row(_ w: WeightMatrix, _ row: Int, into: UnsafeMutablePointer<Float>) {
         precondition(row >= 0 && row < w.rows, "row \(row) out of 0..<\(w.rows)")
-        blocks(type: w.type, w.base + row * w.rowBytes, count: w.columns, into: into)
+        switch w.packing {
+        case .rows:
+            blocks(type: w.type, w.row(row), count: w.columns, into: into)
+        case .interleaved16:
+            let size = w.type.bytesPerBlock, bytes = Interleave.groupBlockBytes(w.type)!
+            let group = w.base + (row / Interleave.rows) * w.groupStride
+            withUnsafeTemporaryAllocation(byteCount: size, alignment: 16) { block in
+                for b in 0..<(w.columns / w.type.blockSize) {
+                    Interleave.unpack(w.type, group: group + b * bytes, row: row % Interleave.rows, into: block.baseAddress!)
+                    blocks(type: w.type, UnsafeRawPointer(block.baseAddress!), count: w.type.blockSize, into: into + b * w.type.blockSize)
+                }
+            }
+        }
     }
 
     /// Dequantizes `count` elements (a multiple of `type.blockSize`) stored at `src` in `type`'s block layout.

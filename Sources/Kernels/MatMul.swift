@@ -41,27 +41,32 @@ public enum MatMul {
         let input = PreparedInput(ws, x, columns: columns, count: n, pool: pool)
         defer { input.deallocate() }
 
-        // Work items: chunks of rows of each matrix, taken from a shared counter.
-        let chunkRows = n == 1 ? 64 : 16
-        var starts: [Int] = []  // first chunk index of each matrix
-        var total = 0
-        for w in ws {
-            starts.append(total)
-            total += (w.rows + chunkRows - 1) / chunkRows
+        // Work items: ranges of rows (or of interleaved row groups) of each matrix, for blocks of
+        // input rows, taken from a shared counter so a descheduled thread delays no one.
+        var items: [(matrix: Int, units: Range<Int>)] = []
+        for (m, w) in ws.enumerated() {
+            let unitRows = w.isRepacked ? Interleave.rows : 1
+            let units = w.isRepacked ? w.groupCount : w.rows
+            let perItem = max(1, (n == 1 ? 64 : 16) / unitRows)
+            for lo in stride(from: 0, to: units, by: perItem) { items.append((m, lo..<min(units, lo + perItem))) }
         }
+        let tokenBlock = 64
+        let tokenBlocks = (n + tokenBlock - 1) / tokenBlock
+        let total = items.count * tokenBlocks
         let next = Atomic<Int>(0)
-        starts.withUnsafeBufferPointer { starts in
+        items.withUnsafeBufferPointer { items in
             pool.run { _, _ in
-                var m = 0
                 while true {
-                    let chunk = next.add(1, ordering: .relaxed).oldValue
-                    if chunk >= total { break }
-                    while m + 1 < starts.count && chunk >= starts[m + 1] { m += 1 }
-                    while chunk < starts[m] { m -= 1 }
-                    let w = ws[m]
-                    let first = (chunk - starts[m]) * chunkRows
-                    RowKernels.compute(
-                        w, input, tokens: 0..<n, rows: first..<min(w.rows, first + chunkRows), y: ys[m])
+                    let index = next.add(1, ordering: .relaxed).oldValue
+                    if index >= total { break }
+                    let item = items[index % items.count], tb = index / items.count
+                    let tokens = (tb * tokenBlock)..<min(n, (tb + 1) * tokenBlock)
+                    let w = ws[item.matrix]
+                    if w.isRepacked {
+                        GroupKernels.compute(w, input, tokens: tokens, groups: item.units, y: ys[item.matrix])
+                    } else {
+                        RowKernels.compute(w, input, tokens: tokens, rows: item.units, y: ys[item.matrix])
+                    }
                 }
             }
         }

@@ -1,0 +1,39 @@
+// Compile-time choice of the vector kernels. Package.swift defines KERNELS_AVX512 when the
+// build machine (the target, under `-target-cpu native`) has AVX-512 F/BW/VL and VNNI; without it
+// the scalar kernels run (Swift has no per-function target attributes, and calling an intrinsic
+// the target lacks aborts the compiler).
+
+#if KERNELS_AVX512
+    import _Builtin_intrinsics.intel
+
+    /// Whether the AVX-512 VNNI kernels are compiled in.
+    let vectorPathAvailable = true
+
+    /// Four bytes at `p` broadcast to every 32-bit lane (folds into `vpdpbusd`'s `{1to16}` operand).
+    @inline(__always)
+    func broadcast32(_ p: UnsafeRawPointer) -> __m512i { _mm512_set1_epi32(p.loadUnaligned(as: Int32.self)) }
+
+    @inline(__always)
+    func load512(_ p: UnsafeRawPointer) -> __m512i { _mm512_loadu_si512(p) }
+
+    /// Sixteen f16 values at `p` as floats.
+    @inline(__always)
+    func halves16(_ p: UnsafeRawPointer) -> __m512 {
+        _mm512_cvtph_ps(_mm256_loadu_si256(p.assumingMemoryBound(to: __m256i.self)))
+    }
+
+    /// `acc + Σ` of four u8 × s8 products per 32-bit lane.
+    @inline(__always)
+    func dpbusd(_ acc: __m512i, _ u: __m512i, _ s: __m512i) -> __m512i { _mm512_dpbusd_epi32(acc, u, s) }
+
+    /// Lanes of the last, possibly partial, group of 16 outputs.
+    @inline(__always)
+    func laneMask(_ count: Int) -> __mmask16 { count >= 16 ? 0xFFFF : __mmask16((1 << count) - 1) }
+
+    /// A number of activation rows processed together by one kernel call.
+    protocol TileWidth { static var count: Int { get } }
+    enum OneRow: TileWidth { static var count: Int { 1 } }
+    enum FourRows: TileWidth { static var count: Int { 4 } }
+#else
+    let vectorPathAvailable = false
+#endif
