@@ -14,6 +14,7 @@ public struct TemplateError: Error, CustomStringConvertible, Sendable, Equatable
         case raised
     }
 
+    /// What went wrong, broadly.
     public var kind: Kind
     /// 1-based line in the template source.
     public var line: Int
@@ -22,6 +23,7 @@ public struct TemplateError: Error, CustomStringConvertible, Sendable, Equatable
     /// The message, without the position.
     public var message: String
 
+    /// Creates an error; the renderer makes these, tests and callers may too.
     public init(_ kind: Kind, _ message: String, line: Int, column: Int) {
         self.kind = kind
         self.message = message
@@ -29,6 +31,7 @@ public struct TemplateError: Error, CustomStringConvertible, Sendable, Equatable
         self.column = column
     }
 
+    /// `"<message> at line L, column C"`.
     public var description: String { "\(message) at line \(line), column \(column)" }
 }
 

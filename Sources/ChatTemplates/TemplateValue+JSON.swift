@@ -2,8 +2,10 @@
 public struct TemplateJSONError: Error, CustomStringConvertible, Sendable, Equatable {
     /// Byte offset into the UTF-8 text.
     public var offset: Int
+    /// What was wrong there.
     public var message: String
 
+    /// `"invalid JSON at byte N: <message>"`.
     public var description: String { "invalid JSON at byte \(offset): \(message)" }
 }
 

@@ -8,12 +8,15 @@
 /// let message: TemplateValue = ["role": "user", "content": "Hi"]
 /// ```
 public indirect enum TemplateValue: Sendable, Equatable {
+    /// JSON `null`, Python `None`.
     case none
     case bool(Bool)
+    /// An integer; Python keeps `1` and `1.0` apart (`{{ 1 }}` prints `1`, `{{ 1.0 }}` prints `1.0`).
     case int(Int)
     case double(Double)
     case string(String)
     case array([TemplateValue])
+    /// An object whose keys keep their insertion order.
     case object(TemplateObject)
 
     /// The value under `key` when this is an object, else `nil`.

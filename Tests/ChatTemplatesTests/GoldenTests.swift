@@ -5,7 +5,7 @@ import Testing
 struct GoldenTests {
     @Test func fixturesAreLoaded() throws {
         #expect(GoldenFixtures.conversations.count == 108)
-        #expect(GoldenFixtures.language.count == 133)
+        #expect(GoldenFixtures.language.count == 151)
         for id in ["smollm2-135m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"] {
             #expect(try !GoldenFixtures.template(id).isEmpty)
         }
