@@ -16,12 +16,12 @@ public protocol ConvertibleToGeneratedContent: InstructionsRepresentable, Prompt
 extension ConvertibleToGeneratedContent {
     /// The value as instructions: its JSON.
     public var instructionsRepresentation: Instructions {
-        Instructions(segments: [.structure(source: String(describing: Self.self), content: generatedContent)])
+        return Instructions(segments: [.structure(source: String(describing: Self.self), content: generatedContent)])
     }
 
     /// The value as a prompt: its JSON.
     public var promptRepresentation: Prompt {
-        Prompt(segments: [.structure(source: String(describing: Self.self), content: generatedContent)])
+        return Prompt(segments: [.structure(source: String(describing: Self.self), content: generatedContent)])
     }
 }
 

@@ -35,19 +35,19 @@ public protocol InstructionsRepresentable {
 }
 
 extension Instructions: InstructionsRepresentable {
-    public var instructionsRepresentation: Instructions { self }
+    public var instructionsRepresentation: Instructions { return self }
 }
 
 extension String: InstructionsRepresentable {
     public var instructionsRepresentation: Instructions {
-        Instructions(segments: [.text(Transcript.TextSegment(content: self))])
+        return Instructions(segments: [.text(Transcript.TextSegment(content: self))])
     }
 }
 
 extension Array: InstructionsRepresentable where Element: InstructionsRepresentable {
     /// The elements' instructions, one after another.
     public var instructionsRepresentation: Instructions {
-        Instructions(segments: flatMap(\.instructionsRepresentation.segments))
+        return Instructions(segments: flatMap(\.instructionsRepresentation.segments))
     }
 }
 

@@ -28,22 +28,25 @@ public struct Prompt: Sendable {
 }
 
 /// A type that can be part of a prompt.
+///
+/// Implementations that build a `Prompt` directly must `return` it: the requirement's
+/// `@PromptBuilder` otherwise applies to the body, and `self` would be built from itself.
 public protocol PromptRepresentable {
     /// This value as a prompt.
     @PromptBuilder var promptRepresentation: Prompt { get }
 }
 
 extension Prompt: PromptRepresentable {
-    public var promptRepresentation: Prompt { self }
+    public var promptRepresentation: Prompt { return self }
 }
 
 extension String: PromptRepresentable {
-    public var promptRepresentation: Prompt { Prompt(segments: [.text(Transcript.TextSegment(content: self))]) }
+    public var promptRepresentation: Prompt { return Prompt(segments: [.text(Transcript.TextSegment(content: self))]) }
 }
 
 extension Array: PromptRepresentable where Element: PromptRepresentable {
     /// The elements' prompts, one after another.
-    public var promptRepresentation: Prompt { Prompt(segments: flatMap(\.promptRepresentation.segments)) }
+    public var promptRepresentation: Prompt { return Prompt(segments: flatMap(\.promptRepresentation.segments)) }
 }
 
 /// Builds a ``Prompt`` from the components listed in a closure.
