@@ -4,8 +4,8 @@
 /// ties (what llama.cpp's and Hugging Face's priority queues do). Short words use a direct
 /// scan over a pair array; long words a linked list and a binary heap.
 struct BytePairMerger {
-    private let mergeKeys: UnsafePointer<UInt64>
-    private let mergeValues: UnsafePointer<UInt64>
+    private let rules: UnsafePointer<UInt64>
+    private let index: UnsafePointer<UInt32>
     private let mask: Int
     private let byteTokens: UnsafePointer<Int32>
 
@@ -17,16 +17,19 @@ struct BytePairMerger {
     private var heap: [HeapEntry] = []
 
     /// Words up to this many bytes take the quadratic scan, which beats a heap at this size.
-    static let scanLimit = 48
+    static let defaultScanLimit = 48
+    private let scanLimit: Int
 
-    /// The pointers must outlive the merger (the caller holds them for one `encode` call).
+    /// `rules` and `index` come from `MergeTable`. The pointers must outlive the merger (the
+    /// caller holds them for one `encode` call).
     init(
-        mergeKeys: UnsafePointer<UInt64>, mergeValues: UnsafePointer<UInt64>, tableSize: Int,
-        byteTokens: UnsafePointer<Int32>
+        rules: UnsafePointer<UInt64>, index: UnsafeBufferPointer<UInt32>, byteTokens: UnsafePointer<Int32>,
+        scanLimit: Int = defaultScanLimit
     ) {
-        self.mergeKeys = mergeKeys
-        self.mergeValues = mergeValues
-        self.mask = tableSize - 1
+        self.scanLimit = scanLimit
+        self.rules = rules
+        self.index = index.baseAddress!
+        self.mask = index.count - 1
         self.byteTokens = byteTokens
         capacity = 256
         symbols = .allocate(capacity: capacity)
@@ -46,14 +49,7 @@ struct BytePairMerger {
     /// `rank << 32 | merged id` for the pair, or `MergeTable.missing`.
     @inline(__always)
     private func lookup(_ left: Int32, _ right: Int32) -> UInt64 {
-        let key = MergeTable.key(left, right)
-        var slot = MergeTable.slot(for: key, mask: mask)
-        while true {
-            let k = mergeKeys[slot]
-            if k == key { return mergeValues[slot] }
-            if k == MergeTable.missing { return MergeTable.missing }
-            slot = (slot + 1) & mask
-        }
+        MergeTable.lookup(left, right, rules: rules, index: index, mask: mask)
     }
 
     private mutating func reserve(_ n: Int) {
@@ -75,7 +71,7 @@ struct BytePairMerger {
         }
         reserve(n)
         for i in 0..<n { symbols[i] = byteTokens[Int(word[i])] }
-        if n <= Self.scanLimit {
+        if n <= scanLimit {
             scanMerge(count: n, into: &out)
         } else {
             heapMerge(count: n, into: &out)

@@ -69,7 +69,7 @@ struct WordScanner {
         let b = text[i]
         if b < 0x80 { return (UInt32(b), classes[Int(b)], 1) }
         let (v, n) = UTF8Scalar.decode(text, at: i, end: end)
-        return (v, v < 0x10000 ? classes[Int(v)] : CharClass.classify(v), n)
+        return (v, v < 0x10000 ? classes[Int(v)] : CharClass.classifySupplementary(v), n)
     }
 
     /// Class at `i`, or `nil` at or past `limit` (the regex's end of input).

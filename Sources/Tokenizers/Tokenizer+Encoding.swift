@@ -30,16 +30,29 @@ extension Tokenizer {
         return out
     }
 
+    /// BPE of one word's bytes with the quadratic scan or, with `forceHeap`, the heap (a test
+    /// hook: both must agree).
+    package func mergeWord(_ bytes: [UInt8], forceHeap: Bool) -> [Int] {
+        var out: [Int] = []
+        withWordEncoder(scanLimit: forceHeap ? 1 : Int.max) { encoder in
+            bytes.withUnsafeBufferPointer { encoder.merger.encode($0.baseAddress!, count: $0.count, into: &out) }
+        }
+        return out
+    }
+
     /// Runs `body` with a merger whose table pointers stay valid for the call.
-    private func withWordEncoder(_ body: (inout WordEncoder) -> Void) {
-        merges.keys.withUnsafeBufferPointer { keys in
-            merges.values.withUnsafeBufferPointer { values in
+    private func withWordEncoder(
+        scanLimit: Int = BytePairMerger.defaultScanLimit, _ body: (inout WordEncoder) -> Void
+    ) {
+        // An empty rule list still needs a valid pointer.
+        (merges.rules.isEmpty ? [0, 0] : merges.rules).withUnsafeBufferPointer { rules in
+            merges.index.withUnsafeBufferPointer { index in
                 byteTokens.withUnsafeBufferPointer { bytes in
                     CharClass.basicPlane.withUnsafeBufferPointer { classes in
                         var encoder = WordEncoder(
                             merger: BytePairMerger(
-                                mergeKeys: keys.baseAddress!, mergeValues: values.baseAddress!, tableSize: keys.count,
-                                byteTokens: bytes.baseAddress!),
+                                rules: rules.baseAddress!, index: index, byteTokens: bytes.baseAddress!,
+                                scanLimit: scanLimit),
                             classes: classes.baseAddress!)
                         body(&encoder)
                         encoder.merger.deallocate()
@@ -52,9 +65,8 @@ extension Tokenizer {
     /// Pre-tokenizes and merges one fragment of text that holds no special token.
     private func encodeFragment(_ fragment: UnsafeBufferPointer<UInt8>, _ encoder: inout WordEncoder, _ out: inout [Int]) {
         guard !fragment.isEmpty else { return }
-        if normalizesToNFC && !NFC.isCertainlyNormalized(fragment) {
-            var normalized = String(decoding: fragment, as: UTF8.self).precomposedStringWithCanonicalMapping
-            normalized.withUTF8 { encodeWords($0, &encoder, &out) }
+        if normalizesToNFC, let normalized = NFC.normalize(fragment) {
+            normalized.withUnsafeBufferPointer { encodeWords($0, &encoder, &out) }
         } else {
             encodeWords(fragment, &encoder, &out)
         }
@@ -68,7 +80,17 @@ extension Tokenizer {
                 out.append(id)  // Llama 3 ignores merges for words that are vocabulary entries
                 continue
             }
-            encoder.merger.encode(base + word.lowerBound, count: word.count, into: &out)
+            let start = base + word.lowerBound
+            guard word.count > 1 && word.count <= WordCache.maxWordLength else {
+                encoder.merger.encode(start, count: word.count, into: &out)
+                continue
+            }
+            let hash = WordCache.hash(start, word.count)
+            var slot = 0
+            if encoder.cache.lookup(start, word.count, hash: hash, slot: &slot, into: &out) { continue }
+            let first = out.count
+            encoder.merger.encode(start, count: word.count, into: &out)
+            encoder.cache.insert(start, word.count, hash: hash, slot: slot, ids: out[first...])
         }
     }
 
@@ -80,31 +102,60 @@ extension Tokenizer {
     }
 }
 
-/// Per-call encoding state: the merger's scratch buffers and the class table.
+/// Per-call encoding state: the merger's scratch buffers, the word cache and the class table.
 struct WordEncoder {
     var merger: BytePairMerger
     let classes: UnsafePointer<UInt8>
+    var cache = WordCache()
 }
 
-/// A conservative NFC quick check: text made only of code points that are NFC-stable and never
-/// combine with neighbours needs no normalization; anything else goes through Foundation.
+/// NFC normalization that touches only what needs it: text is cut before code points that
+/// are NFC-stable starters (never composing with what precedes them), and only the runs
+/// holding other code points go through the normalizer.
 enum NFC {
-    static func isCertainlyNormalized(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = text.baseAddress else { return true }
+    /// `text` in NFC, or `nil` when it already is (the common case: no copy).
+    static func normalize(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard let base = text.baseAddress else { return nil }
+        var out: [UInt8]? = nil
+        var copied = 0
+        var starter = 0  // start of the last stable code point
         var i = 0
         while i < text.count {
             if base[i] < 0x80 {
+                starter = i
                 i += 1
                 continue
             }
             let (v, n) = UTF8Scalar.decode(base, at: i, end: text.count)
-            guard isStable(v) else { return false }
-            i += n
+            if isStable(v) {
+                starter = i
+                i += n
+                continue
+            }
+            // The run to normalize: from the preceding starter up to the next stable one.
+            var end = i + n
+            while end < text.count {
+                if base[end] < 0x80 { break }
+                let (w, m) = UTF8Scalar.decode(base, at: end, end: text.count)
+                if isStable(w) { break }
+                end += m
+            }
+            let run = String(decoding: UnsafeBufferPointer(rebasing: text[starter..<end]), as: UTF8.self)
+            if out == nil { out = [] ; out!.reserveCapacity(text.count + 16) }
+            out!.append(contentsOf: UnsafeBufferPointer(rebasing: text[copied..<starter]))
+            // The standard library's normalizer (what String comparison uses) is several
+            // times faster than Foundation's.
+            out!.append(contentsOf: run._nfcCodeUnits)
+            copied = end
+            i = end
         }
-        return true
+        guard var result = out else { return nil }
+        result.append(contentsOf: UnsafeBufferPointer(rebasing: text[copied...]))
+        return result.elementsEqual(text) ? nil : result
     }
 
-    /// Blocks without decompositions, combining marks or composing jamo.
+    /// Code points that are NFC starters which never combine with a preceding code point:
+    /// whole blocks without combining marks or composing jamo.
     @inline(__always)
     static func isStable(_ v: UInt32) -> Bool {
         switch v {

@@ -182,23 +182,45 @@ public final class Tokenizer: Sendable {
         var table = MergeTable(capacity: merges.count)
         var skipped = 0
         var joined: [UInt8] = []
-        for (rank, merge) in merges.enumerated() {
-            var merge = merge
-            let ok: Bool = merge.withUTF8 { m in
-                // The separator is the first space after the first byte (llama.cpp's rule).
-                guard m.count >= 3, let space = m[1...].firstIndex(of: 0x20) else { return false }
-                let left = UnsafeBufferPointer(rebasing: m[..<space])
-                let right = UnsafeBufferPointer(rebasing: m[(space + 1)...])
-                guard let l = vocabulary.id(for: left), let r = vocabulary.id(for: right) else { return false }
-                joined.removeAll(keepingCapacity: true)
-                joined.append(contentsOf: left)
-                joined.append(contentsOf: right)
-                guard let merged = vocabulary.id(for: joined) else { return false }
-                table.insert(left: Int32(l), right: Int32(r), rank: rank, merged: Int32(merged))
-                return true
+        // Vocabularies made by BPE training list merge results in merge order, so the result of
+        // rank r is usually token r + offset: checking that guess reads the texts in order
+        // instead of probing the hash index at random.
+        var resultOffset = 0
+        var rules: [(left: Int32, right: Int32, rank: Int, merged: Int32)] = []
+        rules.reserveCapacity(merges.count)
+        vocabulary.blob.withUnsafeBufferPointer { blob in
+            vocabulary.offsets.withUnsafeBufferPointer { offsets in
+                for (rank, merge) in merges.enumerated() {
+                    var merge = merge
+                    let ok: Bool = merge.withUTF8 { m in
+                        // The separator is the first space after the first byte (llama.cpp's rule).
+                        guard m.count >= 3, let space = m[1...].firstIndex(of: 0x20) else { return false }
+                        let left = UnsafeBufferPointer(rebasing: m[..<space])
+                        let right = UnsafeBufferPointer(rebasing: m[(space + 1)...])
+                        guard let l = vocabulary.id(for: left), let r = vocabulary.id(for: right) else { return false }
+                        joined.removeAll(keepingCapacity: true)
+                        joined.append(contentsOf: left)
+                        joined.append(contentsOf: right)
+                        let guess = rank + resultOffset
+                        var merged: Int? = nil
+                        if guess >= 0 && guess < vocabulary.count {
+                            let start = Int(offsets[guess])
+                            let text = UnsafeBufferPointer(rebasing: blob[start..<Int(offsets[guess + 1])])
+                            if text.elementsEqual(joined) { merged = guess }
+                        }
+                        if merged == nil {
+                            merged = vocabulary.id(for: joined)
+                            if let merged { resultOffset = merged - rank }
+                        }
+                        guard let merged else { return false }
+                        rules.append((Int32(l), Int32(r), rank, Int32(merged)))
+                        return true
+                    }
+                    if !ok { skipped += 1 }
+                }
             }
-            if !ok { skipped += 1 }
         }
+        table.insert(rules)
         return (table, skipped)
     }
 

@@ -35,6 +35,17 @@ enum CharClass {
         Unicode.Scalar(UInt32(v)).map(classify) ?? other
     }
 
+    /// Classes of the emoji and pictograph blocks (U+1F000…U+1FBFF), the most common code
+    /// points above the basic plane.
+    static let pictographs: [UInt8] = (0x1F000..<0x1FC00).map { classify(UInt32($0)) }
+
+    /// Class of a code point above U+FFFF.
+    @inline(__always)
+    static func classifySupplementary(_ v: UInt32) -> UInt8 {
+        if v >= 0x1F000 && v < 0x1FC00 { return pictographs[Int(v - 0x1F000)] }
+        return classify(v)
+    }
+
     /// `\s` is White_Space; `\p{L}` is Lu/Ll/Lt/Lm/Lo; `\p{N}` is Nd/Nl/No.
     static func classify(_ s: Unicode.Scalar) -> UInt8 {
         let p = s.properties

@@ -41,3 +41,20 @@ func llamaCppDifferencesAreNormalization() {
         #expect(!isNFC || fixture.text.contains("</s>"), "\(fixture.testDescription)")
     }
 }
+
+/// The heap merge (long words) and the scan merge (short words) apply the same rule.
+@Test("heap and scan merges agree", arguments: ModelTokenizers.models)
+func heapAndScanMergesAgree(_ model: String) throws {
+    let tokenizer = try ModelTokenizers.tokenizer(model)
+    var generator = SystemRandomNumberGenerator()
+    let alphabet = Array("  aaabbbeeeinnorsstt_-.()éü中😀\n".utf8)
+    for fixture in FixtureCase.all where fixture.model == model {
+        let bytes = Array(fixture.text.utf8.prefix(200))
+        guard !bytes.isEmpty else { continue }
+        #expect(tokenizer.mergeWord(bytes, forceHeap: true) == tokenizer.mergeWord(bytes, forceHeap: false))
+    }
+    for _ in 0..<500 {
+        let bytes = (0..<Int.random(in: 2...80, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }
+        #expect(tokenizer.mergeWord(bytes, forceHeap: true) == tokenizer.mergeWord(bytes, forceHeap: false))
+    }
+}

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import Tokenizers
@@ -51,4 +52,19 @@ private func words(_ text: String, _ kind: PreTokenizer) -> [String] {
     #expect(PreTokenizer(ggufName: "llama-bpe") == .llama3)
     #expect(PreTokenizer(ggufName: "gpt-2") == .gpt2)
     #expect(PreTokenizer(ggufName: "default") == nil)
+}
+
+@Test func nfcTouchesOnlyWhatNeedsIt() {
+    let samples = [
+        "plain ascii", "café", "e\u{301}cole", "x\u{212B}y", "\u{1100}\u{1161}\u{11A8}", "ä\u{323}\u{302}",
+        "q\u{307}\u{323} and more e\u{301} text", "한국어 텍스트", "か\u{3099}", "日本語", "\u{0627}\u{0653}",
+    ]
+    for sample in samples {
+        var text = sample
+        let expected = Array(sample.precomposedStringWithCanonicalMapping.utf8)
+        let got = text.withUTF8 { NFC.normalize($0) } ?? Array(sample.utf8)
+        #expect(got == expected, "\(sample.debugDescription)")
+    }
+    var ascii = "no change here"
+    #expect(ascii.withUTF8 { NFC.normalize($0) } == nil)
 }
