@@ -36,6 +36,8 @@ public final class HTTPServer: @unchecked Sendable {
         public var threads: Int = 256
         /// Idle WebSocket read timeout; the server pings the client when it passes.
         public var webSocketTimeoutMilliseconds: Int = 30_000
+        /// Threads that run handler code (see `WorkerPool`): the most requests handled at once.
+        public var handlerThreads: Int = 16
 
         public init(host: String = "127.0.0.1", port: Int = 8080) {
             self.host = host
@@ -49,6 +51,13 @@ public final class HTTPServer: @unchecked Sendable {
     let webSocketResponder: (any WebSocketResponder)?
     private var context: OpaquePointer?
     private var callbacks = mg_callbacks()
+    private var pool: WorkerPool?
+
+    /// Runs handler code on a thread with a full-size stack.
+    func onWorker<T>(_ body: @escaping () -> T) -> T {
+        guard let pool else { return body() }
+        return pool.run(body)
+    }
 
     public init(
         configuration: Configuration, responder: any HTTPResponder,
@@ -67,6 +76,7 @@ public final class HTTPServer: @unchecked Sendable {
     public func start() throws -> Int {
         precondition(context == nil, "server already started")
         _ = mg_init_library(0)
+        pool = WorkerPool(count: configuration.handlerThreads)
         let options = [
             "listening_ports", "\(configuration.host):\(configuration.port)",
             "num_threads", String(configuration.threads),
@@ -99,6 +109,8 @@ public final class HTTPServer: @unchecked Sendable {
             }
         }
         guard let started else {
+            pool?.stop()
+            pool = nil
             let message = String(decoding: errorText.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw HTTPServerError(
                 description: "could not listen on \(configuration.host):\(configuration.port): \(message.isEmpty ? "error \(errorCode)" : message)")
@@ -121,6 +133,7 @@ public final class HTTPServer: @unchecked Sendable {
         guard let context else { return }
         mg_stop(context)
         self.context = nil
+        pool?.stop()
     }
 
     static func server(from data: UnsafeMutableRawPointer?) -> HTTPServer {
@@ -206,7 +219,7 @@ private let requestCallback: mg_request_handler = { connection, data in
         HTTPServer.write(response, to: connection, close: true)
         return 413
     case .success(let request):
-        let response = server.responder.respond(to: request)
+        let response = server.onWorker { server.responder.respond(to: request) }
         HTTPServer.write(response, to: connection)
         return Int32(response.status)
     }

@@ -105,7 +105,7 @@ let webSocketConnectCallback: mg_websocket_connect_handler = { connection, data 
     guard let responder = server.webSocketResponder,
         case .success(let request) = HTTPServer.request(from: connection, readBody: false, maxBodyBytes: 0)
     else { return 1 }
-    if let refusal = responder.shouldAccept(request) {
+    if let refusal = server.onWorker({ responder.shouldAccept(request) }) {
         // Nothing has been sent yet, so a plain HTTP answer reaches the client.
         HTTPServer.writeRaw(refusal, to: connection)
         return 1
@@ -122,7 +122,8 @@ private func socket(of connection: OpaquePointer?) -> WebSocket? {
 
 let webSocketReadyCallback: mg_websocket_ready_handler = { connection, data in
     guard let socket = socket(of: connection) else { return }
-    HTTPServer.server(from: data).webSocketResponder?.opened(socket)
+    let server = HTTPServer.server(from: data)
+    server.onWorker { server.webSocketResponder?.opened(socket) }
 }
 
 let webSocketDataCallback: mg_websocket_data_handler = { connection, bits, bytes, length, data in
@@ -150,7 +151,8 @@ let webSocketDataCallback: mg_websocket_data_handler = { connection, bits, bytes
         socket.close(code: 1003, reason: "text messages only")
         return 0
     }
-    HTTPServer.server(from: data).webSocketResponder?.received(text: text, on: socket)
+    let server = HTTPServer.server(from: data)
+    server.onWorker { server.webSocketResponder?.received(text: text, on: socket) }
     return 1
 }
 
@@ -159,5 +161,6 @@ let webSocketCloseCallback: mg_websocket_close_handler = { connection, data in
     let socket = Unmanaged<WebSocket>.fromOpaque(raw).takeRetainedValue()
     mg_set_user_connection_data(connection, nil)
     socket.markClosed()
-    HTTPServer.server(from: data).webSocketResponder?.closed(socket)
+    let server = HTTPServer.server(from: data)
+    server.onWorker { server.webSocketResponder?.closed(socket) }
 }

@@ -118,7 +118,7 @@ public final class SuggestionScheduler: @unchecked Sendable {
             results[key] = nil
             if !workerActive {
                 workerActive = true
-                Task.detached { [self] in await self.work() }
+                Task.detached(executorPreference: SuggestionExecutor.shared) { [self] in await self.work() }
             }
             return SuggestionSnapshot(status: .pending, signature: signature)
         }

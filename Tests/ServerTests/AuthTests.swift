@@ -1,0 +1,79 @@
+import ChatStore
+import Foundation
+import Testing
+
+@testable import Server
+
+@Suite struct TokenTests {
+    let authority = TokenAuthority(secret: "a-secret-long-enough-for-tests")
+
+    @Test func tokensRoundTrip() throws {
+        let token = authority.token(for: "alice", lifetime: 3600)
+        let claims = try authority.verify(token)
+        #expect(claims.user == "alice")
+        #expect(claims.expiresAt == claims.issuedAt + 3600)
+        #expect(try authority.verify(authority.token(for: "bob")).expiresAt == nil)
+    }
+
+    @Test func tokensMatchStandardHS256() throws {
+        // Computed with Python: hmac.new(b"a-secret-long-enough-for-tests", signing_input, sha256).
+        let header = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"
+        let payload = Base64URL.encode(Array(#"{"user_id":"alice","iat":1700000000}"#.utf8))
+        let token = authority.token(for: "alice", now: Date(timeIntervalSince1970: 1_700_000_000))
+        #expect(token.hasPrefix(header + "." + payload + "."))
+        #expect(token.split(separator: ".")[2] == "kP7hk5xgGoxXHoO4i5NVjwPQgMgZeId0GXE9LOIklf4")
+    }
+
+    @Test func expiredForgedAndTamperedTokensAreRefused() throws {
+        let expired = authority.token(for: "alice", lifetime: 60, now: Date().addingTimeInterval(-120))
+        #expect(throws: AuthError.expired) { try authority.verify(expired) }
+        let forged = TokenAuthority(secret: "another-secret-entirely!!").token(for: "alice")
+        #expect(throws: AuthError.badSignature) { try authority.verify(forged) }
+        let parts = authority.token(for: "alice").split(separator: ".")
+        let tampered = parts[0] + "." + Base64URL.encode(Array(#"{"user_id":"admin","iat":1}"#.utf8)) + "." + parts[2]
+        #expect(throws: AuthError.badSignature) { try authority.verify(String(tampered)) }
+        let future = authority.token(for: "alice", now: Date().addingTimeInterval(3600))
+        #expect(throws: AuthError.notYetValid) { try authority.verify(future) }
+    }
+
+    @Test(arguments: [
+        "", "abc", "a.b", "a.b.c.d", "!!!.e30.AAAA",
+        Base64URL.encode(Array(#"{"alg":"none"}"#.utf8)) + "." + Base64URL.encode(Array(#"{"user_id":"a"}"#.utf8)) + ".",
+    ])
+    func malformedTokensAreRefused(token: String) {
+        #expect(throws: AuthError.self) { try authority.verify(token) }
+    }
+
+    @Test func badClaimsAreRefusedEvenWhenSigned() throws {
+        for payload in [#"{"iat":1}"#, #"{"user_id":"has space"}"#, #"{"user_id":"a","exp":"soon"}"#, #"[1,2]"#] {
+            let input = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9." + Base64URL.encode(Array(payload.utf8))
+            let signed = input + "." + HMACForTests.sign(Array(input.utf8), key: Array("a-secret-long-enough-for-tests".utf8))
+            #expect(throws: AuthError.self) { try authority.verify(signed) }
+        }
+    }
+
+    @Test func base64URLRoundTripsAndRejectsNonCanonicalText() {
+        for length in 0..<40 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255) }
+            #expect(Base64URL.decode(Base64URL.encode(bytes)) == bytes)
+        }
+        #expect(Base64URL.decode("A") == nil)
+        #expect(Base64URL.decode("AA") == [0])
+        #expect(Base64URL.decode("AB") == nil)  // trailing bits set
+        #expect(Base64URL.decode("AF") == nil)  // trailing bits set
+        #expect(Base64URL.decode("a+b/") == nil)
+    }
+}
+
+@Suite struct AppSecretTests {
+    @Test func secretIsCreatedOwnerOnlyAndReused() throws {
+        let home = NSTemporaryDirectory() + "sotto-secret-" + UUID().uuidString
+        let first = try AppSecret.load(home: home, environment: [:])
+        #expect(first.count == 64)
+        let mode = try FileManager.default.attributesOfItem(atPath: home + "/secret")[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        #expect(try AppSecret.load(home: home, environment: [:]) == first)
+        #expect(try AppSecret.load(home: home, environment: ["SOTTO_SECRET": "from-the-environment"]) == "from-the-environment")
+        #expect(throws: HTTPServerError.self) { try AppSecret.load(home: home, environment: ["SOTTO_SECRET": "short"]) }
+    }
+}

@@ -1,0 +1,78 @@
+import ChatStore
+import Foundation
+
+@testable import Server
+
+/// A chat server on a free loopback port with a fresh temporary database.
+///
+/// Starting and stopping CivetWeb takes a couple of seconds, so suites share one server per
+/// configuration and keep their data apart with unique user and channel ids.
+final class TestServer: @unchecked Sendable {
+    // @unchecked Sendable: every stored property is immutable after init.
+
+    static let secret = "test-secret-0123456789abcdef"
+
+    let folder: String
+    let store: ChatStore
+    let server: ChatServer
+    let port: Int
+
+    init(suggester: (any ReplySuggester)? = nil, storeOptions: ChatStore.Options = .init()) throws {
+        folder = NSTemporaryDirectory() + "sotto-server-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        store = try ChatStore(path: folder + "/chat.sqlite", options: storeOptions)
+        var configuration = ChatServer.Configuration(port: 0)
+        configuration.threads = 64
+        configuration.maxBodyBytes = 64 * 1024
+        server = ChatServer(store: store, secret: Self.secret, suggester: suggester, configuration: configuration)
+        port = try server.start()
+    }
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var plain: TestServer?
+
+    /// The shared server without a suggester.
+    static func shared() throws -> TestServer {
+        lock.lock()
+        defer { lock.unlock() }
+        if let plain { return plain }
+        let server = try TestServer()
+        plain = server
+        return server
+    }
+
+    func token(_ user: UserID, lifetime: Int64? = nil, now: Date = Date()) -> String {
+        server.tokens.token(for: user, lifetime: lifetime, now: now)
+    }
+
+    func client(_ user: UserID?) -> HTTPClient {
+        HTTPClient(port: port, token: user.map { token($0) })
+    }
+
+    func socket(_ user: UserID, query: String = "") throws -> WebSocketClient {
+        try WebSocketClient(port: port, path: "/api/connect?token=\(token(user))\(query.isEmpty ? "" : "&" + query)")
+    }
+
+    /// Two new users (names "Alice …" and "Bob …") sharing a new channel.
+    func pair() throws -> (alice: UserID, bob: UserID, cid: ChannelID) {
+        let tag = UUID().uuidString.prefix(8).lowercased()
+        let alice = UserID(rawValue: "alice-\(tag)")
+        let bob = UserID(rawValue: "bob-\(tag)")
+        _ = try store.upsertUsers([.init(id: alice, name: "Alice \(tag)"), .init(id: bob, name: "Bob \(tag)")], by: nil)
+        let cid = ChannelID(type: "messaging", id: "chat-\(tag)")
+        _ = try store.getOrCreateChannel(cid, name: "Chat \(tag)", members: [bob], by: alice)
+        return (alice, bob, cid)
+    }
+
+    /// A user in no channel.
+    func outsider() throws -> UserID {
+        let user = UserID(rawValue: "carol-\(UUID().uuidString.prefix(8).lowercased())")
+        _ = try store.upsertUsers([.init(id: user, name: "Carol")], by: nil)
+        return user
+    }
+}
+
+/// The path of a channel route, percent-encoding the cid.
+func channelPath(_ cid: ChannelID, _ rest: String = "") -> String {
+    "/api/channels/" + cid.cid.replacingOccurrences(of: ":", with: "%3A") + rest
+}
