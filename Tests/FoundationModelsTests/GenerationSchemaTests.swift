@@ -164,3 +164,37 @@ import Testing
         #expect(schema.problems.isEmpty)
     }
 }
+
+@Suite struct SchemaInliningTests {
+    @Test func referencesAreReplacedByDefinitions() throws {
+        let inlined = try Story.generationSchema.inlinedRoot()
+        #expect(!inlined.references.contains("Character"))
+        guard case .object(let story) = inlined, case .array(.object(let character), 1, 3) = story.properties[1].node else {
+            Issue.record("unexpected \(inlined)")
+            return
+        }
+        #expect(character.properties.first { $0.name == "mood" }?.node
+            == .enumeration(name: "Sentiment", description: nil, cases: ["positive", "neutral", "negative"]))
+    }
+
+    @Test func recursionIsCutWhereOutputStaysValid() throws {
+        let inlined = try TreeNode.generationSchema.inlinedRoot(maximumDepth: 2)
+        #expect(inlined.references.isEmpty)
+        // Root, two levels of children, then children must be empty.
+        var node = inlined
+        var depth = 0
+        while case .object(let object) = node, case .array(let element, _, let maximum) = object.properties[1].node {
+            if maximum == 0 { break }
+            node = element
+            depth += 1
+        }
+        #expect(depth == 2)
+    }
+
+    @Test func requiredSelfReferenceCannotBeInlined() throws {
+        let loop = DynamicGenerationSchema(
+            name: "Loop", properties: [.init(name: "next", schema: DynamicGenerationSchema(referenceTo: "Loop"))])
+        let schema = try GenerationSchema(root: loop, dependencies: [])
+        #expect(throws: LanguageModelSession.GenerationError.self) { try schema.inlinedRoot() }
+    }
+}

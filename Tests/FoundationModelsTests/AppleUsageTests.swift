@@ -1,0 +1,168 @@
+import Foundation
+import FoundationModels
+import Testing
+
+/// Code shaped exactly like Apple's documentation and sample code, compiled and run against
+/// Sotto's module.
+@Suite struct AppleUsageTests {
+    /// What an app shows for each availability state, as in Apple's samples.
+    private func message(for model: SystemLanguageModel) -> String {
+        switch model.availability {
+        case .available:
+            return "ready"
+        case .unavailable(.deviceNotEligible):
+            return "This device can't run the model."
+        case .unavailable(.appleIntelligenceNotEnabled):
+            return "Turn the model on in settings."
+        case .unavailable(.modelNotReady):
+            return "The model is downloading."
+        case .unavailable(let other):
+            return "Unavailable: \(other)"
+        }
+    }
+
+    @Test func switchingOnAvailabilityReasons() {
+        let missing = SystemLanguageModel(model: .path("/nonexistent/model.gguf"))
+        #expect(message(for: missing) == "The model is downloading.")
+        #expect(missing.availability != .available)
+        let ready = SystemLanguageModel(backend: ScriptedBackend(turns: []))
+        #expect(message(for: ready) == "ready")
+        #expect(ready.availability == .available)
+        #expect(ready.isAvailable)
+    }
+
+    @Test func modelInitializersAndProperties() {
+        let model = SystemLanguageModel(useCase: .contentTagging, guardrails: .permissiveContentTransformations)
+        #expect(model.useCase == .contentTagging)
+        #expect(SystemLanguageModel.default.useCase == .general)
+        #expect(SystemLanguageModel(model: .id("smollm2-135m")).contextSize == 4096)
+        #expect(SystemLanguageModel(model: .id("smollm2-135m"), contextSize: 2048).contextSize == 2048)
+        #expect(model.supportedLanguages.contains(Locale.Language(identifier: "en")))
+        #expect(model.supportedLanguages.count == 16)
+        #expect(model.supportsLocale(Locale(identifier: "fr_FR")))
+        #expect(!model.supportsLocale(Locale(identifier: "fi_FI")))
+    }
+
+    @Test func instructionsAndPromptBuilders() async throws {
+        let backend = ScriptedBackend(turns: [.text("ok")])
+        let formal = true
+        let session = LanguageModelSession(model: SystemLanguageModel(backend: backend)) {
+            "You suggest replies to chat messages."
+            if formal {
+                "Use a formal tone."
+            } else {
+                "Be casual."
+            }
+        }
+        let messages = ["Hi!", "Are you free Saturday?"]
+        try await session.respond(options: GenerationOptions(temperature: 0.7)) {
+            "Suggest a reply to this conversation:"
+            for message in messages {
+                message
+            }
+            ReplySuggestions(replies: ["a", "b", "c"])
+        }
+        let request = try #require(backend.requests.first)
+        #expect(request.messages[0].content == "You suggest replies to chat messages.\nUse a formal tone.")
+        #expect(
+            request.messages[1].content
+                == "Suggest a reply to this conversation:\nHi!\nAre you free Saturday?\n" + #"{"replies":["a","b","c"]}"#)
+        #expect(request.options.temperature == 0.7)
+    }
+
+    @Test func threeReplySuggestionsWithAGuide() async throws {
+        let backend = ScriptedBackend(turns: [.text(#"{"replies":["Sure!","What time?","Can't, sorry"]}"#)])
+        let session = LanguageModelSession(
+            model: SystemLanguageModel(backend: backend), instructions: "Suggest replies the user could send.")
+        let prompt = "Alice: Want to go hiking on Saturday?"
+        let suggestions = try await session.respond(to: prompt, generating: ReplySuggestions.self).content
+        #expect(suggestions.replies.count == 3)
+    }
+
+    @Test func fourSearchTerms() async throws {
+        let backend = ScriptedBackend(turns: [.text(#"{"searchTerms":["trail","hike","boots","map"]}"#)])
+        let session = LanguageModelSession(model: SystemLanguageModel(backend: backend))
+        let response = try await session.respond(to: "Hiking conversation", generating: SearchSuggestions.self)
+        #expect(response.content.searchTerms == ["trail", "hike", "boots", "map"])
+        guard case .array(_, let minimum, let maximum)? = backend.requests.first.flatMap({ request -> SchemaNode? in
+            guard case .object(let object)? = request.schema?.root else { return nil }
+            return object.properties.first?.node
+        }) else {
+            Issue.record("expected an array property")
+            return
+        }
+        #expect(minimum == 4 && maximum == 4)
+    }
+
+    @Test func generatingAnEnumAndNestedTypes() async throws {
+        let backend = ScriptedBackend(turns: [
+            .text(#""negative""#),
+            .text(##"{"title":"Night Train","characters":[{"name":"Ada","age":36,"mood":"positive"}],"hashtag":"#train","genre":"mystery","rating":4.5}"##),
+        ])
+        let session = LanguageModelSession(model: SystemLanguageModel(backend: backend))
+        let sentiment = try await session.respond(to: "I hate rain.", generating: Sentiment.self).content
+        #expect(sentiment == .negative)
+        let story = try await session.respond(to: "Write a story", generating: Story.self).content
+        #expect(story.characters.first?.mood == .positive)
+        #expect(story.characters.first?.nickname == nil)
+        #expect(story.rating == 4.5)
+    }
+
+    @Test func samplingModes() {
+        let greedy = GenerationOptions(sampling: .greedy)
+        let topK = GenerationOptions(sampling: .random(top: 40, seed: 7), temperature: 0.8, maximumResponseTokens: 100)
+        let nucleus = GenerationOptions(sampling: .random(probabilityThreshold: 0.9))
+        #expect(greedy.sampling == .greedy)
+        #expect(topK.sampling == .random(top: 40, seed: 7))
+        #expect(topK.sampling != .random(top: 40))
+        #expect(nucleus.sampling == .random(probabilityThreshold: 0.9, seed: nil))
+        #expect(GenerationOptions() == GenerationOptions(sampling: nil, temperature: nil, maximumResponseTokens: nil))
+    }
+
+    @Test func errorsDescribeThemselves() {
+        let error = LanguageModelSession.GenerationError.exceededContextWindowSize(.init(debugDescription: "Content contains 9056 tokens"))
+        #expect(error.errorDescription != nil)
+        #expect(error.failureReason == "Content contains 9056 tokens")
+        #expect(error.recoverySuggestion != nil)
+        #expect(error.localizedDescription == error.errorDescription)
+    }
+}
+
+@Suite struct ModelResolutionTests {
+    private typealias LocalModel = SystemLanguageModel.LocalModel
+    private let environment = ["HOME": "/home/ada"]
+
+    @Test func sottoModelSelectsIdsPathsOrOff() {
+        #expect(LocalModel.resolve(nil, environment: environment) == .missing(path: "/home/ada/.sotto/models/qwen2.5-coder-1.5b.gguf"))
+        #expect(
+            LocalModel.resolve(nil, environment: environment.merging(["SOTTO_MODEL": "smollm2-135m"]) { $1 })
+                == .missing(path: "/home/ada/.sotto/models/smollm2-135m.gguf"))
+        #expect(
+            LocalModel.resolve(nil, environment: environment.merging(["SOTTO_MODEL": "~/models/x.gguf"]) { $1 })
+                == .missing(path: "/home/ada/models/x.gguf"))
+        #expect(
+            LocalModel.resolve(nil, environment: environment.merging(["SOTTO_MODEL": "qwen", "SOTTO_HOME": "/srv/sotto"]) { $1 })
+                == .missing(path: "/srv/sotto/models/qwen.gguf"))
+        for off in ["off", "OFF", "none", "disabled"] {
+            #expect(LocalModel.resolve(nil, environment: environment.merging(["SOTTO_MODEL": off]) { $1 }) == .disabled)
+        }
+    }
+
+    @Test func existingFileIsFoundWithItsSize() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("fm-\(UUID().uuidString).gguf")
+        try Data(repeating: 0, count: 1234).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        #expect(LocalModel.resolve(.path(url.path), environment: environment) == .file(path: url.path, size: 1234))
+        #expect(LocalModel.resolve(nil, environment: ["SOTTO_MODEL": url.path]) == .file(path: url.path, size: 1234))
+        // A directory is not a model.
+        #expect(LocalModel.resolve(.path(FileManager.default.temporaryDirectory.path), environment: environment) != .file(path: FileManager.default.temporaryDirectory.path, size: 0))
+    }
+
+    @Test func availabilityMapsHonestly() {
+        let gigabyte: UInt64 = 1 << 30
+        #expect(SystemLanguageModel.availability(of: .disabled, physicalMemory: 64 * gigabyte) == .unavailable(.appleIntelligenceNotEnabled))
+        #expect(SystemLanguageModel.availability(of: .missing(path: "/x"), physicalMemory: 64 * gigabyte) == .unavailable(.modelNotReady))
+        #expect(SystemLanguageModel.availability(of: .file(path: "/x", size: gigabyte), physicalMemory: 8 * gigabyte) == .available)
+        #expect(SystemLanguageModel.availability(of: .file(path: "/x", size: 8 * gigabyte), physicalMemory: 8 * gigabyte) == .unavailable(.deviceNotEligible))
+    }
+}
