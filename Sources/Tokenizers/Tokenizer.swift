@@ -93,6 +93,11 @@ public final class Tokenizer: Sendable {
         // treated as control tokens even if the file says otherwise.
         var endOfGeneration = Set<Int>()
         for name in Self.endOfGenerationNames { if let id = vocabulary.id(for: Array(name.utf8)) { endOfGeneration.insert(id) } }
+        // llama.cpp also stops on "</s>"; in Qwen's vocabulary that is an ordinary token (HTML's
+        // strikethrough end tag), so it counts only where the file marks it as control.
+        if let id = vocabulary.id(for: Array("</s>".utf8)), types[id] == UInt8(TokenType.control.rawValue) {
+            endOfGeneration.insert(id)
+        }
         for group in Self.fillInMiddleEndNames {
             if let id = group.lazy.compactMap({ vocabulary.id(for: Array($0.utf8)) }).first { endOfGeneration.insert(id) }
         }
