@@ -34,6 +34,7 @@ extension Tokenizer {
     /// hook: both must agree).
     package func mergeWord(_ bytes: [UInt8], forceHeap: Bool) -> [Int] {
         var out: [Int] = []
+        guard !bytes.isEmpty else { return out }
         withWordEncoder(scanLimit: forceHeap ? 1 : Int.max) { encoder in
             bytes.withUnsafeBufferPointer { encoder.merger.encode($0.baseAddress!, count: $0.count, into: &out) }
         }

@@ -11,8 +11,10 @@ import Foundation
 ///
 /// Encoding follows llama.cpp's `llama_tokenize`: special-token texts are split off first,
 /// each remaining fragment is cut into words by the `pre` rule, and each word's bytes are
-/// merged by rank. Qwen2 vocabularies also NFC-normalize text first, as their Hugging Face
-/// tokenizer does.
+/// merged by rank. Qwen2 vocabularies also NFC-normalize each fragment first, as their Hugging
+/// Face tokenizer does (llama.cpp skips this, so text that is not in NFC, such as `e` plus a
+/// combining acute accent, gets the ids the model was trained with here and different ones
+/// there). Ids equal Hugging Face's on the golden corpus in Tests/TokenizersTests/Fixtures.
 public final class Tokenizer: Sendable {
     /// Number of vocabulary entries.
     public let vocabularySize: Int
