@@ -166,3 +166,20 @@ import Testing
         #expect(SystemLanguageModel.availability(of: .file(path: "/x", size: 8 * gigabyte), physicalMemory: 8 * gigabyte) == .unavailable(.deviceNotEligible))
     }
 }
+
+/// Apps call the API from the main actor; non-Sendable results and snapshots must be usable there.
+@MainActor
+@Suite struct MainActorUsageTests {
+    @Test func respondAndStreamFromTheMainActor() async throws {
+        let json = #"{"replies":["a","b","c"]}"#
+        let backend = ScriptedBackend(turns: [.text(json), .text(json, pieces: [#"{"replies":["a","#, #""b","c"]}"#])])
+        let session = LanguageModelSession(model: SystemLanguageModel(backend: backend))
+        let response = try await session.respond(to: "Suggest", generating: ReplySuggestions.self)
+        #expect(response.content.replies == ["a", "b", "c"])
+        var last: ReplySuggestions.PartiallyGenerated?
+        for try await snapshot in session.streamResponse(to: "Again", generating: ReplySuggestions.self) {
+            last = snapshot.content
+        }
+        #expect(last?.replies == ["a", "b", "c"])
+    }
+}

@@ -1,3 +1,4 @@
+import Foundation
 import FoundationModels
 
 // Types written exactly as Apple's documentation writes them, used across the tests.
@@ -62,4 +63,22 @@ struct TreeNode {
 public struct PublicThing {
     public var value: Int
     public init(value: Int) { self.value = value }
+}
+
+@Generable
+struct Tuning {
+    @Guide(.count(2))
+    var pair: [Int]
+    @Guide(.element(.range(1...6)))
+    var dice: [Int]
+    @Guide(description: "A share", .range(0.0...1.0))
+    var share: Double
+    @Guide(.minimum(0.5))
+    var weight: Float
+    @Guide(.maximum(10))
+    var price: Decimal
+    @Guide(.constant("v1"))
+    var version: String
+    @Guide(.count(1...2), .element(.anyOf(["a", "b"])))
+    var letters: [String]?
 }

@@ -198,3 +198,22 @@ import Testing
         #expect(throws: LanguageModelSession.GenerationError.self) { try schema.inlinedRoot() }
     }
 }
+
+@Suite struct GuideSpellingTests {
+    @Test func guidesWithoutDescriptionsAndOtherNumberTypes() {
+        guard case .object(let tuning) = Tuning.generationSchema.root else {
+            Issue.record("expected an object")
+            return
+        }
+        let nodes = Dictionary(uniqueKeysWithValues: tuning.properties.map { ($0.name, $0.node) })
+        #expect(nodes["pair"] == .array(element: .integer(minimum: nil, maximum: nil), minimumCount: 2, maximumCount: 2))
+        #expect(nodes["dice"] == .array(element: .integer(minimum: 1, maximum: 6), minimumCount: nil, maximumCount: nil))
+        #expect(nodes["share"] == .number(minimum: 0, maximum: 1))
+        #expect(nodes["weight"] == .number(minimum: 0.5, maximum: nil))
+        #expect(nodes["price"] == .number(minimum: nil, maximum: 10))
+        #expect(nodes["version"] == .string(StringConstraints(choices: ["v1"])))
+        #expect(nodes["letters"] == .array(element: .string(StringConstraints(choices: ["a", "b"])), minimumCount: 1, maximumCount: 2))
+        #expect(tuning.properties.first { $0.name == "letters" }?.isOptional == true)
+        #expect(tuning.properties.first { $0.name == "share" }?.description == "A share")
+    }
+}
