@@ -20,17 +20,3 @@ enum Dot {
     static func q5_K(_ w: UnsafeRawPointer, _ a: Q8KRow, blocks: Int) -> Float { DotReference.q5_K(w, a, blocks: blocks) }
     static func q6_K(_ w: UnsafeRawPointer, _ a: Q8KRow, blocks: Int) -> Float { DotReference.q6_K(w, a, blocks: blocks) }
 }
-
-enum Quantize {
-    static func q8(
-        _ x: UnsafePointer<Float>, count: Int, qs: UnsafeMutablePointer<Int8>, ds: UnsafeMutablePointer<Float>
-    ) {
-        QuantizeReference.q8(x, count: count, qs: qs, ds: ds)
-    }
-    static func q8K(
-        _ x: UnsafePointer<Float>, count: Int, qs: UnsafeMutablePointer<Int8>, d: UnsafeMutablePointer<Float>,
-        bsums: UnsafeMutablePointer<Int16>
-    ) {
-        QuantizeReference.q8K(x, count: count, qs: qs, d: d, bsums: bsums)
-    }
-}

@@ -42,13 +42,17 @@ enum GroupKernels {
         _ w: WeightMatrix, _ input: PreparedInput, tokens: Range<Int>, groups: Range<Int>, y: UnsafeMutablePointer<Float>
     ) {
         #if KERNELS_AVX512
-            switch w.type {
-            case .q4_1: run(w, input.q8!, tokens, groups, y, q4_1(_:group:blocks:act:out:stride:mask:), q4_1(_:group:blocks:act:out:stride:mask:))
-            case .q5_0: run(w, input.q8!, tokens, groups, y, q5_0(_:group:blocks:act:out:stride:mask:), q5_0(_:group:blocks:act:out:stride:mask:))
-            case .q8_0: run(w, input.q8!, tokens, groups, y, q8_0(_:group:blocks:act:out:stride:mask:), q8_0(_:group:blocks:act:out:stride:mask:))
-            case .q4_K: run(w, input.q8K!, tokens, groups, y, q4_K(_:group:blocks:act:out:stride:mask:), q4_K(_:group:blocks:act:out:stride:mask:))
-            case .q6_K: run(w, input.q8K!, tokens, groups, y, q6_K(_:group:blocks:act:out:stride:mask:), q6_K(_:group:blocks:act:out:stride:mask:))
-            default: preconditionFailure("no interleaved kernel for \(w.type)")
+            let act = ActivationKind(w.type) == .q8 ? input.q8! : input.q8K!
+            let blocks = w.columns / w.type.blockSize
+            for g in groups {
+                let group = w.base + g * w.groupStride
+                let mask = laneMask(w.rows - 16 * g)
+                var t = tokens.lowerBound
+                while t < tokens.upperBound {
+                    let four = t + 4 <= tokens.upperBound
+                    tile(w.type, four, group, blocks, TileActivations(act, firstRow: t), y + t * w.rows + 16 * g, w.rows, mask)
+                    t += four ? 4 : 1
+                }
             }
         #else
             preconditionFailure("interleaved matrices need the vector kernels")
@@ -56,29 +60,76 @@ enum GroupKernels {
     }
 
     #if KERNELS_AVX512
-        typealias Kernel<W: TileWidth> = (
-            W.Type, UnsafeRawPointer, Int, TileActivations, UnsafeMutablePointer<Float>, Int, __mmask16
-        ) -> Void
-
-        @inline(__always)
-        private static func run(
-            _ w: WeightMatrix, _ act: ActivationBuffer, _ tokens: Range<Int>, _ groups: Range<Int>,
-            _ y: UnsafeMutablePointer<Float>, _ one: Kernel<OneRow>, _ four: Kernel<FourRows>
+        /// One kernel call, each (type, width) its own function so the register allocator sees one loop nest.
+        @inline(never)
+        static func tile(
+            _ type: GGMLType, _ four: Bool, _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations,
+            _ out: UnsafeMutablePointer<Float>, _ stride: Int, _ mask: __mmask16
         ) {
-            let blocks = w.columns / w.type.blockSize
-            for g in groups {
-                let group = w.base + g * w.groupStride
-                let mask = laneMask(w.rows - 16 * g)
-                var t = tokens.lowerBound
-                while t + 4 <= tokens.upperBound {
-                    four(FourRows.self, group, blocks, TileActivations(act, firstRow: t), y + t * w.rows + 16 * g, w.rows, mask)
-                    t += 4
-                }
-                while t < tokens.upperBound {
-                    one(OneRow.self, group, blocks, TileActivations(act, firstRow: t), y + t * w.rows + 16 * g, w.rows, mask)
-                    t += 1
-                }
+            switch (type, four) {
+            case (.q4_1, false): q4_1x1(g, blocks, act, out, stride, mask)
+            case (.q4_1, true): q4_1x4(g, blocks, act, out, stride, mask)
+            case (.q5_0, false): q5_0x1(g, blocks, act, out, stride, mask)
+            case (.q5_0, true): q5_0x4(g, blocks, act, out, stride, mask)
+            case (.q8_0, false): q8_0x1(g, blocks, act, out, stride, mask)
+            case (.q8_0, true): q8_0x4(g, blocks, act, out, stride, mask)
+            case (.q4_K, false): q4_Kx1(g, blocks, act, out, stride, mask)
+            case (.q4_K, true): q4_Kx4(g, blocks, act, out, stride, mask)
+            case (.q6_K, false): q6_Kx1(g, blocks, act, out, stride, mask)
+            case (.q6_K, true): q6_Kx4(g, blocks, act, out, stride, mask)
+            default: preconditionFailure("no interleaved kernel for \(type)")
             }
         }
+
+
+        @inline(never) static func q4_1x1(
+            _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: UnsafeMutablePointer<Float>, _ stride: Int,
+            _ mask: __mmask16
+        ) { q4_1(OneRow.self, group: g, blocks: blocks, act: act, out: out, stride: stride, mask: mask) }
+
+        @inline(never) static func q4_1x4(
+            _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: UnsafeMutablePointer<Float>, _ stride: Int,
+            _ mask: __mmask16
+        ) { q4_1(FourRows.self, group: g, blocks: blocks, act: act, out: out, stride: stride, mask: mask) }
+
+        @inline(never) static func q5_0x1(
+            _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: UnsafeMutablePointer<Float>, _ stride: Int,
+            _ mask: __mmask16
+        ) { q5_0(OneRow.self, group: g, blocks: blocks, act: act, out: out, stride: stride, mask: mask) }
+
+        @inline(never) static func q5_0x4(
+            _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: UnsafeMutablePointer<Float>, _ stride: Int,
+            _ mask: __mmask16
+        ) { q5_0(FourRows.self, group: g, blocks: blocks, act: act, out: out, stride: stride, mask: mask) }
+
+        @inline(never) static func q8_0x1(
+            _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: UnsafeMutablePointer<Float>, _ stride: Int,
+            _ mask: __mmask16
+        ) { q8_0(OneRow.self, group: g, blocks: blocks, act: act, out: out, stride: stride, mask: mask) }
+
+        @inline(never) static func q8_0x4(
+            _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: UnsafeMutablePointer<Float>, _ stride: Int,
+            _ mask: __mmask16
+        ) { q8_0(FourRows.self, group: g, blocks: blocks, act: act, out: out, stride: stride, mask: mask) }
+
+        @inline(never) static func q4_Kx1(
+            _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: UnsafeMutablePointer<Float>, _ stride: Int,
+            _ mask: __mmask16
+        ) { q4_K(OneRow.self, group: g, blocks: blocks, act: act, out: out, stride: stride, mask: mask) }
+
+        @inline(never) static func q4_Kx4(
+            _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: UnsafeMutablePointer<Float>, _ stride: Int,
+            _ mask: __mmask16
+        ) { q4_K(FourRows.self, group: g, blocks: blocks, act: act, out: out, stride: stride, mask: mask) }
+
+        @inline(never) static func q6_Kx1(
+            _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: UnsafeMutablePointer<Float>, _ stride: Int,
+            _ mask: __mmask16
+        ) { q6_K(OneRow.self, group: g, blocks: blocks, act: act, out: out, stride: stride, mask: mask) }
+
+        @inline(never) static func q6_Kx4(
+            _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: UnsafeMutablePointer<Float>, _ stride: Int,
+            _ mask: __mmask16
+        ) { q6_K(FourRows.self, group: g, blocks: blocks, act: act, out: out, stride: stride, mask: mask) }
     #endif
 }

@@ -23,7 +23,7 @@
                 let h2 = _mm512_and_si512(_mm512_srli_epi16(q2, 4), nibble)
                 let h3 = _mm512_and_si512(_mm512_srli_epi16(q3, 4), nibble)
                 let d = halves16(p), m = halves16(p + 32)
-                for k in 0..<W.count {
+                unroll(W.self) { k in
                     let a = act.qs(k) + 32 * b
                     var i = dpbusd(_mm512_setzero_si512(), l0, broadcast32(a))
                     var j = dpbusd(_mm512_setzero_si512(), h0, broadcast32(a + 16))
@@ -39,7 +39,7 @@
                     accMin[k] = _mm512_fmadd_ps(m, _mm512_set1_ps(ds[1]), accMin[k])
                 }
             }
-            for k in 0..<W.count {
+            unroll(W.self) { k in
                 _mm512_mask_storeu_ps(out + k * stride, mask, _mm512_add_ps(acc[k], accMin[k]))
             }
         }

@@ -15,21 +15,41 @@
             for sb in 0..<blocks {
                 let p = g + 2368 * sb
                 var sumi = InlineArray<4, __m512i>(repeating: _mm512_setzero_si512())
-                for sub in 0..<8 {
-                    let chunk = p + 320 + 512 * (sub / 2)
-                    var isum = InlineArray<4, __m512i>(repeating: _mm512_setzero_si512())
-                    for c in 0..<8 {
-                        let q = load512(chunk + 64 * c)
-                        let x = sub % 2 == 0 ? _mm512_and_si512(q, nibble) : _mm512_and_si512(_mm512_srli_epi16(q, 4), nibble)
-                        for k in 0..<W.count {
-                            isum[k] = dpbusd(isum[k], x, broadcast32(act.qs(k) + 256 * sb + 32 * sub + 4 * c))
+                for pair in 0..<4 {
+                    // One 64-element chunk: low nibbles are sub-block 2·pair, high nibbles 2·pair + 1.
+                    // Two accumulators per sub-block keep the vpdpbusd chains short.
+                    let chunk = p + 320 + 512 * pair
+                    var lo0 = InlineArray<4, __m512i>(repeating: _mm512_setzero_si512()), lo1 = lo0, hi0 = lo0, hi1 = lo0
+                    if W.count == 1 {
+                        for c in Swift.stride(from: 0, to: 8, by: 2) {
+                            let qa = load512(chunk + 64 * c), qb = load512(chunk + 64 * c + 64)
+                            let a = act.qs(0) + 256 * sb + 64 * pair + 4 * c
+                            lo0[0] = dpbusd(lo0[0], _mm512_and_si512(qa, nibble), broadcast32(a))
+                            hi0[0] = dpbusd(hi0[0], _mm512_and_si512(_mm512_srli_epi16(qa, 4), nibble), broadcast32(a + 32))
+                            lo1[0] = dpbusd(lo1[0], _mm512_and_si512(qb, nibble), broadcast32(a + 4))
+                            hi1[0] = dpbusd(hi1[0], _mm512_and_si512(_mm512_srli_epi16(qb, 4), nibble), broadcast32(a + 36))
+                        }
+                    } else {
+                        // Several activation rows give enough independent chains.
+                        for c in 0..<8 {
+                            let q = load512(chunk + 64 * c)
+                            let l = _mm512_and_si512(q, nibble), h = _mm512_and_si512(_mm512_srli_epi16(q, 4), nibble)
+                            unroll(W.self) { k in
+                                let a = act.qs(k) + 256 * sb + 64 * pair + 4 * c
+                                lo0[k] = dpbusd(lo0[k], l, broadcast32(a))
+                                hi0[k] = dpbusd(hi0[k], h, broadcast32(a + 32))
+                            }
                         }
                     }
-                    let scale = _mm512_cvtepu8_epi32(_mm_loadu_si128((p + 64 + 16 * sub).assumingMemoryBound(to: __m128i.self)))
-                    for k in 0..<W.count { sumi[k] = _mm512_add_epi32(sumi[k], _mm512_mullo_epi32(isum[k], scale)) }
+                    let scaleLo = _mm512_cvtepu8_epi32(_mm_loadu_si128((p + 64 + 32 * pair).assumingMemoryBound(to: __m128i.self)))
+                    let scaleHi = _mm512_cvtepu8_epi32(_mm_loadu_si128((p + 80 + 32 * pair).assumingMemoryBound(to: __m128i.self)))
+                    unroll(W.self) { k in
+                        sumi[k] = _mm512_add_epi32(sumi[k], _mm512_mullo_epi32(_mm512_add_epi32(lo0[k], lo1[k]), scaleLo))
+                        sumi[k] = _mm512_add_epi32(sumi[k], _mm512_mullo_epi32(_mm512_add_epi32(hi0[k], hi1[k]), scaleHi))
+                    }
                 }
                 let d = halves16(p), dmin = halves16(p + 32)
-                for k in 0..<W.count {
+                unroll(W.self) { k in
                     var summ = _mm512_setzero_si512()
                     for pair in 0..<4 {
                         let mins = _mm512_cvtepu8_epi16(_mm256_loadu_si256((p + 192 + 32 * pair).assumingMemoryBound(to: __m256i.self)))
@@ -40,7 +60,7 @@
                     acc[k] = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(summ), _mm512_mul_ps(dmin, da), acc[k])
                 }
             }
-            for k in 0..<W.count { _mm512_mask_storeu_ps(out + k * stride, mask, acc[k]) }
+            unroll(W.self) { k in _mm512_mask_storeu_ps(out + k * stride, mask, acc[k]) }
         }
 
         @inline(__always)
@@ -49,47 +69,55 @@
             out: UnsafeMutablePointer<Float>, stride: Int, mask: __mmask16
         ) {
             var acc = InlineArray<4, __m512>(repeating: _mm512_setzero_ps())
-            let nibble = _mm512_set1_epi8(0x0F), high = _mm512_set1_epi8(0x30)
             for sb in 0..<blocks {
                 let p = g + 3360 * sb
                 var sumi = InlineArray<4, __m512i>(repeating: _mm512_setzero_si512())
                 for u in 0..<4 {
-                    for part in 0..<4 {
-                        let sub = 4 * part + u
-                        var isum = InlineArray<4, __m512i>(repeating: _mm512_setzero_si512())
-                        for cc in 0..<4 {
-                            let c = 4 * u + cc
-                            let v = load512(p + 288 + 64 * (part % 2 == 0 ? c : c + 16))
-                            let h = load512(p + 2336 + 64 * c)
-                            let x: __m512i
-                            switch part {
-                            case 0:
-                                x = _mm512_or_si512(_mm512_and_si512(v, nibble), _mm512_and_si512(_mm512_slli_epi16(h, 4), high))
-                            case 1:
-                                x = _mm512_or_si512(_mm512_and_si512(v, nibble), _mm512_and_si512(_mm512_slli_epi16(h, 2), high))
-                            case 2:
-                                x = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(v, 4), nibble), _mm512_and_si512(h, high))
-                            default:
-                                x = _mm512_or_si512(
-                                    _mm512_and_si512(_mm512_srli_epi16(v, 4), nibble), _mm512_and_si512(_mm512_srli_epi16(h, 2), high))
-                            }
-                            for k in 0..<W.count {
-                                isum[k] = dpbusd(isum[k], x, broadcast32(act.qs(k) + 256 * sb + 16 * sub + 4 * cc))
-                            }
-                        }
-                        let scale = _mm512_cvtepi8_epi32(_mm_loadu_si128((p + 32 + 16 * sub).assumingMemoryBound(to: __m128i.self)))
-                        for k in 0..<W.count {
-                            let offset = _mm512_set1_epi32(act.bsums16x32(k)[16 * sb + sub])
-                            sumi[k] = _mm512_add_epi32(sumi[k], _mm512_mullo_epi32(_mm512_sub_epi32(isum[k], offset), scale))
-                        }
-                    }
+                    q6_KSubBlock(W.self, p, sb, u, 0, act, &sumi)
+                    q6_KSubBlock(W.self, p, sb, u, 1, act, &sumi)
+                    q6_KSubBlock(W.self, p, sb, u, 2, act, &sumi)
+                    q6_KSubBlock(W.self, p, sb, u, 3, act, &sumi)
                 }
                 let d = halves16(p)
-                for k in 0..<W.count {
+                unroll(W.self) { k in
                     acc[k] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sumi[k]), _mm512_mul_ps(d, _mm512_set1_ps(act.d(k)[sb])), acc[k])
                 }
             }
-            for k in 0..<W.count { _mm512_mask_storeu_ps(out + k * stride, mask, acc[k]) }
+            unroll(W.self) { k in _mm512_mask_storeu_ps(out + k * stride, mask, acc[k]) }
+        }
+
+        /// Sub-block `4·part + u` of a Q6_K super-block: its 16 quants of each row come from
+        /// V[c] (parts 0, 2) or V[c + 16] (parts 1, 3) and the 2-bit field `part` of H[c], c in 4u..<4u+4.
+        @inline(__always)
+        static func q6_KSubBlock<W: TileWidth>(
+            _: W.Type, _ p: UnsafeRawPointer, _ sb: Int, _ u: Int, _ part: Int, _ act: TileActivations,
+            _ sumi: inout InlineArray<4, __m512i>
+        ) {
+            let nibble = _mm512_set1_epi8(0x0F), high = _mm512_set1_epi8(0x30)
+            let sub = 4 * part + u
+            var isum = InlineArray<4, __m512i>(repeating: _mm512_setzero_si512())
+            for cc in 0..<4 {
+                let c = 4 * u + cc
+                let v = load512(p + 288 + 64 * (part % 2 == 0 ? c : c + 16))
+                let h = load512(p + 2336 + 64 * c)
+                let low = part < 2 ? _mm512_and_si512(v, nibble) : _mm512_and_si512(_mm512_srli_epi16(v, 4), nibble)
+                let top: __m512i
+                switch part {
+                case 0: top = _mm512_slli_epi16(h, 4)
+                case 1: top = _mm512_slli_epi16(h, 2)
+                case 2: top = h
+                default: top = _mm512_srli_epi16(h, 2)
+                }
+                let x = _mm512_or_si512(low, _mm512_and_si512(top, high))
+                unroll(W.self) { k in
+                    isum[k] = dpbusd(isum[k], x, broadcast32(act.qs(k) + 256 * sb + 16 * sub + 4 * cc))
+                }
+            }
+            let scale = _mm512_cvtepi8_epi32(_mm_loadu_si128((p + 32 + 16 * sub).assumingMemoryBound(to: __m128i.self)))
+            unroll(W.self) { k in
+                let offset = _mm512_set1_epi32(act.bsums16x32(k)[16 * sb + sub])
+                sumi[k] = _mm512_add_epi32(sumi[k], _mm512_mullo_epi32(_mm512_sub_epi32(isum[k], offset), scale))
+            }
         }
     }
 #endif

@@ -17,7 +17,7 @@
                 let q0 = load512(p + 32), q1 = load512(p + 96), q2 = load512(p + 160), q3 = load512(p + 224)
                 let q4 = load512(p + 288), q5 = load512(p + 352), q6 = load512(p + 416), q7 = load512(p + 480)
                 let d = halves16(p)
-                for k in 0..<W.count {
+                unroll(W.self) { k in
                     let a = act.qs(k) + 32 * b
                     var i = dpbusd(_mm512_setzero_si512(), q0, broadcast32(a))
                     var j = dpbusd(_mm512_setzero_si512(), q1, broadcast32(a + 4))
@@ -33,7 +33,7 @@
                     acc[k] = _mm512_fmadd_ps(dot, d, acc[k])
                 }
             }
-            for k in 0..<W.count { _mm512_mask_storeu_ps(out + k * stride, mask, acc[k]) }
+            unroll(W.self) { k in _mm512_mask_storeu_ps(out + k * stride, mask, acc[k]) }
         }
 
         @inline(__always)
@@ -53,7 +53,7 @@
                 }
                 let (l0, h0) = quants(0), (l1, h1) = quants(1), (l2, h2) = quants(2), (l3, h3) = quants(3)
                 let d = halves16(p)
-                for k in 0..<W.count {
+                unroll(W.self) { k in
                     let a = act.qs(k) + 32 * b
                     var i = dpbusd(_mm512_setzero_si512(), l0, broadcast32(a))
                     var j = dpbusd(_mm512_setzero_si512(), h0, broadcast32(a + 16))
@@ -69,7 +69,7 @@
                     acc[k] = _mm512_fmadd_ps(dot, d, acc[k])
                 }
             }
-            for k in 0..<W.count { _mm512_mask_storeu_ps(out + k * stride, mask, acc[k]) }
+            unroll(W.self) { k in _mm512_mask_storeu_ps(out + k * stride, mask, acc[k]) }
         }
     }
 #endif

@@ -10,7 +10,10 @@ import Synchronization
 ///
 /// `run` hands the job to the workers through an atomic generation counter; idle workers spin
 /// briefly (a decode step issues hundreds of jobs back to back) and then park on a condition
-/// variable, so an idle pool costs no CPU. No thread is created per job.
+/// variable, so an idle pool costs no CPU. No thread is created per job. Each share of a job
+/// (`body(thread, …)`) runs exactly once, on whichever thread claims it first: when a worker is
+/// descheduled (a busy machine), the caller runs its share rather than waiting for it. Write
+/// `body` so that any thread may run any share.
 ///
 /// ```swift
 /// let pool = ThreadPool()
@@ -55,7 +58,8 @@ public final class ThreadPool: @unchecked Sendable {
     public static var coreCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
     /// Runs `body(thread, threadCount)` once for every `thread` in `0..<threadCount`, in parallel,
-    /// and returns when all have finished. The caller runs `thread` 0.
+    /// and returns when all have finished. The caller takes part; shares are claimed by whichever
+    /// thread gets to them first, so `thread` names a share of the work, not a particular thread.
     ///
     /// If the pool is already running a job (a call from another thread, or from inside `body`),
     /// every share runs on the calling thread instead, one after the other.
@@ -88,23 +92,31 @@ private func invoke(_ job: UnsafeRawPointer, _ thread: Int, _ count: Int) {
 }
 
 /// State shared by the pool and its workers.
-// @unchecked Sendable: `job` is written only by the thread holding `busy`, before the
-// sequentially consistent increment of `generation`, and read by workers after they observe it.
+///
+/// `state` packs the job's generation (high bits) and the next unclaimed share (low 8 bits). A
+/// thread runs a share only after claiming it with a compare-exchange, and the caller claims the
+/// shares no worker has taken yet, so a descheduled worker never holds up a job it has not started.
+// @unchecked Sendable: `job` is written only by the thread holding `busy`, before the sequentially
+// consistent store that publishes its generation, and read only by threads that claimed a share of
+// that generation (the caller waits for every claimed share before it changes `job` again).
 private final class Shared: @unchecked Sendable {
     let threadCount: Int
-    let generation = Atomic<Int>(0)
+    let state = Atomic<Int>(0)
     let pending = Atomic<Int>(0)
     let sleepers = Atomic<Int>(0)
     let busy = Atomic<Bool>(false)
     let stopping = Atomic<Bool>(false)
     var job: UnsafeRawPointer?
+    var generation = 0
     let mutex: UnsafeMutablePointer<pthread_mutex_t>
     let wake: UnsafeMutablePointer<pthread_cond_t>
 
     /// Spins before a thread parks or yields: tens of microseconds.
     static let spinLimit = 1 << 15
+    static let shareBits = 8
 
     init(threadCount: Int) {
+        precondition(threadCount < 1 << Self.shareBits, "at most \((1 << Self.shareBits) - 1) threads")
         self.threadCount = threadCount
         mutex = .allocate(capacity: 1)
         wake = .allocate(capacity: 1)
@@ -121,9 +133,13 @@ private final class Shared: @unchecked Sendable {
 
     func dispatch(_ job: UnsafeRawPointer) {
         self.job = job
-        pending.store(threadCount - 1, ordering: .relaxed)
-        bump()
-        invoke(job, 0, threadCount)
+        pending.store(threadCount, ordering: .relaxed)
+        generation += 1
+        publish(generation << Self.shareBits)
+        while let share = claim() {
+            invoke(job, share, threadCount)
+            pending.subtract(1, ordering: .releasing)
+        }
         var spins = 0
         while pending.load(ordering: .acquiring) > 0 {
             spins += 1
@@ -134,11 +150,12 @@ private final class Shared: @unchecked Sendable {
 
     func stop() {
         stopping.store(true, ordering: .sequentiallyConsistent)
-        bump()
+        generation += 1
+        publish(generation << Self.shareBits | threadCount)
     }
 
-    private func bump() {
-        generation.add(1, ordering: .sequentiallyConsistent)
+    private func publish(_ value: Int) {
+        state.store(value, ordering: .sequentiallyConsistent)
         if sleepers.load(ordering: .sequentiallyConsistent) > 0 {
             pthread_mutex_lock(mutex)
             pthread_cond_broadcast(wake)
@@ -146,30 +163,45 @@ private final class Shared: @unchecked Sendable {
         }
     }
 
+    /// Takes the next share of the current job, if any is left.
+    private func claim() -> Int? {
+        var value = state.load(ordering: .acquiring)
+        while true {
+            let share = value & ((1 << Self.shareBits) - 1)
+            if share >= threadCount { return nil }
+            let (exchanged, original) = state.compareExchange(
+                expected: value, desired: value + 1, ordering: .acquiringAndReleasing)
+            if exchanged { return share }
+            value = original
+        }
+    }
+
     func workerLoop(index: Int) {
         var seen = 0
         while true {
             var spins = 0
-            var current = generation.load(ordering: .acquiring)
+            var current = state.load(ordering: .acquiring) >> Self.shareBits
             while current == seen && spins < Self.spinLimit {
                 spins += 1
-                current = generation.load(ordering: .acquiring)
+                current = state.load(ordering: .acquiring) >> Self.shareBits
             }
             if current == seen {
                 pthread_mutex_lock(mutex)
                 sleepers.add(1, ordering: .sequentiallyConsistent)
-                current = generation.load(ordering: .sequentiallyConsistent)
+                current = state.load(ordering: .sequentiallyConsistent) >> Self.shareBits
                 while current == seen {
                     pthread_cond_wait(wake, mutex)
-                    current = generation.load(ordering: .sequentiallyConsistent)
+                    current = state.load(ordering: .sequentiallyConsistent) >> Self.shareBits
                 }
                 sleepers.subtract(1, ordering: .sequentiallyConsistent)
                 pthread_mutex_unlock(mutex)
             }
             seen = current
             if stopping.load(ordering: .sequentiallyConsistent) { return }
-            invoke(job!, index, threadCount)
-            pending.subtract(1, ordering: .releasing)
+            while let share = claim() {
+                invoke(job!, share, threadCount)
+                pending.subtract(1, ordering: .releasing)
+            }
         }
     }
 }

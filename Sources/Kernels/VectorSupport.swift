@@ -34,6 +34,18 @@
     protocol TileWidth { static var count: Int { get } }
     enum OneRow: TileWidth { static var count: Int { 1 } }
     enum FourRows: TileWidth { static var count: Int { 4 } }
+
+    /// `body(0)`, …, `body(W.count − 1)`, unrolled so that each call sees a constant index (the
+    /// accumulators in `InlineArray`s then live in registers; a rolled loop would keep them in memory).
+    @inline(__always)
+    func unroll<W: TileWidth>(_: W.Type, _ body: (Int) -> Void) {
+        body(0)
+        if W.count == 4 {
+            body(1)
+            body(2)
+            body(3)
+        }
+    }
 #else
     let vectorPathAvailable = false
 #endif

@@ -1,4 +1,8 @@
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 import GGUF
 import Testing
 
@@ -26,16 +30,23 @@ struct KernelBench {
         Case(name: "qwen1.5b ffn_down Q6_K", type: .q6_K, rows: 1536, columns: 8960 / 256 * 256),
     ]
 
-    static func seconds(_ body: () -> Void) -> Double {
-        let start = DispatchTime.now().uptimeNanoseconds
+    /// Wall-clock seconds of `body`, or with `cpu` the calling thread's CPU seconds (robust to
+    /// other processes on a shared machine, meaningful for single-threaded runs only).
+    static func seconds(cpu: Bool = false, _ body: () -> Void) -> Double {
+        func now() -> Double {
+            var t = timespec()
+            clock_gettime(cpu ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &t)
+            return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+        }
+        let start = now()
         body()
-        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return now() - start
     }
 
     /// Best time of `rounds` rounds of `repeats` calls.
-    static func best(rounds: Int = 7, repeats: Int, _ body: () -> Void) -> Double {
+    static func best(rounds: Int = 7, repeats: Int, cpu: Bool = false, _ body: () -> Void) -> Double {
         var best = Double.infinity
-        for _ in 0..<rounds { best = min(best, seconds { for _ in 0..<repeats { body() } } / Double(repeats)) }
+        for _ in 0..<rounds { best = min(best, seconds(cpu: cpu) { for _ in 0..<repeats { body() } } / Double(repeats)) }
         return best
     }
 
@@ -85,7 +96,7 @@ struct KernelBench {
             for threads in [1, 2] {
                 let pool = ThreadPool(threadCount: threads)
                 for w in [plain, packed] where w.isRepacked || threads == 1 {
-                    let t = Self.best(rounds: 3, repeats: 1) { MatMul.matmul(w, x, rows: n, &y, pool: pool) }
+                    let t = Self.best(rounds: 3, repeats: 1, cpu: threads == 1) { MatMul.matmul(w, x, rows: n, &y, pool: pool) }
                     let gops = 2.0 * Double(n * c.rows * c.columns) / t / 1e9
                     line += String(format: "  %@%dT %.2f ms %.1f GOP/s", w.isRepacked ? "repacked " : "", threads, t * 1e3, gops)
                 }
@@ -134,8 +145,8 @@ struct KernelBench {
             let w = WeightMatrix(type: c.type, rows: c.rows, columns: c.columns, base: raw.baseAddress!).repacked()
             for threads in [1, 2] {
                 let pool = ThreadPool(threadCount: threads)
-                let t = Self.best(repeats: 200) { MatMul.matvec(w, x, &y, pool: pool) }
-                line += String(format: "  %dT %.1f µs %.1f GB/s", threads, t * 1e6, Double(bytes.count) / t / 1e9)
+                let t = Self.best(rounds: 15, repeats: 50, cpu: threads == 1) { MatMul.matvec(w, x, &y, pool: pool) }
+                line += String(format: "  %dT%@ %.1f µs %.1f GB/s", threads, threads == 1 ? " (cpu time)" : "", t * 1e6, Double(bytes.count) / t / 1e9)
             }
         }
         print(line)
@@ -154,7 +165,7 @@ struct KernelBench {
         let x = randomFloats(8960, using: &rng)
         for kind in [ActivationKind.q8, .q8K] {
             let buffer = ActivationBuffer(kind: kind, columns: 8960 / 256 * 256, count: 1)
-            let t = Self.best(repeats: 2000) { x.withUnsafeBufferPointer { buffer.quantize($0.baseAddress!, row: 0) } }
+            let t = Self.best(repeats: 2000, cpu: true) { x.withUnsafeBufferPointer { buffer.quantize($0.baseAddress!, row: 0) } }
             print(String(format: "quantize %@ 8704 floats: %.2f µs", "\(kind)", t * 1e6))
             buffer.deallocate()
         }
