@@ -54,6 +54,11 @@ extension ChatStore {
         try read { try Self.memberIDs(cid, $0) }
     }
 
+    /// How many channels exist (0 for a new store).
+    public func channelCount() throws -> Int {
+        try read { try $0.row("SELECT COUNT(*) FROM channels") { $0.int(0) } ?? 0 }
+    }
+
     /// Whether `user` is a member of `cid`.
     public func isMember(_ user: UserID, of cid: ChannelID) throws -> Bool {
         try read { try Self.isMember(user, cid, $0) }

@@ -6,7 +6,8 @@ import Foundation
 /// One SQLite file in WAL mode. Writes go through a single writer connection, one transaction
 /// at a time; reads use a small pool of reader connections and never wait for a write.
 /// Every write is committed with `synchronous=FULL` by default, so once a method returns the
-/// change survives the process being killed (and, with `FULL`, a power loss).
+/// change survives the process being killed (and, with `FULL`, a power loss). Writes that
+/// arrive together share one commit.
 ///
 /// ```swift
 /// let store = try ChatStore(path: home + "/chat.sqlite")
@@ -37,7 +38,7 @@ public final class ChatStore: Sendable {
     /// Path of the database file.
     public let path: String
     public let options: Options
-    private let writer: SerializedConnection
+    private let writer: GroupCommit
     private let readers: [SerializedConnection]
     private let nextReader = ReaderCounter()
 
@@ -50,7 +51,7 @@ public final class ChatStore: Sendable {
         try writerConnection.execute(options.durability == .full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
         try writerConnection.execute("PRAGMA foreign_keys=ON")
         try Schema.migrator.migrate(writerConnection)
-        writer = SerializedConnection(writerConnection)
+        writer = GroupCommit(connection: writerConnection)
         readers = try (0..<max(1, options.readerCount)).map { _ in
             let reader = try Connection(path: path)
             try reader.execute("PRAGMA query_only=ON")
@@ -71,9 +72,11 @@ public final class ChatStore: Sendable {
         return try readers[index].withConnection(body)
     }
 
-    /// Runs `body` in an immediate transaction on the writer connection.
-    package func write<T>(_ body: (Connection) throws -> T) throws -> T {
-        try writer.withConnection { db in try db.transaction { try body(db) } }
+    /// Runs `body` in a transaction on the writer connection and returns once it is committed.
+    /// Concurrent writes share one commit (see `GroupCommit`); a write that throws is rolled
+    /// back alone.
+    package func write<T>(_ body: @escaping (Connection) throws -> T) throws -> T {
+        try writer.write(body)
     }
 
     /// Identifiers of the applied schema migrations, oldest first.

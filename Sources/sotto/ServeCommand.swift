@@ -7,7 +7,7 @@ struct ServeCommand: Command {
     static let name = "serve"
     static let summary = "Run the chat server and web app."
     static let usage = """
-        usage: sotto serve [--host 127.0.0.1] [--port 8080] [--model M] [--no-suggestions]
+        usage: sotto serve [--host 127.0.0.1] [--port 8080] [--model M] [--no-suggestions] [--demo]
 
         Serves the web app at / and the JSON API at /api (OpenAPI at /api/openapi.json), with
         data in $SOTTO_HOME/chat.sqlite. Listens on loopback unless --host says otherwise.
@@ -16,10 +16,13 @@ struct ServeCommand: Command {
           --port N            port (default 8080; 0 picks a free one)
           --model M           model for reply suggestions (default: $SOTTO_MODEL)
           --no-suggestions    never suggest replies
+          --canned-suggestions  fixed stand-in replies instead of a model (to try the web app)
+          --demo              seed the demo conversation if the store has no channels, and print
+                              sign-in tokens for alice and bob (valid 24 hours)
           --threads N         worker threads; each open WebSocket holds one (default 256)
         """
     static let valueOptions: Set<String> = ["host", "port", "model", "threads"]
-    static let switchOptions: Set<String> = ["no-suggestions"]
+    static let switchOptions: Set<String> = ["no-suggestions", "canned-suggestions", "demo"]
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         var configuration = ChatServer.Configuration()
@@ -36,7 +39,22 @@ struct ServeCommand: Command {
         let store = try ChatStore.openDefault()
         let secret = try AppSecret.load()
         let model = arguments.string("model") ?? ProcessInfo.processInfo.environment["SOTTO_MODEL"]
-        let suggester = arguments.has("no-suggestions") ? nil : makeSuggester(model: model)
+        let suggester: (any ReplySuggester)? =
+            if arguments.has("no-suggestions") { nil } else if arguments.has("canned-suggestions") {
+                CannedSuggester()
+            } else { makeSuggester(model: model) }
+        var signIn = "Sign in with a token from: sotto token <user-id>"
+        if arguments.has("demo") {
+            if try store.channelCount() == 0 {
+                try DemoSeed.seed(into: store)
+            }
+            let tokens = TokenAuthority(secret: secret)
+            signIn = """
+                Demo: open the address above in two windows and sign in with these tokens (24 h):
+                  alice  \(tokens.token(for: "alice", lifetime: 86_400))
+                  bob    \(tokens.token(for: "bob", lifetime: 86_400))
+                """
+        }
         let server = ChatServer(store: store, secret: secret, suggester: suggester, configuration: configuration)
         let bound = try server.start()
         // Unbuffered, so whoever started us (a script, a test) sees the port at once.
@@ -45,7 +63,7 @@ struct ServeCommand: Command {
                 """
                 Sotto chat listening on http://\(configuration.host):\(bound)
                 Reply suggestions: \(server.suggestionsAvailable ? "on" : "off")
-                Sign in with a token from: sotto token <user-id>
+                \(signIn)
 
                 """.utf8))
         await waitForTermination()

@@ -209,3 +209,49 @@ import Testing
         #expect(try store.events(for: "alice", after: 0).map(\.seq) == [2])
     }
 }
+
+@Suite struct ConcurrentWriteTests {
+    @Test func concurrentWritesCommitTogetherAndFailAlone() throws {
+        let temporary = try TemporaryStore()
+        let store = temporary.store
+        let cid = try temporary.seeded()
+        let failures = Counter()
+        DispatchQueue.concurrentPerform(iterations: 200) { index in
+            // Every tenth send names a parent that does not exist and must fail on its own.
+            let parent: MessageID? = index % 10 == 9 ? "missing-parent" : nil
+            do {
+                _ = try store.sendMessage(
+                    NewMessage(id: MessageID(rawValue: "c\(index)"), cid: cid, author: index % 2 == 0 ? "alice" : "bob",
+                        text: "#\(index)", parentID: parent))
+            } catch {
+                failures.increment()
+            }
+        }
+        #expect(failures.value == 20)
+        let stored = try store.messages(in: cid, for: "alice", limit: 200).messages
+        #expect(stored.count == 180)
+        #expect(Set(stored.map(\.id.rawValue)) == Set((0..<200).filter { $0 % 10 != 9 }.map { "c\($0)" }))
+        #expect(try store.eventCursor(for: "alice").lastSeq == 180)  // one event per stored message
+        let reopened = try ChatStore(path: temporary.folder + "/chat.sqlite")
+        #expect(try reopened.messages(in: cid, for: "bob", limit: 200).messages.count == 180)
+    }
+}
+
+/// A thread-safe counter.
+final class Counter: @unchecked Sendable {
+    // @unchecked Sendable: `count` is only touched inside `lock`.
+    private let lock = NSLock()
+    private var count = 0
+
+    func increment() {
+        lock.lock()
+        count += 1
+        lock.unlock()
+    }
+
+    var value: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
+}

@@ -44,14 +44,17 @@ class Server:
             return json.loads(response.read())
 
 
-@pytest.fixture(scope="module")
-def server():
+@pytest.fixture(scope="module", params=["default", "canned"])
+def server(request):
+    """`sotto serve` as configured (suggestions from the default model, if any), and with the
+    canned stand-in suggester so the chips path always runs."""
     binary = sotto_binary()
     home = tempfile.mkdtemp(prefix="sotto-browser-")
     env = dict(os.environ, SOTTO_HOME=home)
     env.pop("SOTTO_SECRET", None)
     subprocess.run([binary, "seed", "demo"], env=env, check=True, capture_output=True)
-    process = subprocess.Popen([binary, "serve", "--port", "0"], env=env, stdout=subprocess.PIPE,
+    extra = ["--canned-suggestions"] if request.param == "canned" else []
+    process = subprocess.Popen([binary, "serve", "--port", "0", *extra], env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)
     base_url = None
     deadline = time.time() + 120  # a model may load first

@@ -424,6 +424,12 @@ input.addEventListener('keydown', (event) => {
 });
 input.addEventListener('input', noteTyping);
 
+// Keep the newest message in view when the suggestions row or the window changes the
+// message area's size, as long as the reader was at the bottom.
+let stickToBottom = true;
+$('message-scroller').addEventListener('scroll', () => { stickToBottom = nearBottom(); });
+new ResizeObserver(() => { if (stickToBottom) scrollToBottom(); }).observe($('message-scroller'));
+
 document.addEventListener('visibilitychange', () => {
   if (document.visibilityState === 'visible') markRead();
 });

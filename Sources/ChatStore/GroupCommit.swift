@@ -1,0 +1,104 @@
+import Foundation
+
+/// Commits concurrent writes together: one transaction, one fsync, for every write that
+/// arrived while the previous commit was on disk.
+///
+/// Each write runs inside its own savepoint, so a write that throws is rolled back alone and
+/// the others in its batch still commit. Every caller returns only after the commit that
+/// holds its write, so an acknowledged write is durable. The first waiting caller leads: it
+/// runs the batch on its own thread while the others wait.
+final class GroupCommit: @unchecked Sendable {
+    // @unchecked Sendable: `queue` and `leading` are only touched inside `lock`; the connection
+    // is only used by the current leader, and there is at most one.
+
+    private final class Request {
+        /// Runs the write and keeps its value; throws what the write threw.
+        let perform: (Connection) throws -> Void
+        /// Records a failure as the write's outcome.
+        let fail: (any Error) -> Void
+        let done = DispatchSemaphore(value: 0)
+
+        init(perform: @escaping (Connection) throws -> Void, fail: @escaping (any Error) -> Void) {
+            self.perform = perform
+            self.fail = fail
+        }
+    }
+
+    private let connection: Connection
+    private let lock = NSLock()
+    private var queue: [Request] = []
+    private var leading = false
+    /// Most writes in one transaction.
+    private let maxBatch = 64
+
+    init(connection: Connection) {
+        self.connection = connection
+    }
+
+    func write<T>(_ body: @escaping (Connection) throws -> T) throws -> T {
+        var outcome: Result<T, any Error>?
+        let request = Request(perform: { db in outcome = .success(try body(db)) }, fail: { outcome = .failure($0) })
+        lock.lock()
+        queue.append(request)
+        let lead = !leading
+        if lead { leading = true }
+        lock.unlock()
+        if lead { drain() }
+        request.done.wait()
+        return try outcome!.get()
+    }
+
+    private func drain() {
+        while true {
+            lock.lock()
+            let batch = Array(queue.prefix(maxBatch))
+            queue.removeFirst(batch.count)
+            if batch.isEmpty { leading = false }
+            lock.unlock()
+            if batch.isEmpty { return }
+            commit(batch)
+        }
+    }
+
+    private func commit(_ batch: [Request]) {
+        let db = connection
+        do {
+            try db.execute("BEGIN IMMEDIATE")
+        } catch {
+            fail(batch, error)
+            return
+        }
+        for request in batch {
+            do {
+                try db.execute("SAVEPOINT write")
+            } catch {
+                request.fail(error)
+                continue
+            }
+            do {
+                try request.perform(db)
+                try db.execute("RELEASE write")
+            } catch {
+                request.fail(error)
+                try? db.execute("ROLLBACK TO write")
+                try? db.execute("RELEASE write")
+            }
+        }
+        do {
+            try db.execute("COMMIT")
+        } catch {
+            try? db.execute("ROLLBACK")
+            fail(batch, error)
+            return
+        }
+        for request in batch { request.done.signal() }
+    }
+
+    /// The transaction failed as a whole: every write in it failed with `error`.
+    private func fail(_ batch: [Request], _ error: any Error) {
+        for request in batch {
+            request.fail(error)
+            request.done.signal()
+        }
+    }
+}
