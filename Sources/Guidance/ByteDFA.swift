@@ -17,6 +17,8 @@ struct ByteDFA: Sendable {
     let forcedByte: [Int16]
     /// Whether any byte keeps the state alive (false: the output must end here).
     let canContinue: [Bool]
+    /// The fewest bytes that complete the output from each state (-1 for the dead state).
+    let distanceToAccept: [Int32]
 
     var stateCount: Int { accepting.count }
 
@@ -117,6 +119,7 @@ struct ByteDFA: Sendable {
         self.accepting = accepting
         self.forcedByte = forcedByte
         self.canContinue = canContinue
+        distanceToAccept = Self.distances(transitions, accepting: accepting, classCount: classCount)
     }
 
     /// Subset construction. Returns transitions between subset ids (-1: empty subset) and which
@@ -186,6 +189,36 @@ struct ByteDFA: Sendable {
             index += 1
         }
         return (transitions, accepting)
+    }
+
+    /// Breadth-first distances to the nearest accepting state.
+    private static func distances(_ transitions: [Int32], accepting: [Bool], classCount: Int) -> [Int32] {
+        let count = accepting.count
+        var predecessors = [[Int32]](repeating: [], count: count)
+        for source in 1..<count {
+            for c in 0..<classCount {
+                let target = Int(transitions[source * classCount + c])
+                if target != Int(dead) && predecessors[target].last != Int32(source) {
+                    predecessors[target].append(Int32(source))
+                }
+            }
+        }
+        var distance = [Int32](repeating: -1, count: count)
+        var queue: [Int] = []
+        for state in 1..<count where accepting[state] {
+            distance[state] = 0
+            queue.append(state)
+        }
+        var head = 0
+        while head < queue.count {
+            let state = queue[head]
+            head += 1
+            for source in predecessors[state] where distance[Int(source)] < 0 {
+                distance[Int(source)] = distance[state] + 1
+                queue.append(Int(source))
+            }
+        }
+        return distance
     }
 
     /// Which subsets can reach an accepting subset (reverse breadth-first search).

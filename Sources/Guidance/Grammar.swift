@@ -16,7 +16,8 @@ public final class Grammar: Sendable {
 
     public let schema: Schema
     let dfa: ByteDFA
-    let runLimits: PlainRunLimits
+    /// Run limits for each slice family of `VocabularyIndex.families`.
+    let runLimits: [RunLimits]
     private let tables = Mutex<[ObjectIdentifier: MaskTable]>([:])
 
     /// Compiles `schema`.
@@ -28,8 +29,21 @@ public final class Grammar: Sendable {
         var compiler = SchemaCompiler(stateLimit: stateLimit * 2)
         let (start, final) = try compiler.compile(schema)
         dfa = try ByteDFA(nfa: compiler.nfa, start: start, final: final, stateLimit: stateLimit)
-        runLimits = PlainRunLimits(dfa: dfa)
+        let dfa = dfa
+        runLimits = VocabularyIndex.families.map { RunLimits(dfa: dfa, characters: $0) }
     }
+
+    /// A grammar for `schema` from a process-wide cache of recently used schemas, compiled on
+    /// first use. Masks computed by earlier generations stay with the grammar, so a schema used
+    /// again starts warm.
+    public static func shared(for schema: Schema) throws -> Grammar {
+        if let grammar = sharedGrammars.withLock({ $0.lookup(schema) }) { return grammar }
+        let grammar = try Grammar(schema: schema)
+        sharedGrammars.withLock { $0.insert(grammar, for: schema) }
+        return grammar
+    }
+
+    private static let sharedGrammars = Mutex(RecentGrammars(capacity: 32))
 
     /// The number of automaton states (the dead state included).
     public var stateCount: Int { dfa.stateCount }
@@ -57,5 +71,28 @@ public final class Grammar: Sendable {
             tables[ObjectIdentifier(index)] = table
             return table
         }
+    }
+}
+
+/// A few recently used grammars by schema, the least recently used dropped first.
+private struct RecentGrammars {
+    let capacity: Int
+    private var grammars: [Schema: Grammar] = [:]
+    private var order: [Schema] = []
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    mutating func lookup(_ schema: Schema) -> Grammar? {
+        guard let grammar = grammars[schema] else { return nil }
+        if let position = order.firstIndex(of: schema) { order.remove(at: position) }
+        order.append(schema)
+        return grammar
+    }
+
+    mutating func insert(_ grammar: Grammar, for schema: Schema) {
+        if grammars.updateValue(grammar, forKey: schema) == nil { order.append(schema) }
+        while order.count > capacity { grammars[order.removeFirst()] = nil }
     }
 }

@@ -3,9 +3,9 @@ import Synchronization
 /// The token masks of one grammar over one vocabulary, computed on first visit of each automaton
 /// state and kept (a state's mask never depends on how it was reached).
 final class MaskTable: Sendable {
-    /// One state's mask: the first `admittedSlices` slices wholesale, plus walked tokens.
+    /// One state's mask: each family's first slices wholesale (as one union), plus walked tokens.
     struct Entry: Sendable {
-        var admittedSlices: Int
+        var admitted: TokenMask
         /// Walked tokens as ids, or as a bitset when that is smaller.
         var tokens: [Int32]
         var bits: TokenMask?
@@ -17,7 +17,7 @@ final class MaskTable: Sendable {
     }
 
     let dfa: ByteDFA
-    let limits: PlainRunLimits
+    let limits: [RunLimits]
     let index: VocabularyIndex
     private let cache: Mutex<Cache>
 
@@ -45,7 +45,7 @@ final class MaskTable: Sendable {
                 cache.entries[Int(state)] = entry
             }
         }
-        let base = index.prefixUnions[entry.admittedSlices]
+        let base = entry.admitted
         mask.words.withUnsafeMutableBufferPointer { words in
             base.words.withUnsafeBufferPointer { words.baseAddress!.update(from: $0.baseAddress!, count: $0.count) }
             if let bits = entry.bits {
@@ -67,23 +67,28 @@ final class MaskTable: Sendable {
     /// the others, and the rest of the vocabulary, are walked through the automaton.
     func compute(_ state: Int32) -> Entry {
         let bounds = VocabularyIndex.sliceBounds
-        let safe = limits.safe[Int(state)]
-        let possible = limits.possible[Int(state)]
-        var admitted = 0
-        while admitted < bounds.count && bounds[admitted].max <= safe { admitted += 1 }
         var tokens: [Int32] = []
         let stack = UnsafeMutablePointer<Int32>.allocate(capacity: index.trie.maxDepth + 1)
         defer { stack.deallocate() }
         index.trie.walk(index.restRange, from: state, dfa: dfa, stack: stack, into: &tokens)
-        for slice in admitted..<bounds.count where bounds[slice].min <= possible {
-            index.trie.walk(index.sliceRanges[slice], from: state, dfa: dfa, stack: stack, into: &tokens)
+        var admittedCounts: [Int] = []
+        for (family, limits) in limits.enumerated() {
+            let safe = limits.safe[Int(state)]
+            let possible = limits.possible[Int(state)]
+            var admitted = 0
+            while admitted < bounds.count && bounds[admitted].max <= safe { admitted += 1 }
+            admittedCounts.append(admitted)
+            for slice in admitted..<bounds.count where bounds[slice].min <= possible {
+                index.trie.walk(index.sliceRanges[family][slice], from: state, dfa: dfa, stack: stack, into: &tokens)
+            }
         }
+        let admitted = index.union(admitted: admittedCounts)
         let wordCount = (index.vocabularySize + 63) / 64
         if tokens.count > wordCount * 2 {
             var bits = TokenMask(vocabularySize: index.vocabularySize)
             for token in tokens { bits.insert(Int(token)) }
-            return Entry(admittedSlices: admitted, tokens: [], bits: bits)
+            return Entry(admitted: admitted, tokens: [], bits: bits)
         }
-        return Entry(admittedSlices: admitted, tokens: tokens, bits: nil)
+        return Entry(admitted: admitted, tokens: tokens, bits: nil)
     }
 }

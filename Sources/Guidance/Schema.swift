@@ -9,7 +9,7 @@
 ///
 /// That is: `": "` after a key, `", "` between members and elements, no other whitespace.
 /// Properties appear in declaration order; an optional property is either present or left out.
-public indirect enum Schema: Sendable, Equatable {
+public indirect enum Schema: Sendable, Hashable {
     /// An object whose properties appear in this order.
     case object([Property])
     /// An array of `element` values with an optional number of elements range.
@@ -35,7 +35,7 @@ public indirect enum Schema: Sendable, Equatable {
     case null
 
     /// One property of an object schema.
-    public struct Property: Sendable, Equatable {
+    public struct Property: Sendable, Hashable {
         public var name: String
         public var schema: Schema
         /// Whether the property may be left out.

@@ -57,28 +57,22 @@ public struct TokenMask: Sendable, Equatable {
 
     /// Sets the logits of disallowed tokens to −∞. `logits` holds `count` values.
     public func apply(to logits: UnsafeMutablePointer<Float>) {
-        let lanes = SIMD16<UInt32>(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
-        let blocked = SIMD16<Float>(repeating: -Float.infinity)
+        // Bit arithmetic on the floats' bit patterns: lane i keeps its value when bit i is set.
+        let shifts = SIMD16<UInt32>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+        let blocked = SIMD16<UInt32>(repeating: (-Float.infinity).bitPattern)
         let fullWords = count / 64
+        let raw = UnsafeMutableRawPointer(logits)
         words.withUnsafeBufferPointer { words in
             for index in 0..<fullWords {
                 let word = words[index]
                 if word == ~0 { continue }
-                let base = logits + index * 64
-                if word == 0 {
-                    for part in 0..<4 {
-                        UnsafeMutableRawPointer(base + part * 16).storeBytes(of: blocked, as: SIMD16<Float>.self)
-                    }
-                    continue
-                }
                 for part in 0..<4 {
                     let bits = UInt32(truncatingIfNeeded: word >> UInt64(part * 16)) & 0xFFFF
                     if bits == 0xFFFF { continue }
-                    let pointer = UnsafeMutableRawPointer(base + part * 16)
-                    var values = pointer.loadUnaligned(as: SIMD16<Float>.self)
-                    let allowed = (SIMD16<UInt32>(repeating: bits) & lanes) .!= 0
-                    values.replace(with: blocked, where: .!allowed)
-                    pointer.storeBytes(of: values, as: SIMD16<Float>.self)
+                    let offset = (index * 64 + part * 16) * MemoryLayout<Float>.stride
+                    let values = raw.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt32>.self)
+                    let keep = 0 &- ((SIMD16<UInt32>(repeating: bits) &>> shifts) & 1)
+                    raw.storeBytes(of: (values & keep) | (blocked & ~keep), toByteOffset: offset, as: SIMD16<UInt32>.self)
                 }
             }
             for token in fullWords * 64..<count where words[token >> 6] & (1 << UInt64(token & 63)) == 0 {

@@ -47,6 +47,19 @@ public final class TokenMatcher {
     /// complete and nothing may follow it.
     public var isComplete: Bool { ended || (dfa.accepting[Int(state)] && !dfa.canContinue[Int(state)]) }
 
+    /// The fewest bytes that would complete the output from here (0 when it can end now). A
+    /// generation running out of its token budget can steer toward completion with it.
+    public var minimumBytesToComplete: Int {
+        ended ? 0 : Int(dfa.distanceToAccept[Int(state)])
+    }
+
+    /// The fewest bytes that would complete the output after `token` (nil if it is refused).
+    public func minimumBytesToComplete(after token: Int) -> Int? {
+        guard canAccept(token) else { return nil }
+        if isEndOfGeneration(token) { return 0 }
+        return Int(dfa.distanceToAccept[Int(dfa.run(index.vocabulary.tokenBytes[token], from: state))])
+    }
+
     /// The bytes that must come next whatever is sampled (e.g. `{"replies": ["` at the start),
     /// up to the first point where there is a choice. Empty when there is a choice now.
     public var forcedBytes: [UInt8] {
@@ -83,7 +96,7 @@ public final class TokenMatcher {
         var tokens = encode(String(decoding: bytes, as: UTF8.self))
         var spelled: [UInt8] = []
         for token in tokens {
-            guard token >= 0 && token < index.vocabularySize, index.vocabulary.isText(token) else { return [] }
+            guard token >= 0 && token < index.vocabularySize, index.isText[token] else { return [] }
             spelled += index.vocabulary.tokenBytes[token]
         }
         guard spelled == bytes else { return [] }
@@ -117,7 +130,7 @@ public final class TokenMatcher {
     public func canAccept(_ token: Int) -> Bool {
         guard !ended, token >= 0, token < index.vocabularySize else { return false }
         if isEndOfGeneration(token) { return dfa.accepting[Int(state)] }
-        guard index.vocabulary.isText(token) else { return false }
+        guard index.isText[token] else { return false }
         return dfa.run(index.vocabulary.tokenBytes[token], from: state) != ByteDFA.dead
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Token byte strings in prefix trees, stored depth-first in one array (llguidance's layout): a
 /// node's subtree is the run of nodes up to its `end`, so a byte the automaton rejects skips the
 /// whole subtree in one step. Several tries (one per slice) live side by side in `nodes`.
@@ -16,20 +18,32 @@ struct TokenTrie: Sendable {
     /// Tokens with the same bytes as an earlier one: (token in the trie, the duplicate).
     private(set) var duplicates: [(Int32, Int32)] = []
     private(set) var maxDepth = 0
+    /// All token bytes end to end; token `i` is `flat[offsets[i]..<offsets[i + 1]]`.
+    private let flat: [UInt8]
+    private let offsets: [Int]
 
-    /// Appends a trie holding `tokens` (ids into `bytes`); returns its node range.
-    mutating func append(tokens: [Int32], bytes: [[UInt8]]) -> Range<Int> {
+    init(bytes: [[UInt8]]) {
+        var offsets = [0]
+        offsets.reserveCapacity(bytes.count + 1)
+        for token in bytes { offsets.append(offsets[offsets.count - 1] + token.count) }
+        var flat: [UInt8] = []
+        flat.reserveCapacity(offsets[offsets.count - 1])
+        for token in bytes { flat += token }
+        self.flat = flat
+        self.offsets = offsets
+    }
+
+    /// Appends a trie holding `tokens`; returns its node range.
+    mutating func append(tokens: [Int32]) -> Range<Int> {
         let begin = nodes.count
-        let sorted = tokens.sorted { a, b in
-            bytes[Int(a)].lexicographicallyPrecedes(bytes[Int(b)])
-        }
+        let sorted = sortedByBytes(tokens)
         var path: [Int] = []
-        var previous: [UInt8] = []
+        var previous = 0..<0
         for token in sorted {
-            let text = bytes[Int(token)]
+            let text = offsets[Int(token)]..<offsets[Int(token) + 1]
             var common = 0
             let limit = min(text.count, previous.count)
-            while common < limit && text[common] == previous[common] { common += 1 }
+            while common < limit && flat[text.lowerBound + common] == flat[previous.lowerBound + common] { common += 1 }
             while path.count > common { nodes[path.removeLast()].end = UInt32(nodes.count) }
             if common == text.count {
                 // Same bytes as the previous token (sorting puts prefixes first).
@@ -38,7 +52,7 @@ struct TokenTrie: Sendable {
             }
             for index in common..<text.count {
                 path.append(nodes.count)
-                nodes.append(Node(end: 0, token: -1, byte: text[index], depth: UInt16(index + 1)))
+                nodes.append(Node(end: 0, token: -1, byte: flat[text.lowerBound + index], depth: UInt16(index + 1)))
             }
             nodes[nodes.count - 1].token = token
             maxDepth = max(maxDepth, text.count)
@@ -46,6 +60,38 @@ struct TokenTrie: Sendable {
         }
         while let index = path.popLast() { nodes[index].end = UInt32(nodes.count) }
         return begin..<nodes.count
+    }
+
+    /// `tokens` in lexicographic byte order (a prefix before its extensions). Most comparisons
+    /// are settled by a key holding the first eight bytes.
+    private func sortedByBytes(_ tokens: [Int32]) -> [Int32] {
+        struct Keyed {
+            var key: UInt64
+            var token: Int32
+        }
+        return flat.withUnsafeBufferPointer { flat in
+            offsets.withUnsafeBufferPointer { offsets in
+                var keyed = tokens.map { token in
+                    let start = offsets[Int(token)]
+                    let count = offsets[Int(token) + 1] - start
+                    var key: UInt64 = 0
+                    for index in 0..<8 {
+                        key = key << 8 | UInt64(index < count ? flat[start + index] : 0)
+                    }
+                    return Keyed(key: key, token: token)
+                }
+                keyed.sort { a, b in
+                    if a.key != b.key { return a.key < b.key }
+                    let aStart = offsets[Int(a.token)]
+                    let bStart = offsets[Int(b.token)]
+                    let aCount = offsets[Int(a.token) + 1] - aStart
+                    let bCount = offsets[Int(b.token) + 1] - bStart
+                    let order = memcmp(flat.baseAddress! + aStart, flat.baseAddress! + bStart, min(aCount, bCount))
+                    return order != 0 ? order < 0 : aCount < bCount
+                }
+                return keyed.map(\.token)
+            }
+        }
     }
 
     /// Appends to `allowed` every token in `range`'s trie whose bytes keep `dfa` alive from

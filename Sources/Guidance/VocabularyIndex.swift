@@ -1,16 +1,29 @@
+import Foundation
+import Synchronization
+
 /// A vocabulary prepared for masking: its tokens in byte tries, split into slices. Build it once
 /// per tokenizer and share it between grammars and generations.
 ///
 /// Tokens made only of plain string characters (no quote, backslash or control character, whole
-/// UTF-8) are grouped by length in characters; each group ("slice") has its own trie and its own
-/// precomputed mask. Inside a JSON string a whole slice is usually allowed at once, and in
-/// structural positions usually refused at once, so only the small rest of the vocabulary is
-/// walked. Everything else goes into one more trie, walked at every new state.
+/// UTF-8) are sorted into families by the characters they use (lowercase letters, letters,
+/// letters after a space, any plain character) and within a family into slices by length in
+/// characters. Each slice has its own trie and precomputed mask. Inside a JSON string whole
+/// slices are usually allowed at once, and in structural positions refused at once, so only the
+/// small rest of the vocabulary is walked; inside a pattern like `[a-z]+` the lowercase family is
+/// taken whole. Everything else goes into one more trie, walked at every new state.
 public final class VocabularyIndex: Sendable {
-    /// Inclusive character-count bounds of the slices, shortest first.
+    /// Character classes of the slice families, narrowest first: a token belongs to the first
+    /// family whose class holds all its characters.
+    static let families: [ScalarSet] = [
+        ScalarSet([0x61...0x7A]),
+        ScalarSet([0x41...0x5A, 0x61...0x7A]),
+        ScalarSet([0x20...0x20, 0x41...0x5A, 0x61...0x7A]),
+        JSONText.plainScalars,
+    ]
+    /// Inclusive character-count bounds of the slices of each family, shortest first.
     static let sliceBounds: [(min: Int32, max: Int32)] = [
         (1, 1), (2, 2), (3, 3), (4, 4), (5, 5), (6, 6), (7, 8), (9, 10), (11, 12), (13, 16), (17, 24), (25, 32),
-        (33, PlainRunLimits.unbounded),
+        (33, RunLimits.unbounded),
     ]
 
     public let vocabulary: Vocabulary
@@ -18,69 +31,113 @@ public final class VocabularyIndex: Sendable {
     public var vocabularySize: Int { vocabulary.count }
 
     let trie: TokenTrie
-    /// Node ranges of each slice's trie, then of the rest.
-    let sliceRanges: [Range<Int>]
+    /// `sliceRanges[family][slice]`: node range of that slice's trie.
+    let sliceRanges: [[Range<Int>]]
+    /// Node range of the trie of tokens in no slice.
     let restRange: Range<Int>
-    /// `prefixUnions[k]`: the mask of slices `0..<k` (k = 0…slice count).
-    let prefixUnions: [TokenMask]
-    /// Each slice's own mask.
-    let sliceMasks: [TokenMask]
+    /// `prefixUnions[family][k]`: the mask of that family's slices `0..<k`.
+    let prefixUnions: [[TokenMask]]
     let endOfGenerationTokens: [Int32]
+    /// Whether each token is matched as text (see `Vocabulary.isText`).
+    let isText: [Bool]
+    /// Unions of family prefixes already asked for, keyed by the prefix lengths.
+    private let unions = Mutex<[[Int]: TokenMask]>([:])
 
     public init(_ vocabulary: Vocabulary) {
         self.vocabulary = vocabulary
+        let families = Self.families
         let bounds = Self.sliceBounds
-        var slices = [[Int32]](repeating: [], count: bounds.count)
+        var slices = [[[Int32]]](repeating: [[Int32]](repeating: [], count: bounds.count), count: families.count)
         var rest: [Int32] = []
-        for id in 0..<vocabulary.count where vocabulary.isText(id) {
-            if let length = Self.plainLength(vocabulary.tokenBytes[id]),
+        var isText = vocabulary.tokenBytes.map { !$0.isEmpty }
+        for id in vocabulary.endOfGenerationTokenIDs { isText[id] = false }
+        for id in vocabulary.excludedTokenIDs where isText.indices.contains(id) { isText[id] = false }
+        self.isText = isText
+        for id in 0..<vocabulary.count where isText[id] {
+            if let (family, length) = Self.classify(vocabulary.tokenBytes[id]),
                 let slice = bounds.firstIndex(where: { length >= $0.min && length <= $0.max })
             {
-                slices[slice].append(Int32(id))
+                slices[family][slice].append(Int32(id))
             } else {
                 rest.append(Int32(id))
             }
         }
-        var trie = TokenTrie()
-        sliceRanges = slices.map { trie.append(tokens: $0, bytes: vocabulary.tokenBytes) }
-        restRange = trie.append(tokens: rest, bytes: vocabulary.tokenBytes)
+        var trie = TokenTrie(bytes: vocabulary.tokenBytes)
+        sliceRanges = slices.map { family in family.map { trie.append(tokens: $0) } }
+        restRange = trie.append(tokens: rest)
         self.trie = trie
 
-        var masks: [TokenMask] = []
-        var unions = [TokenMask(vocabularySize: vocabulary.count)]
-        for tokens in slices {
-            var mask = TokenMask(vocabularySize: vocabulary.count)
-            for token in tokens { mask.insert(Int(token)) }
-            masks.append(mask)
-            var union = unions[unions.count - 1]
-            for index in union.words.indices { union.words[index] |= mask.words[index] }
-            unions.append(union)
+        let size = vocabulary.count
+        prefixUnions = slices.map { family in
+            var unions = [TokenMask(vocabularySize: size)]
+            for tokens in family {
+                var union = unions[unions.count - 1]
+                for token in tokens { union.insert(Int(token)) }
+                unions.append(union)
+            }
+            return unions
         }
-        sliceMasks = masks
-        prefixUnions = unions
         endOfGenerationTokens = vocabulary.endOfGenerationTokenIDs.sorted().map { Int32($0) }
     }
 
-    /// The number of Unicode scalars in `bytes` if it is whole UTF-8 made only of plain string
-    /// characters; nil otherwise.
-    static func plainLength(_ bytes: [UInt8]) -> Int32? {
+    /// The family and length in Unicode scalars of a token that is whole UTF-8 made only of plain
+    /// string characters; nil otherwise. (A byte loop: this runs for every token of the vocabulary.)
+    static func classify(_ bytes: [UInt8]) -> (family: Int, length: Int32)? {
+        guard !bytes.isEmpty else { return nil }
         var count: Int32 = 0
-        var decoder = UTF8()
-        var iterator = bytes.makeIterator()
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar):
-                guard scalar.value >= 0x20, scalar.value != 0x22, scalar.value != 0x5C else { return nil }
-                count += 1
-            case .emptyInput:
-                return count > 0 ? count : nil
-            case .error:
-                return nil
+        var family = 0
+        var index = 0
+        while index < bytes.count {
+            let lead = bytes[index]
+            if lead < 0x80 {
+                let ascii = asciiFamily[Int(lead)]
+                guard ascii >= 0 else { return nil }
+                family = max(family, Int(ascii))
+                index += 1
+            } else {
+                // Whole, shortest-form UTF-8 of a scalar (no surrogates, nothing past U+10FFFF).
+                let length: Int
+                var second: ClosedRange<UInt8> = 0x80...0xBF
+                switch lead {
+                case 0xC2...0xDF: length = 2
+                case 0xE0: length = 3; second = 0xA0...0xBF
+                case 0xE1...0xEC, 0xEE...0xEF: length = 3
+                case 0xED: length = 3; second = 0x80...0x9F
+                case 0xF0: length = 4; second = 0x90...0xBF
+                case 0xF1...0xF3: length = 4
+                case 0xF4: length = 4; second = 0x80...0x8F
+                default: return nil
+                }
+                guard index + length <= bytes.count, second.contains(bytes[index + 1]) else { return nil }
+                for offset in 2..<max(length, 2) where bytes[index + offset] & 0xC0 != 0x80 { return nil }
+                family = families.count - 1
+                index += length
             }
+            count += 1
         }
+        return (family, count)
+    }
+
+    /// The narrowest family holding each ASCII character, or -1 for characters no slice holds.
+    private static let asciiFamily: [Int8] = (0..<128).map { byte in
+        let scalar = UInt32(byte)
+        return Int8(families.firstIndex { $0.contains(scalar) } ?? -1)
+    }
+
+    /// The union of each family's first `admitted[family]` slices (cached: few combinations occur).
+    func union(admitted: [Int]) -> TokenMask {
+        if let known = unions.withLock({ $0[admitted] }) { return known }
+        var union = TokenMask(vocabularySize: vocabularySize)
+        for (family, count) in admitted.enumerated() where count > 0 {
+            let part = prefixUnions[family][count]
+            for index in union.words.indices { union.words[index] |= part.words[index] }
+        }
+        unions.withLock { $0[admitted] = union }
+        return union
     }
 
     /// Trie nodes in all slices (for reports).
     package var nodeCount: Int { trie.nodes.count }
-    package var restTokenCount: Int { restRange.isEmpty ? 0 : Set(trie.nodes[restRange].map(\.token)).count - 1 }
+    /// Text tokens outside every slice (for reports).
+    package var restTokenCount: Int { trie.nodes[restRange].filter { $0.token >= 0 }.count }
 }

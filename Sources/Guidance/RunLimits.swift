@@ -1,32 +1,30 @@
-/// For every DFA state, how runs of plain string characters (scalars ≥ U+0020 other than `"` and
-/// `\`, i.e. what most tokens are made of) fare from it.
+/// For every DFA state, how runs of characters from one class (e.g. plain string characters:
+/// scalars ≥ U+0020 other than `"` and `\`, what most tokens are made of) fare from it.
 ///
 /// The vocabulary index groups tokens made only of such characters into slices by length; a
 /// slice is allowed wholesale when every run up to its longest length is safe, and skipped
 /// wholesale when no run as short as its shortest length is possible. Only the remaining slices
 /// need a walk through their trie.
-struct PlainRunLimits: Sendable {
+struct RunLimits: Sendable {
     static let unbounded = Int32.max
 
-    /// Every run of at most `safe[q]` plain characters keeps state `q` alive.
+    /// Every run of at most `safe[q]` characters of the class keeps state `q` alive.
     let safe: [Int32]
-    /// No run longer than `possible[q]` plain characters keeps state `q` alive.
+    /// No run longer than `possible[q]` characters of the class keeps state `q` alive.
     let possible: [Int32]
 
-    init(dfa: ByteDFA) {
-        let successors = Self.successors(dfa)
+    init(dfa: ByteDFA, characters: ScalarSet) {
+        let sequences = characters.ranges.flatMap { ScalarSet.utf8Sequences($0) }
+        let successors = Self.successors(dfa, sequences: sequences)
         safe = Self.shortestDeath(successors, stateCount: dfa.stateCount)
         possible = Self.longestLife(successors, stateCount: dfa.stateCount)
     }
 
-    /// The byte-range sequences spelling one plain character in UTF-8.
-    private static let sequences: [[ClosedRange<UInt8>]] = JSONText.plainScalars.ranges.flatMap {
-        ScalarSet.utf8Sequences($0)
-    }
-
-    /// The states reached by one plain character from each state, in compressed rows (dead
-    /// included when some character kills the state).
-    private static func successors(_ dfa: ByteDFA) -> (start: [Int32], targets: [Int32]) {
+    /// The states reached by one character (spelled by one of `sequences`) from each state, in
+    /// compressed rows (dead included when some character kills the state).
+    private static func successors(
+        _ dfa: ByteDFA, sequences: [[ClosedRange<UInt8>]]
+    ) -> (start: [Int32], targets: [Int32]) {
         var start: [Int32] = [0]
         var targets: [Int32] = []
         var seen = Set<Int32>()

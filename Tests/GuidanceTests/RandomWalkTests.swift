@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+
+@testable import Guidance
+
+/// Property tests: random schemas × random seeds, each output produced by picking random
+/// allowed tokens must be JSON that satisfies every constraint of its schema.
+struct RandomWalkTests {
+    /// The synthetic vocabulary, with every mask compared with a token-by-token check.
+    @Test(arguments: 0..<8)
+    func syntheticVocabulary(batch: Int) throws {
+        let index = Fixtures.syntheticIndex
+        for seed in 0..<25 {
+            var random = SeededGenerator(seed: UInt64(batch * 1000 + seed))
+            let schema = RandomSchemas.schema(using: &random)
+            let grammar = try Grammar(schema: schema)
+            let matcher = TokenMatcher(grammar: grammar, index: index)
+            for run in 0..<2 {
+                let output = try RandomSchemas.walk(matcher, budget: 30, using: &random) { matcher, mask in
+                    for token in 0..<index.vocabularySize where mask.contains(token) != matcher.canAccept(token) {
+                        Issue.record("token \(token) \(String(decoding: index.vocabulary.tokenBytes[token], as: UTF8.self).debugDescription): mask \(mask.contains(token))")
+                    }
+                }
+                RandomSchemas.verify(output, schema, grammar: grammar, context: "batch \(batch) seed \(seed) run \(run)")
+            }
+        }
+    }
+
+    /// Real vocabularies (run in release for speed): masks checked by `verify` on the outputs.
+    @Test(arguments: ["qwen2.5-coder-0.5b", "smollm2-135m"])
+    func modelVocabulary(model: String) throws {
+        let index = try Fixtures.index(model)
+        for seed in 0..<60 {
+            var random = SeededGenerator(seed: UInt64(seed) &* 7919)
+            let schema = RandomSchemas.schema(using: &random)
+            let grammar = try Grammar(schema: schema)
+            let matcher = TokenMatcher(grammar: grammar, index: index)
+            let output = try RandomSchemas.walk(matcher, budget: 24, using: &random)
+            RandomSchemas.verify(output, schema, grammar: grammar, context: "\(model) seed \(seed)")
+        }
+    }
+}
