@@ -100,6 +100,8 @@ extension GeneratedContent: Generable {
 }
 
 extension Array: ConvertibleFromGeneratedContent where Element: ConvertibleFromGeneratedContent {
+    /// Converts every element. While an array is still streaming, its last element is left out
+    /// if it cannot be converted yet (say, half of an enum case's name).
     public init(_ content: GeneratedContent) throws {
         let elements = try content.elements()
         var values: [Element] = []
@@ -108,6 +110,7 @@ extension Array: ConvertibleFromGeneratedContent where Element: ConvertibleFromG
             do {
                 values.append(try Element(element))
             } catch let error as LanguageModelSession.GenerationError {
+                if index == elements.count - 1, !element.isComplete { break }
                 throw error.prefixed(by: "element \(index): ")
             }
         }

@@ -77,3 +77,28 @@ import Testing
         #expect(Sentiment.positive.asPartiallyGenerated() == .positive)
     }
 }
+
+@Suite struct GenerableShapesTests {
+    @Test func genericTypeWorks() throws {
+        let page = try Page<Sentiment>(GeneratedContent(json: #"{"items": ["positive", "negative"], "next": 2}"#))
+        #expect(page.items == [.positive, .negative])
+        #expect(page.next == 2)
+        let partial = try Page<Sentiment>.PartiallyGenerated(GeneratedContent(json: #"{"items": ["positive", "neg"#))
+        #expect(partial.items == [.positive])
+        guard case .object(let object) = Page<Sentiment>.generationSchema.root else {
+            Issue.record("expected an object")
+            return
+        }
+        #expect(object.properties[0].node == .array(element: .reference("Sentiment"), minimumCount: nil, maximumCount: nil))
+    }
+
+    @Test func privateAndNestedTypesWork() throws {
+        #expect(try filePrivateNoteText(json: #"{"text": "x"}"#) == "x")
+        #expect(try Outer.Inner(GeneratedContent(json: #"{"value": true}"#)).value)
+        guard case .object(let object) = Outer.Inner.generationSchema.root else {
+            Issue.record("expected an object")
+            return
+        }
+        #expect(object.name == "Outer.Inner")
+    }
+}

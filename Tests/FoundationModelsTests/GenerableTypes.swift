@@ -82,3 +82,26 @@ struct Tuning {
     @Guide(.count(1...2), .element(.anyOf(["a", "b"])))
     var letters: [String]?
 }
+
+@Generable
+struct Page<Item: Generable> {
+    var items: [Item]
+    var next: Int?
+}
+
+@Generable
+private struct FilePrivateNote {
+    var text: String
+}
+
+enum Outer {
+    @Generable
+    struct Inner {
+        var value: Bool
+    }
+}
+
+/// Reads a `FilePrivateNote`, which only this file can name.
+func filePrivateNoteText(json: String) throws -> String {
+    try FilePrivateNote(GeneratedContent(json: json)).text
+}
