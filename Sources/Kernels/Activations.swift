@@ -43,8 +43,8 @@ struct Q8KRow {
     let columns: Int
 }
 
-/// `count` activation rows of `columns` elements, quantized for one `ActivationKind`, in one
-/// 64-byte-aligned allocation. The owner frees it with `deallocate()`.
+/// `count` activation rows of `columns` elements, quantized for one `ActivationKind`, in 64-byte
+/// aligned memory: its own allocation (freed with `deallocate()`) or memory it is given.
 struct ActivationBuffer {
     let kind: ActivationKind
     let columns: Int
@@ -53,17 +53,32 @@ struct ActivationBuffer {
     let base: UnsafeMutableRawPointer
 
     init(kind: ActivationKind, columns: Int, count: Int) {
+        self.init(
+            kind: kind, columns: columns, count: count,
+            base: .allocate(byteCount: max(64, Self.byteCount(kind: kind, columns: columns, count: count)), alignment: 64))
+    }
+
+    /// A buffer in `base`, which holds `byteCount(kind:columns:count:)` bytes, 64-byte aligned.
+    init(kind: ActivationKind, columns: Int, count: Int, base: UnsafeMutableRawPointer) {
         self.kind = kind
         self.columns = columns
         self.count = count
+        self.base = base
+        rowStride = Self.rowStride(kind: kind, columns: columns)
+    }
+
+    static func byteCount(kind: ActivationKind, columns: Int, count: Int) -> Int {
+        rowStride(kind: kind, columns: columns) * count
+    }
+
+    private static func rowStride(kind: ActivationKind, columns: Int) -> Int {
         let bytes: Int
         switch kind {
         case .float: bytes = 0
         case .q8: bytes = columns + (columns / 32) * 8
         case .q8K: bytes = columns + (columns / 256) * 4 + (columns / 16) * 2 + (columns / 32) * 2 + (columns / 16) * 4
         }
-        rowStride = (bytes + 63) & ~63
-        base = .allocate(byteCount: max(64, rowStride * count), alignment: 64)
+        return (bytes + 63) & ~63
     }
 
     func deallocate() { base.deallocate() }

@@ -11,7 +11,7 @@ public enum MatMul {
     public static func matvec(
         _ w: WeightMatrix, _ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, pool: ThreadPool
     ) {
-        matmul([w], x, rows: 1, [y], pool: pool)
+        matmul(w, x, rows: 1, y, pool: pool)
     }
 
     /// `matvec` for several matrices sharing one input (Q/K/V, gate/up) in one parallel job.
@@ -26,7 +26,11 @@ public enum MatMul {
     public static func matmul(
         _ w: WeightMatrix, _ x: UnsafePointer<Float>, rows n: Int, _ y: UnsafeMutablePointer<Float>, pool: ThreadPool
     ) {
-        matmul([w], x, rows: n, [y], pool: pool)
+        withUnsafePointer(to: w) { w in
+            withUnsafePointer(to: y) { y in
+                product(UnsafeBufferPointer(start: w, count: 1), x, n, UnsafeBufferPointer(start: y, count: 1), pool)
+            }
+        }
     }
 
     /// `matmul` for several matrices sharing one input; `ys[i]` is `[n][ws[i].rows]`.
@@ -35,39 +39,73 @@ public enum MatMul {
         pool: ThreadPool
     ) {
         precondition(ws.count == ys.count, "\(ws.count) matrices but \(ys.count) outputs")
+        ws.withUnsafeBufferPointer { ws in ys.withUnsafeBufferPointer { ys in product(ws, x, n, ys, pool) } }
+    }
+
+    /// Below this many weight bytes a product runs on the calling thread: waking the pool would
+    /// cost about as much as the work.
+    static let parallelThreshold = 48 << 10
+
+    private static func product(
+        _ ws: UnsafeBufferPointer<WeightMatrix>, _ x: UnsafePointer<Float>, _ n: Int,
+        _ ys: UnsafeBufferPointer<UnsafeMutablePointer<Float>>, _ pool: ThreadPool
+    ) {
         guard let columns = ws.first?.columns, n > 0 else { return }
-        precondition(ws.allSatisfy { $0.columns == columns }, "matrices sharing an input need equal columns")
-
-        let input = PreparedInput(ws, x, columns: columns, count: n, pool: pool)
-        defer { input.deallocate() }
-
-        // Work items: ranges of rows (or of interleaved row groups) of each matrix, for blocks of
-        // input rows, taken from a shared counter so a descheduled thread delays no one.
-        var items: [(matrix: Int, units: Range<Int>)] = []
-        for (m, w) in ws.enumerated() {
-            let unitRows = w.isRepacked ? Interleave.rows : 1
-            let units = w.isRepacked ? w.groupCount : w.rows
-            let perItem = max(1, (n == 1 ? 64 : 16) / unitRows)
-            for lo in stride(from: 0, to: units, by: perItem) { items.append((m, lo..<min(units, lo + perItem))) }
+        var needsQ8 = false, needsQ8K = false, bytes = 0
+        for w in ws {
+            precondition(w.columns == columns, "matrices sharing an input need equal columns")
+            switch ActivationKind(w.type) {
+            case .float: break
+            case .q8: needsQ8 = true
+            case .q8K: needsQ8K = true
+            }
+            bytes += w.rows * w.rowBytes
         }
-        let tokenBlock = 64
-        let tokenBlocks = (n + tokenBlock - 1) / tokenBlock
-        let total = items.count * tokenBlocks
-        let next = Atomic<Int>(0)
-        items.withUnsafeBufferPointer { items in
-            pool.run { _, _ in
-                while true {
-                    let index = next.add(1, ordering: .relaxed).oldValue
-                    if index >= total { break }
-                    let item = items[index % items.count], tb = index / items.count
-                    let tokens = (tb * tokenBlock)..<min(n, (tb + 1) * tokenBlock)
-                    let w = ws[item.matrix]
-                    if w.isRepacked {
-                        GroupKernels.compute(w, input, tokens: tokens, groups: item.units, y: ys[item.matrix])
-                    } else {
-                        RowKernels.compute(w, input, tokens: tokens, rows: item.units, y: ys[item.matrix])
+        let q8Bytes = needsQ8 ? ActivationBuffer.byteCount(kind: .q8, columns: columns, count: n) : 0
+        let q8KBytes = needsQ8K ? ActivationBuffer.byteCount(kind: .q8K, columns: columns, count: n) : 0
+        let parallel = pool.threadCount > 1 && bytes * n >= parallelThreshold
+        pool.withScratch(byteCount: q8Bytes + q8KBytes) { scratch in
+            let input = PreparedInput(
+                x: x, columns: columns,
+                q8: needsQ8 ? ActivationBuffer(kind: .q8, columns: columns, count: n, base: scratch) : nil,
+                q8K: needsQ8K ? ActivationBuffer(kind: .q8K, columns: columns, count: n, base: scratch + q8Bytes) : nil)
+            input.quantize(count: n, pool: parallel && n > 1 ? pool : nil)
+
+            // Work items: ranges of rows (or of interleaved row groups) of each matrix, for blocks
+            // of input rows, taken from a shared counter so a descheduled thread delays no one.
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * ws.count + 1) { table in
+                let firstItem = table.baseAddress!, perItem = firstItem + ws.count + 1
+                var items = 0
+                for (m, w) in ws.enumerated() {
+                    let unitRows = w.isRepacked ? Interleave.rows : 1
+                    perItem[m] = max(1, (n == 1 ? 64 : 16) / unitRows)
+                    firstItem[m] = items
+                    items += ((w.isRepacked ? w.groupCount : w.rows) + perItem[m] - 1) / perItem[m]
+                }
+                firstItem[ws.count] = items
+                let tokenBlock = 64
+                let total = items * ((n + tokenBlock - 1) / tokenBlock)
+                let next = Atomic<Int>(0)
+                let work = { (_: Int, _: Int) in
+                    var m = 0
+                    while true {
+                        let index = next.add(1, ordering: .relaxed).oldValue
+                        if index >= total { break }
+                        let item = index % items, tb = index / items
+                        while item >= firstItem[m + 1] { m += 1 }
+                        while item < firstItem[m] { m -= 1 }
+                        let w = ws[m]
+                        let lo = (item - firstItem[m]) * perItem[m]
+                        let units = lo..<min(w.isRepacked ? w.groupCount : w.rows, lo + perItem[m])
+                        let tokens = (tb * tokenBlock)..<min(n, (tb + 1) * tokenBlock)
+                        if w.isRepacked {
+                            GroupKernels.compute(w, input, tokens: tokens, groups: units, y: ys[m])
+                        } else {
+                            RowKernels.compute(w, input, tokens: tokens, rows: units, y: ys[m])
+                        }
                     }
                 }
+                if parallel { pool.run(work) } else { work(0, 1) }
             }
         }
     }
@@ -80,32 +118,19 @@ struct PreparedInput {
     let q8: ActivationBuffer?
     let q8K: ActivationBuffer?
 
-    init(_ ws: [WeightMatrix], _ x: UnsafePointer<Float>, columns: Int, count: Int, pool: ThreadPool) {
-        self.x = x
-        self.columns = columns
-        let kinds = Set(ws.map { ActivationKind($0.type) })
-        q8 = kinds.contains(.q8) ? ActivationBuffer(kind: .q8, columns: columns, count: count) : nil
-        q8K = kinds.contains(.q8K) ? ActivationBuffer(kind: .q8K, columns: columns, count: count) : nil
-        let buffers = [q8, q8K].compactMap { $0 }
-        if buffers.isEmpty { return }
-        if count == 1 {
-            for buffer in buffers { buffer.quantize(x, row: 0) }
-        } else {
-            pool.run { thread, threads in
-                for row in stride(from: thread, to: count, by: threads) {
-                    for buffer in buffers { buffer.quantize(x + row * columns, row: row) }
-                }
+    /// Quantizes the `count` rows of `x` into the buffers, in parallel when given a pool.
+    func quantize(count: Int, pool: ThreadPool?) {
+        if q8 == nil && q8K == nil { return }
+        let work = { (thread: Int, threads: Int) in
+            for row in Swift.stride(from: thread, to: count, by: threads) {
+                q8?.quantize(x + row * columns, row: row)
+                q8K?.quantize(x + row * columns, row: row)
             }
         }
-    }
-
-    func deallocate() {
-        q8?.deallocate()
-        q8K?.deallocate()
+        if let pool { pool.run(work) } else { work(0, 1) }
     }
 }
 
-extension ActivationKind: Hashable {}
 
 enum RowKernels {
     /// `y[t·w.rows + r]` for the given input rows `t` and weight rows `r`.

@@ -54,6 +54,25 @@ public final class ThreadPool: @unchecked Sendable {
         for thread in threads { pthread_join(thread, nil) }
     }
 
+    /// Runs `body` with `byteCount` bytes of 64-byte-aligned scratch memory that the pool keeps
+    /// between calls (kernels use it for quantized activations). Memory is allocated when the
+    /// kept buffer is too small or in use by another call.
+    package func withScratch<R>(byteCount: Int, _ body: (UnsafeMutableRawPointer) -> R) -> R {
+        let byteCount = max(byteCount, 64)
+        if shared.scratchBusy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
+            defer { shared.scratchBusy.store(false, ordering: .releasing) }
+            if shared.scratchBytes < byteCount {
+                shared.scratch?.deallocate()
+                shared.scratchBytes = max(byteCount, 2 * shared.scratchBytes)
+                shared.scratch = .allocate(byteCount: shared.scratchBytes, alignment: 64)
+            }
+            return body(shared.scratch!)
+        }
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: 64)
+        defer { memory.deallocate() }
+        return body(memory)
+    }
+
     /// Online cores of this machine.
     public static var coreCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
@@ -108,6 +127,10 @@ private final class Shared: @unchecked Sendable {
     let stopping = Atomic<Bool>(false)
     var job: UnsafeRawPointer?
     var generation = 0
+    let scratchBusy = Atomic<Bool>(false)
+    /// Owned by whoever holds `scratchBusy`.
+    var scratch: UnsafeMutableRawPointer?
+    var scratchBytes = 0
     let mutex: UnsafeMutablePointer<pthread_mutex_t>
     let wake: UnsafeMutablePointer<pthread_cond_t>
 
@@ -125,6 +148,7 @@ private final class Shared: @unchecked Sendable {
     }
 
     deinit {
+        scratch?.deallocate()
         pthread_cond_destroy(wake)
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
