@@ -198,7 +198,9 @@ extension SystemLanguageModel {
     /// The number of tokens the definitions of `tools` take.
     public func tokenCount(for tools: [any Tool]) async throws -> Int {
         let text = tools.map { tool in
-            #"{"name":"\#(tool.name)","description":"\#(tool.description)","parameters":\#(tool.parameters.jsonSchemaString)}"#
+            GeneratedContent(properties: [
+                "name": tool.name, "description": tool.description, "parameters": tool.parameters.jsonSchema(includeOrder: false),
+            ]).jsonString
         }.joined(separator: "\n")
         return try await backend().tokenCount(for: text)
     }

@@ -1,5 +1,7 @@
 import Foundation
 import FoundationModels
+import Observation
+import Synchronization
 import Testing
 
 @Suite struct SessionTests {
@@ -237,4 +239,26 @@ import Testing
         let entries: [Transcript.Entry] = [.prompt(Transcript.Prompt(segments: [.text(Transcript.TextSegment(content: "a b c d"))]))]
         #expect(try await model.tokenCount(for: entries) == 4)
     }
+}
+
+@Suite struct ObservationTests {
+    @Test func transcriptAndIsRespondingAreObservable() async throws {
+        let backend = ScriptedBackend(turns: [.text("ok")])
+        let session = LanguageModelSession(model: SystemLanguageModel(backend: backend))
+        let changes = Counter()
+        withObservationTracking {
+            _ = session.isResponding
+            _ = session.transcript
+        } onChange: {
+            changes.increment()
+        }
+        try await session.respond(to: "Hi")
+        #expect(changes.value == 1)  // onChange fires once, on the first change
+    }
+}
+
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    func increment() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
 }
