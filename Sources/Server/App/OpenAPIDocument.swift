@@ -87,8 +87,8 @@ enum OpenAPIDocument {
                     "type": "object", "required": ["cid"],
                     "properties": {
                       "cid": {"$ref": "#/components/schemas/ChannelID"},
-                      "name": {"type": "string", "minLength": 1, "maxLength": 100},
-                      "members": {"type": "array", "maxItems": 100, "items": {"$ref": "#/components/schemas/UserID"}}
+                      "name": {"allOf": [{"$ref": "#/components/schemas/Name"}], "nullable": true},
+                      "members": {"type": "array", "maxItems": 100, "items": {"$ref": "#/components/schemas/UserID"}, "nullable": true}
                     }
                   }}}
                 },
@@ -143,9 +143,9 @@ enum OpenAPIDocument {
                   "content": {"application/json": {"schema": {
                     "type": "object", "required": ["text"],
                     "properties": {
-                      "id": {"$ref": "#/components/schemas/MessageID"},
-                      "text": {"type": "string", "minLength": 1, "maxLength": 4000},
-                      "parent_id": {"$ref": "#/components/schemas/MessageID"}
+                      "id": {"type": "string", "pattern": "^[A-Za-z0-9_.:-]{1,64}$", "nullable": true},
+                      "text": {"type": "string", "minLength": 1, "maxLength": 4000, "pattern": "\\S"},
+                      "parent_id": {"type": "string", "pattern": "^[A-Za-z0-9_.:-]{1,64}$", "nullable": true}
                     }
                   }}}
                 },
@@ -171,7 +171,7 @@ enum OpenAPIDocument {
                   "required": false,
                   "content": {"application/json": {"schema": {
                     "type": "object",
-                    "properties": {"message_id": {"$ref": "#/components/schemas/MessageID"}}
+                    "properties": {"message_id": {"type": "string", "pattern": "^[A-Za-z0-9_.:-]{1,64}$", "nullable": true}}
                   }}}
                 },
                 "responses": {
@@ -268,6 +268,11 @@ enum OpenAPIDocument {
               "ChannelID": {"type": "string", "pattern": "^[a-z0-9_-]{1,32}:[A-Za-z0-9_.@!-]{1,64}$", "example": "messaging:weekend-hike"},
               "MessageID": {"type": "string", "pattern": "^[A-Za-z0-9_.:-]{1,64}$"},
               "Time": {"type": "string", "format": "date-time"},
+              "Name": {
+                "type": "string", "minLength": 1, "maxLength": 100,
+                "description": "A display name: some non-space text, no control characters.",
+                "pattern": "^[^\\u0000-\\u001F\\u007F-\\u009F]*[^\\s\\u0000-\\u001F\\u007F-\\u009F][^\\u0000-\\u001F\\u007F-\\u009F]*$"
+              },
               "Error": {
                 "type": "object", "required": ["error"],
                 "properties": {"error": {"type": "object", "required": ["status", "code", "message"], "properties": {
@@ -287,7 +292,7 @@ enum OpenAPIDocument {
               },
               "UserUpdate": {
                 "type": "object", "required": ["id", "name"],
-                "properties": {"id": {"$ref": "#/components/schemas/UserID"}, "name": {"type": "string", "minLength": 1, "maxLength": 100}}
+                "properties": {"id": {"$ref": "#/components/schemas/UserID"}, "name": {"$ref": "#/components/schemas/Name"}}
               },
               "Me": {
                 "type": "object", "required": ["user", "suggestions"],
