@@ -107,29 +107,30 @@ enum Interleave {
         case .q6_K:
             copy(208, 2 * i, 2)
             for sub in 0..<16 { copy(192 + sub, 32 + 16 * sub + i, 1) }
-            var q = [UInt8](repeating: 0, count: 256)
-            for half in 0..<2 {
-                for l in 0..<32 {
-                    let (q1, q2, q3, q4) = q6Quads(s, ql: 64 * half, qh: 128 + 32 * half, l)
-                    let o = 128 * half + l
-                    q[o] = UInt8(q1 + 32)
-                    q[o + 32] = UInt8(q2 + 32)
-                    q[o + 64] = UInt8(q3 + 32)
-                    q[o + 96] = UInt8(q4 + 32)
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 256) { q in
+                for half in 0..<2 {
+                    for l in 0..<32 {
+                        let (q1, q2, q3, q4) = q6Quads(s, ql: 64 * half, qh: 128 + 32 * half, l)
+                        let o = 128 * half + l
+                        q[o] = UInt8(q1 + 32)
+                        q[o + 32] = UInt8(q2 + 32)
+                        q[o + 64] = UInt8(q3 + 32)
+                        q[o + 96] = UInt8(q4 + 32)
+                    }
                 }
-            }
-            for c in 0..<32 {
-                for t in 0..<4 {
-                    let e = 4 * c + t
-                    let v = (q[e] & 0xF) | ((q[128 + e] & 0xF) << 4)
-                    g.storeBytes(of: v, toByteOffset: 288 + 64 * c + 4 * i + t, as: UInt8.self)
+                for c in 0..<32 {
+                    for t in 0..<4 {
+                        let e = 4 * c + t
+                        let v = (q[e] & 0xF) | ((q[128 + e] & 0xF) << 4)
+                        g.storeBytes(of: v, toByteOffset: 288 + 64 * c + 4 * i + t, as: UInt8.self)
+                    }
                 }
-            }
-            for c in 0..<16 {
-                for t in 0..<4 {
-                    let e = 4 * c + t
-                    let h = (q[e] >> 4) | ((q[64 + e] >> 4) << 2) | ((q[128 + e] >> 4) << 4) | ((q[192 + e] >> 4) << 6)
-                    g.storeBytes(of: h, toByteOffset: 2336 + 64 * c + 4 * i + t, as: UInt8.self)
+                for c in 0..<16 {
+                    for t in 0..<4 {
+                        let e = 4 * c + t
+                        let h = (q[e] >> 4) | ((q[64 + e] >> 4) << 2) | ((q[128 + e] >> 4) << 4) | ((q[192 + e] >> 4) << 6)
+                        g.storeBytes(of: h, toByteOffset: 2336 + 64 * c + 4 * i + t, as: UInt8.self)
+                    }
                 }
             }
         default:

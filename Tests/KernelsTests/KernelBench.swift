@@ -134,7 +134,11 @@ struct KernelBench {
     }
 
     /// The same product again and again: weights in cache, so this is the kernels' compute rate.
-    @Test(arguments: cases.filter { $0.rows < 20000 })
+    @Test(arguments: cases.filter { $0.rows < 20000 } + [
+        Case(name: "L2-sized Q4_K", type: .q4_K, rows: 512, columns: 1536),
+        Case(name: "L2-sized Q6_K", type: .q6_K, rows: 512, columns: 1536),
+        Case(name: "L2-sized Q8_0", type: .q8_0, rows: 512, columns: 1536),
+    ])
     func matvecInCache(_ c: Case) {
         var rng = SeededGenerator(seed: 1)
         let bytes = randomWeights(c.type, rows: c.rows, columns: c.columns, using: &rng)
@@ -150,6 +154,20 @@ struct KernelBench {
             }
         }
         print(line)
+    }
+
+    /// Load-time cost of `repacked()`, one thread.
+    @Test func repackSpeed() {
+        var rng = SeededGenerator(seed: 4)
+        for type in [GGMLType.q4_1, .q5_0, .q8_0, .q4_K, .q6_K] {
+            let rows = 1024, columns = 1536
+            let bytes = randomWeights(type, rows: rows, columns: columns, using: &rng)
+            bytes.withUnsafeBytes { raw in
+                let w = WeightMatrix(type: type, rows: rows, columns: columns, base: raw.baseAddress!)
+                let t = Self.best(rounds: 3, repeats: 1, cpu: true) { _ = w.repacked() }
+                print(String(format: "repack %@: %.0f MB/s", "\(type)", Double(bytes.count) / t / 1e6))
+            }
+        }
     }
 
     @Test func threadPoolDispatch() {
