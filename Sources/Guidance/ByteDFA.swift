@@ -156,13 +156,18 @@ struct ByteDFA: Sendable {
             return result
         }
 
+        // Most subsets are one NFA state: those skip hashing.
+        var singletonIDs = [Int32](repeating: -1, count: nfa.stateCount)
+
         func id(of subset: [Int32]) throws -> Int32 {
+            if subset.count == 1 && singletonIDs[Int(subset[0])] >= 0 { return singletonIDs[Int(subset[0])] }
             if let known = ids[subset] { return known }
             guard subsets.count < stateLimit else {
                 throw GuidanceError(.tooLarge, "the schema needs more than \(stateLimit) automaton states")
             }
             let id = Int32(subsets.count)
             ids[subset] = id
+            if subset.count == 1 { singletonIDs[Int(subset[0])] = id }
             subsets.append(subset)
             accepting.append(subset.contains(final))
             transitions.append(contentsOf: repeatElement(-1, count: classCount))
@@ -171,19 +176,42 @@ struct ByteDFA: Sendable {
 
         _ = try id(of: closure([start]))
         var buckets = [[Int32]](repeating: [], count: classCount)
+        var used = [Bool](repeating: false, count: classCount)
         var index = 0
         while index < subsets.count {
             let subset = subsets[index]
-            for c in 0..<classCount { buckets[c].removeAll(keepingCapacity: true) }
+            for c in 0..<classCount where used[c] {
+                buckets[c].removeAll(keepingCapacity: true)
+                used[c] = false
+            }
             for state in subset {
                 for edge in nfa.edges[Int(state)] {
                     for c in Int(classOf[Int(edge.low)])...Int(classOf[Int(edge.high)]) {
                         buckets[c].append(edge.target)
+                        used[c] = true
                     }
                 }
             }
+            // Neighbouring classes often move to the same states: reuse the last subset's id.
+            var previousClass = -1
             for c in 0..<classCount where !buckets[c].isEmpty {
-                let target = closure(buckets[c])
+                if previousClass >= 0 && buckets[c] == buckets[previousClass] {
+                    transitions[index * classCount + c] = transitions[index * classCount + previousClass]
+                    continue
+                }
+                previousClass = c
+                let bucket = buckets[c]
+                if bucket.count == 1 && nfa.epsilons[Int(bucket[0])].isEmpty {
+                    let state = bucket[0]
+                    if singletonIDs[Int(state)] >= 0 {
+                        transitions[index * classCount + c] = singletonIDs[Int(state)]
+                        continue
+                    }
+                    if nfa.edges[Int(state)].isEmpty && state != final { continue }
+                    transitions[index * classCount + c] = try id(of: bucket)
+                    continue
+                }
+                let target = closure(bucket)
                 if !target.isEmpty { transitions[index * classCount + c] = try id(of: target) }
             }
             index += 1

@@ -44,6 +44,19 @@ struct ByteNFA {
         if from != to { epsilons[Int(from)].append(to) }
     }
 
+    /// Whether `target` can be reached from `source` (through byte edges and ε-edges).
+    func canReach(_ target: Int32, from source: Int32) -> Bool {
+        var seen: Set<Int32> = [source]
+        var stack = [source]
+        while let state = stack.popLast() {
+            if state == target { return true }
+            for next in edges[Int(state)].map(\.target) + epsilons[Int(state)] where seen.insert(next).inserted {
+                stack.append(next)
+            }
+        }
+        return false
+    }
+
     /// Emits `bytes` starting at `from`; returns the state after the last byte.
     mutating func literal(_ bytes: some Collection<UInt8>, from: Int32) throws -> Int32 {
         var state = from

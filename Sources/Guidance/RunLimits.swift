@@ -25,39 +25,62 @@ struct RunLimits: Sendable {
     private static func successors(
         _ dfa: ByteDFA, sequences: [[ClosedRange<UInt8>]]
     ) -> (start: [Int32], targets: [Int32]) {
+        // Each sequence as the distinct byte classes at each of its positions; one-byte
+        // sequences merged into a single list.
+        func classes(_ range: ClosedRange<UInt8>) -> [Int] {
+            Array(Set(range.map { Int(dfa.classOf[Int($0)]) })).sorted()
+        }
+        let singles = Array(Set(sequences.filter { $0.count == 1 }.flatMap { classes($0[0]) })).sorted()
+        let paths = sequences.filter { $0.count > 1 }.map { $0.map(classes) }
+
+        let classCount = dfa.classCount
         var start: [Int32] = [0]
         var targets: [Int32] = []
-        var seen = Set<Int32>()
-        var frontier: [Int32] = []
-        var next: [Int32] = []
         start.reserveCapacity(dfa.stateCount + 1)
-        for state in 0..<Int32(dfa.stateCount) {
-            seen.removeAll(keepingCapacity: true)
-            if state != ByteDFA.dead {
-                for sequence in sequences {
-                    frontier = [state]
-                    for range in sequence {
-                        next.removeAll(keepingCapacity: true)
-                        let first = Int(dfa.classOf[Int(range.lowerBound)])
-                        let last = Int(dfa.classOf[Int(range.upperBound)])
+        var mark = [Int32](repeating: -1, count: dfa.stateCount)
+        var frontier: [Int32] = []
+        var reached: [Int32] = []
+        var next: [Int32] = []
+        dfa.transitions.withUnsafeBufferPointer { transitions in
+            for state in 0..<Int32(dfa.stateCount) {
+                defer { start.append(Int32(targets.count)) }
+                if state == ByteDFA.dead { continue }
+                var dies = false
+                // Characters end in `next`; `mark` keeps each target once per state.
+                next.removeAll(keepingCapacity: true)
+                let row = Int(state) * classCount
+                for c in singles { next.append(transitions[row + c]) }
+                for path in paths {
+                    frontier.removeAll(keepingCapacity: true)
+                    frontier.append(state)
+                    var position = 0
+                    while position < path.count && !frontier.isEmpty {
+                        reached.removeAll(keepingCapacity: true)
                         for source in frontier {
-                            for c in first...last {
-                                let target = dfa.transitions[Int(source) * dfa.classCount + c]
+                            for c in path[position] {
+                                let target = transitions[Int(source) * classCount + c]
                                 if target == ByteDFA.dead {
-                                    seen.insert(ByteDFA.dead)
-                                } else if !next.contains(target) {
-                                    next.append(target)
+                                    dies = true
+                                } else if !reached.contains(target) {
+                                    reached.append(target)
                                 }
                             }
                         }
-                        swap(&frontier, &next)
-                        if frontier.isEmpty { break }
+                        swap(&frontier, &reached)
+                        position += 1
                     }
-                    for target in frontier { seen.insert(target) }
+                    next += frontier
                 }
+                for target in next {
+                    if target == ByteDFA.dead {
+                        dies = true
+                    } else if mark[Int(target)] != state {
+                        mark[Int(target)] = state
+                        targets.append(target)
+                    }
+                }
+                if dies { targets.append(ByteDFA.dead) }
             }
-            targets.append(contentsOf: seen)
-            start.append(Int32(targets.count))
         }
         return (start, targets)
     }

@@ -48,12 +48,21 @@ struct SchemaCompiler {
         case .anyOf(let options):
             guard !options.isEmpty else { throw GuidanceError(.invalidSchema, "anyOf needs at least one schema") }
             let end = try nfa.addState()
+            var emptyOption: GuidanceError?
+            var usable = 0
             for (index, option) in options.enumerated() {
                 let optionStart = try nfa.addState()
-                nfa.addEpsilon(from, optionStart)
-                let optionEnd = try emit(option, from: optionStart, path: "\(path).anyOf[\(index)]")
-                nfa.addEpsilon(optionEnd, end)
+                do {
+                    let optionEnd = try emit(option, from: optionStart, path: "\(path).anyOf[\(index)]")
+                    nfa.addEpsilon(from, optionStart)
+                    nfa.addEpsilon(optionEnd, end)
+                    usable += 1
+                } catch let error as GuidanceError where error.kind == .emptyLanguage {
+                    // An option nothing satisfies just drops out (its states stay unreachable).
+                    emptyOption = error
+                }
             }
+            if usable == 0, let emptyOption { throw emptyOption }
             return end
         }
     }
@@ -132,11 +141,21 @@ struct SchemaCompiler {
             let allowed = choices.filter { choice in
                 (maxLength.map { choice.unicodeScalars.count <= $0 } ?? true) && (regex?.matches(choice) ?? true)
             }
+            guard !allowed.isEmpty else {
+                throw GuidanceError(.emptyLanguage, "no choice satisfies the pattern and maxLength")
+            }
             let end = try nfa.addState()
             for choice in Set(allowed) { try nfa.literal(JSONText.quoted(choice), from: from, to: end) }
             return end
         }
-        if let regex { return try nfa.patternString(regex, maxLength: maxLength, from: from) }
+        if let regex {
+            let end = try nfa.patternString(regex, maxLength: maxLength, from: from)
+            guard nfa.canReach(end, from: from) else {
+                let limit = maxLength.map { " within \($0) characters" } ?? ""
+                throw GuidanceError(.emptyLanguage, "no string matches pattern \(quote(pattern ?? ""))\(limit)")
+            }
+            return end
+        }
         return try nfa.freeString(from: from, maxLength: maxLength)
     }
 
@@ -183,6 +202,10 @@ struct SchemaCompiler {
             try nfa.decimalRange(
                 low: floor, high: high, unboundedIntegerDigits: integerDigits, maxFractionDigits: fractionDigits,
                 from: from, to: end)
+        }
+        guard nfa.canReach(end, from: from) else {
+            throw GuidanceError(
+                .emptyLanguage, "no number of at most \(fractionDigits) fraction digits lies in \(min ?? -.infinity)...\(max ?? .infinity)")
         }
         return end
     }

@@ -148,7 +148,9 @@ struct SchemaAcceptanceTests {
             (.object([.init("a", .array(.number(min: 2, max: 1)))]), .invalidSchema, "$.a[*]"),
             (.object([.init("p", .string(pattern: "(?=x)"))]), .unsupportedPattern, "$.p"),
             (.object([.init("p", .string(pattern: "a("))]), .invalidPattern, "$.p"),
-            (.string(pattern: "[a-z]{5}", maxLength: 3), .emptyLanguage, ""),
+            (.string(pattern: "[a-z]{5}", maxLength: 3), .emptyLanguage, "$"),
+            (.object([.init("c", .string(pattern: "[a-z]+", choices: ["A", "B"]))]), .emptyLanguage, "$.c"),
+            (.anyOf([.string(choices: ["toolong"], maxLength: 2), .string(pattern: "x{3}", maxLength: 2)]), .emptyLanguage, "$.anyOf[1]"),
             (.anyOf([]), .invalidSchema, "$"),
             (.object([.init("a", .null), .init("a", .null)]), .invalidSchema, "$"),
             (.array(.string(maxLength: 100), minCount: 50, maxCount: 50), .tooLarge, "$[*]"),
@@ -164,6 +166,12 @@ struct SchemaAcceptanceTests {
                 Issue.record("unexpected \(error)")
             }
         }
+    }
+
+    @Test func anyOfDropsOptionsNothingSatisfies() throws {
+        let grammar = try Grammar(schema: .anyOf([.string(choices: ["toolong"], maxLength: 2), .boolean]))
+        #expect(grammar.accepts("true"))
+        #expect(!grammar.accepts(#""toolong""#))
     }
 
     @Test func forcedBytesFollowTheStructure() throws {
