@@ -14,6 +14,7 @@ public final class Grammar: Sendable {
     /// The largest automaton `init(schema:)` builds unless told otherwise.
     public static let defaultStateLimit = 400_000
 
+    /// The schema this grammar was compiled from.
     public let schema: Schema
     let dfa: ByteDFA
     /// Run limits for each slice family of `VocabularyIndex.families`.

@@ -16,21 +16,25 @@ public struct TokenMask: Sendable, Equatable {
         words = [UInt64](repeating: 0, count: (vocabularySize + 63) / 64)
     }
 
+    /// Whether `token` is allowed (false for ids outside the vocabulary).
     public func contains(_ token: Int) -> Bool {
         guard token >= 0 && token < count else { return false }
         return words[token >> 6] & (1 << UInt64(token & 63)) != 0
     }
 
+    /// Allows `token`.
     public mutating func insert(_ token: Int) {
         precondition(token >= 0 && token < count, "token \(token) outside a vocabulary of \(count)")
         words[token >> 6] |= 1 << UInt64(token & 63)
     }
 
+    /// Disallows `token`.
     public mutating func remove(_ token: Int) {
         precondition(token >= 0 && token < count, "token \(token) outside a vocabulary of \(count)")
         words[token >> 6] &= ~(1 << UInt64(token & 63))
     }
 
+    /// Disallows every token.
     public mutating func removeAll() {
         for index in words.indices { words[index] = 0 }
     }

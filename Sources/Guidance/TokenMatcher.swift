@@ -18,7 +18,9 @@
 /// A cheaper loop samples first and masks only when the sampled token is refused
 /// (`canAccept(_:)`), which is exact for greedy decoding and plain temperature sampling.
 public final class TokenMatcher {
+    /// The constraint being followed.
     public let grammar: Grammar
+    /// The vocabulary tokens come from.
     public let index: VocabularyIndex
     private let table: MaskTable
     private var dfa: ByteDFA { table.dfa }
@@ -27,6 +29,8 @@ public final class TokenMatcher {
     /// Bytes of output accepted so far.
     public private(set) var acceptedByteCount = 0
 
+    /// Starts a new output for `grammar` over `index`'s vocabulary. Cheap: the masks computed
+    /// by earlier matchers of the same grammar and index are shared.
     public init(grammar: Grammar, index: VocabularyIndex) {
         self.grammar = grammar
         self.index = index

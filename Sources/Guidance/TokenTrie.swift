@@ -18,9 +18,9 @@ struct TokenTrie: Sendable {
     /// Tokens with the same bytes as an earlier one: (token in the trie, the duplicate).
     private(set) var duplicates: [(Int32, Int32)] = []
     private(set) var maxDepth = 0
-    /// All token bytes end to end; token `i` is `flat[offsets[i]..<offsets[i + 1]]`.
-    private let flat: [UInt8]
-    private let offsets: [Int]
+    /// All token bytes end to end while building; token `i` is `flat[offsets[i]..<offsets[i + 1]]`.
+    private var flat: [UInt8]
+    private var offsets: [Int]
 
     init(bytes: [[UInt8]]) {
         var offsets = [0]
@@ -60,6 +60,12 @@ struct TokenTrie: Sendable {
         }
         while let index = path.popLast() { nodes[index].end = UInt32(nodes.count) }
         return begin..<nodes.count
+    }
+
+    /// Drops the copies of the token bytes kept for building (no `append` after this).
+    mutating func finishBuilding() {
+        flat = []
+        offsets = []
     }
 
     /// `tokens` in lexicographic byte order (a prefix before its extensions). Most comparisons

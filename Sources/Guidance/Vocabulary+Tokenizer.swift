@@ -21,3 +21,10 @@ extension TokenMatcher {
         forcedTokens { tokenizer.encode($0, parseSpecial: false) }
     }
 }
+
+extension VocabularyIndex {
+    /// The index of `tokenizer`'s vocabulary (see `Vocabulary(tokenizer:)`).
+    public convenience init(tokenizer: Tokenizer) {
+        self.init(Vocabulary(tokenizer: tokenizer))
+    }
+}

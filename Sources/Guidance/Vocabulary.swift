@@ -26,6 +26,7 @@ public struct Vocabulary: Sendable {
         self.excludedTokenIDs = excludedTokenIDs
     }
 
+    /// The number of token ids.
     public var count: Int { tokenBytes.count }
 
     /// Whether token `id` is matched as text (not end-of-generation, not excluded, not empty).

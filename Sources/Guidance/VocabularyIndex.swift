@@ -26,6 +26,7 @@ public final class VocabularyIndex: Sendable {
         (33, RunLimits.unbounded),
     ]
 
+    /// The vocabulary this index was built from.
     public let vocabulary: Vocabulary
     /// The number of token ids (the size of masks and logit rows).
     public var vocabularySize: Int { vocabulary.count }
@@ -43,6 +44,7 @@ public final class VocabularyIndex: Sendable {
     /// Unions of family prefixes already asked for, keyed by the prefix lengths.
     private let unions = Mutex<[[Int]: TokenMask]>([:])
 
+    /// Builds the tries and slice masks (about 50 ms of CPU for a 152k-token vocabulary).
     public init(_ vocabulary: Vocabulary) {
         self.vocabulary = vocabulary
         let families = Self.families
@@ -65,6 +67,7 @@ public final class VocabularyIndex: Sendable {
         var trie = TokenTrie(bytes: vocabulary.tokenBytes)
         sliceRanges = slices.map { family in family.map { trie.append(tokens: $0) } }
         restRange = trie.append(tokens: rest)
+        trie.finishBuilding()
         self.trie = trie
 
         let size = vocabulary.count
