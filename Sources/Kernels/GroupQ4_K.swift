@@ -14,7 +14,8 @@
             let nibble = _mm512_set1_epi8(0x0F)
             for sb in 0..<blocks {
                 let p = g + 2368 * sb
-                var sumi = InlineArray<4, __m512i>(repeating: _mm512_setzero_si512())
+                // Sub-block sums scaled in float: vpmulld would take two µops on vpdpbusd's port.
+                var sum = InlineArray<4, __m512>(repeating: _mm512_setzero_ps())
                 for pair in 0..<4 {
                     // One 64-element chunk: low nibbles are sub-block 2·pair, high nibbles 2·pair + 1.
                     // Two accumulators per sub-block keep the vpdpbusd chains short.
@@ -41,11 +42,13 @@
                             }
                         }
                     }
-                    let scaleLo = _mm512_cvtepu8_epi32(_mm_loadu_si128((p + 64 + 32 * pair).assumingMemoryBound(to: __m128i.self)))
-                    let scaleHi = _mm512_cvtepu8_epi32(_mm_loadu_si128((p + 80 + 32 * pair).assumingMemoryBound(to: __m128i.self)))
+                    let scaleLo = _mm512_cvtepi32_ps(
+                        _mm512_cvtepu8_epi32(_mm_loadu_si128((p + 64 + 32 * pair).assumingMemoryBound(to: __m128i.self))))
+                    let scaleHi = _mm512_cvtepi32_ps(
+                        _mm512_cvtepu8_epi32(_mm_loadu_si128((p + 80 + 32 * pair).assumingMemoryBound(to: __m128i.self))))
                     unroll(W.self) { k in
-                        sumi[k] = _mm512_add_epi32(sumi[k], _mm512_mullo_epi32(_mm512_add_epi32(lo0[k], lo1[k]), scaleLo))
-                        sumi[k] = _mm512_add_epi32(sumi[k], _mm512_mullo_epi32(_mm512_add_epi32(hi0[k], hi1[k]), scaleHi))
+                        sum[k] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(lo0[k], lo1[k])), scaleLo, sum[k])
+                        sum[k] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(hi0[k], hi1[k])), scaleHi, sum[k])
                     }
                 }
                 let d = halves16(p), dmin = halves16(p + 32)
@@ -56,7 +59,7 @@
                         summ = _mm512_add_epi32(summ, _mm512_madd_epi16(mins, broadcast32(act.bsums32(k) + 16 * sb + 4 * pair)))
                     }
                     let da = _mm512_set1_ps(act.d(k)[sb])
-                    acc[k] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sumi[k]), _mm512_mul_ps(d, da), acc[k])
+                    acc[k] = _mm512_fmadd_ps(sum[k], _mm512_mul_ps(d, da), acc[k])
                     acc[k] = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(summ), _mm512_mul_ps(dmin, da), acc[k])
                 }
             }
@@ -71,16 +74,17 @@
             var acc = InlineArray<4, __m512>(repeating: _mm512_setzero_ps())
             for sb in 0..<blocks {
                 let p = g + 3360 * sb
-                var sumi = InlineArray<4, __m512i>(repeating: _mm512_setzero_si512())
+                // Sub-block sums scaled in float: vpmulld would take two µops on vpdpbusd's port.
+                var sum = InlineArray<4, __m512>(repeating: _mm512_setzero_ps())
                 for u in 0..<4 {
-                    q6_KSubBlock(W.self, p, sb, u, 0, act, &sumi)
-                    q6_KSubBlock(W.self, p, sb, u, 1, act, &sumi)
-                    q6_KSubBlock(W.self, p, sb, u, 2, act, &sumi)
-                    q6_KSubBlock(W.self, p, sb, u, 3, act, &sumi)
+                    q6_KSubBlock(W.self, p, sb, u, 0, act, &sum)
+                    q6_KSubBlock(W.self, p, sb, u, 1, act, &sum)
+                    q6_KSubBlock(W.self, p, sb, u, 2, act, &sum)
+                    q6_KSubBlock(W.self, p, sb, u, 3, act, &sum)
                 }
                 let d = halves16(p)
                 unroll(W.self) { k in
-                    acc[k] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sumi[k]), _mm512_mul_ps(d, _mm512_set1_ps(act.d(k)[sb])), acc[k])
+                    acc[k] = _mm512_fmadd_ps(sum[k], _mm512_mul_ps(d, _mm512_set1_ps(act.d(k)[sb])), acc[k])
                 }
             }
             unroll(W.self) { k in _mm512_mask_storeu_ps(out + k * stride, mask, acc[k]) }
@@ -91,7 +95,7 @@
         @inline(__always)
         static func q6_KSubBlock<W: TileWidth>(
             _: W.Type, _ p: UnsafeRawPointer, _ sb: Int, _ u: Int, _ part: Int, _ act: TileActivations,
-            _ sumi: inout InlineArray<4, __m512i>
+            _ sum: inout InlineArray<4, __m512>
         ) {
             let nibble = _mm512_set1_epi8(0x0F), high = _mm512_set1_epi8(0x30)
             let sub = 4 * part + u
@@ -113,10 +117,11 @@
                     isum[k] = dpbusd(isum[k], x, broadcast32(act.qs(k) + 256 * sb + 16 * sub + 4 * cc))
                 }
             }
-            let scale = _mm512_cvtepi8_epi32(_mm_loadu_si128((p + 32 + 16 * sub).assumingMemoryBound(to: __m128i.self)))
+            let scale = _mm512_cvtepi32_ps(
+                _mm512_cvtepi8_epi32(_mm_loadu_si128((p + 32 + 16 * sub).assumingMemoryBound(to: __m128i.self))))
             unroll(W.self) { k in
                 let offset = _mm512_set1_epi32(act.bsums16x32(k)[16 * sb + sub])
-                sumi[k] = _mm512_add_epi32(sumi[k], _mm512_mullo_epi32(_mm512_sub_epi32(isum[k], offset), scale))
+                sum[k] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(isum[k], offset)), scale, sum[k])
             }
         }
     }

@@ -85,3 +85,21 @@ func rowDot(_ type: GGMLType, _ w: UnsafeRawPointer, x: UnsafePointer<Float>, _ 
         }
     }
 }
+
+@Suite struct FloatDotTests {
+    /// Float rows of any length, including masked tails shorter than one vector.
+    @Test(arguments: [GGMLType.f32, .f16, .bf16], [1, 5, 16, 31, 33, 100])
+    func oddLengths(type: GGMLType, count: Int) {
+        var rng = SeededGenerator(seed: UInt64(count) &* 31 &+ UInt64(type.rawValue))
+        let bytes = randomWeights(type, rows: 1, columns: count, using: &rng)
+        let x = randomFloats(count, using: &rng)
+        bytes.withUnsafeBytes { raw in
+            let w = WeightMatrix(type: type, rows: 1, columns: count, base: raw.baseAddress!)
+            let expected = referenceDot(dequantized(w)[...], x[...])
+            let fast = rowDot(type, raw.baseAddress!, x: x, nil, columns: count, reference: false)
+            let slow = rowDot(type, raw.baseAddress!, x: x, nil, columns: count, reference: true)
+            #expect(abs(Double(fast) - expected.value) <= 1e-5 * expected.magnitude + 1e-7)
+            #expect(abs(Double(slow) - expected.value) <= 1e-5 * expected.magnitude + 1e-7)
+        }
+    }
+}
