@@ -1,5 +1,6 @@
 import ChatStore
 import Foundation
+import Synchronization
 
 /// The Sotto chat server: JSON API, `/api/connect` WebSocket events, the web app, and reply
 /// suggestions when a suggester is given.
@@ -29,6 +30,7 @@ public final class ChatServer: Sendable {
     package let router: Router
     let hub: EventHub
     private let http: HTTPServer
+    private let pruning = Mutex<Task<Void, Never>?>(nil)
 
     public init(store: ChatStore, secret: String, suggester: (any ReplySuggester)?, configuration: Configuration = .init()) {
         self.store = store
@@ -64,11 +66,25 @@ public final class ChatServer: Sendable {
     @discardableResult
     public func start() throws -> Int {
         try? store.pruneEvents()
-        return try http.start()
+        let port = try http.start()
+        let store = store
+        pruning.withLock { task in
+            // Old events go hourly; clients asking for them get a resync.
+            task = Task.detached(priority: .utility) {
+                while (try? await Task.sleep(for: .seconds(3600))) != nil { try? store.pruneEvents() }
+            }
+        }
+        return port
     }
 
     /// Stops listening and closes every socket.
-    public func stop() { http.stop() }
+    public func stop() {
+        pruning.withLock { task in
+            task?.cancel()
+            task = nil
+        }
+        http.stop()
+    }
 
     /// Whether replies can be suggested.
     public var suggestionsAvailable: Bool { scheduler.isAvailable }

@@ -21,6 +21,8 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
     private let tokens: TokenAuthority
     private let lock = NSLock()
     private var sessions: [UserID: [Int: Session]] = [:]
+    /// Socket id → its session, for messages and closes.
+    private var sessionsBySocket: [Int: Session] = [:]
     private var waiting: [Int: WebSocket] = [:]
     /// Handles client typing messages; set by the server once the API exists.
     var typingHandler: (@Sendable (UserID, ChannelID, Bool) throws -> Void)?
@@ -116,10 +118,9 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
     func closed(_ socket: WebSocket) {
         withLock {
             waiting[socket.id] = nil
-            for user in sessions.keys where sessions[user]?[socket.id] != nil {
-                sessions[user]?[socket.id] = nil
-                if sessions[user]?.isEmpty == true { sessions[user] = nil }
-            }
+            guard let session = sessionsBySocket.removeValue(forKey: socket.id) else { return }
+            sessions[session.user]?[socket.id] = nil
+            if sessions[session.user]?.isEmpty == true { sessions[session.user] = nil }
         }
     }
 
@@ -153,12 +154,15 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
         socket.send(
             #"{"type":"hello","connection_id":"\#(socket.id)","user_id":\#(jsonString(claims.user.rawValue)),"last_seq":\#(cursor.lastSeq)}"#)
         if resync { socket.send(#"{"type":"resync","last_seq":\#(cursor.lastSeq)}"#) }
-        withLock { sessions[claims.user, default: [:]][socket.id] = session }
+        withLock {
+            sessions[claims.user, default: [:]][socket.id] = session
+            sessionsBySocket[socket.id] = session
+        }
         session.schedulePump()  // replay, and anything that arrived while registering
     }
 
     private func session(for socket: WebSocket) -> Session? {
-        withLock { sessions.values.lazy.compactMap { $0[socket.id] }.first }
+        withLock { sessionsBySocket[socket.id] }
     }
 
     private func send(_ socket: WebSocket, error: APIError) {
