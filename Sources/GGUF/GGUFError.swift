@@ -67,11 +67,16 @@ public struct GGUFError: Error, Sendable, Equatable, CustomStringConvertible {
         GGUFError(kind, message, offset: offset, key: key, tensor: tensor, path: path)
     }
 
+    /// Names from a damaged file can be long garbage; keep messages readable.
+    static func abbreviated(_ text: String, limit: Int = 80) -> String {
+        text.utf8.count <= limit ? text : String(text.prefix(limit)) + "…"
+    }
+
     public var description: String {
         var place: [String] = []
         if let offset { place.append("at byte \(offset)") }
-        if let key { place.append("key '\(key)'") }
-        if let tensor { place.append("tensor '\(tensor)'") }
+        if let key { place.append("key '\(Self.abbreviated(key))'") }
+        if let tensor { place.append("tensor '\(Self.abbreviated(tensor))'") }
         var text = place.isEmpty ? message : place.joined(separator: ", ") + ": " + message
         if let path { text = path + ": " + text }
         return "GGUF error: " + text

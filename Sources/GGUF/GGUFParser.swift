@@ -44,6 +44,10 @@ struct GGUFParser {
     static let maxArrayNesting = 8
     static let maxDimensions = 4
     static let defaultAlignment = 32
+    /// The GGUF specification limits keys to 65,535 bytes.
+    static let maxKeyLength = 65_535
+    /// ggml limits tensor names to 63 bytes (`GGML_MAX_NAME`); allow more, but not megabytes.
+    static let maxTensorNameLength = 1024
 
     private let base: UnsafeRawPointer
     private let size: Int
@@ -100,9 +104,14 @@ struct GGUFParser {
         return Int(raw)
     }
 
-    private mutating func string(_ what: @autoclosure () -> String) throws(GGUFError) -> String {
+    private mutating func string(
+        _ what: @autoclosure () -> String, maxLength: Int = .max
+    ) throws(GGUFError) -> String {
         let start = offset
         let raw = try load(UInt64.self, "the length of \(what())")
+        guard raw <= UInt64(maxLength) else {
+            throw error(.countTooLarge, "\(what()) of \(raw) bytes is longer than the \(maxLength) GGUF allows", at: start)
+        }
         guard raw <= UInt64(remaining) else {
             throw error(
                 .countTooLarge, "\(what()) of \(raw) bytes cannot fit in the \(remaining) bytes left in the file",
@@ -134,38 +143,29 @@ struct GGUFParser {
         var metadata: [String: GGUFValue] = [:]
         var keys: [String] = []
         var stringArrays: [String: StringArrayLocation] = [:]
+        var alignment = Self.defaultAlignment
         metadata.reserveCapacity(Self.reservation(metadataCount))
         keys.reserveCapacity(Self.reservation(metadataCount))
         for _ in 0..<metadataCount {
             let keyStart = offset
             key = nil
-            let name = try string("a metadata key")
+            let name = try string("a metadata key", maxLength: Self.maxKeyLength)
             key = name
             guard metadata[name] == nil, stringArrays[name] == nil else {
                 throw error(.duplicateKey, "the key appears twice", at: keyStart)
             }
             let tag = try load(UInt32.self, "the value type")
+            let valueStart = offset
             if tag == 9, let location = try locateStringArray() {
                 stringArrays[name] = location
             } else {
-                metadata[name] = try value(tag: tag, depth: 0)
+                let value = try value(tag: tag, depth: 0)
+                if name == GGUFKey.alignment { alignment = try checkedAlignment(value, at: valueStart) }
+                metadata[name] = value
             }
             keys.append(name)
         }
         key = nil
-
-        var alignment = Self.defaultAlignment
-        if let value = metadata[GGUFKey.alignment] {
-            key = GGUFKey.alignment
-            guard case .uint32(let raw) = value else {
-                throw error(.invalidMetadata, "alignment must be a uint32, found \(value)", at: nil)
-            }
-            guard raw > 0, raw & (raw - 1) == 0 else {
-                throw error(.invalidMetadata, "alignment \(raw) is not a power of two", at: nil)
-            }
-            alignment = Int(raw)
-            key = nil
-        }
 
         var infos: [(name: String, shape: [Int], type: GGMLType, relative: Int, at: Int)] = []
         infos.reserveCapacity(Self.reservation(tensorCount))
@@ -174,7 +174,7 @@ struct GGUFParser {
         for _ in 0..<tensorCount {
             let entryStart = offset
             tensorName = nil
-            let name = try string("a tensor name")
+            let name = try string("a tensor name", maxLength: Self.maxTensorNameLength)
             tensorName = name
             guard names.insert(name).inserted else {
                 throw error(.duplicateTensor, "the tensor name appears twice", at: entryStart)
@@ -203,6 +203,16 @@ struct GGUFParser {
         return GGUFLayout(
             version: version, metadata: metadata, stringArrays: stringArrays, metadataKeys: keys, tensors: tensors, alignment: alignment,
             dataOffset: min(dataOffset, size))
+    }
+
+    private func checkedAlignment(_ value: GGUFValue, at position: Int) throws(GGUFError) -> Int {
+        guard case .uint32(let raw) = value else {
+            throw error(.invalidMetadata, "alignment must be a uint32, found \(value)", at: position)
+        }
+        guard raw > 0, raw & (raw - 1) == 0 else {
+            throw error(.invalidMetadata, "alignment \(raw) is not a power of two", at: position)
+        }
+        return Int(raw)
     }
 
     private mutating func tensorInfo() throws(GGUFError) -> (shape: [Int], type: GGMLType, relative: Int) {

@@ -92,7 +92,7 @@ extension GGUFValue: CustomStringConvertible {
         case .float32(let v): "\(v)"
         case .float64(let v): "\(v)"
         case .bool(let v): "\(v)"
-        case .string(let v): v.debugDescription
+        case .string(let v): GGUFError.abbreviated(v).debugDescription
         case .array(let values):
             values.count <= 8
                 ? "[" + values.map(\.description).joined(separator: ", ") + "]"
