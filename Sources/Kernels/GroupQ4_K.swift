@@ -1,5 +1,5 @@
 // Q4_K and Q6_K × Q8_K kernels over interleaved groups of 16 rows (layouts in Repack.swift).
-// Sub-block sums stay in int32 until the super-block's float scales.
+// Sub-block sums are exact int32 (vpdpbusd), scaled by their 6-bit or 8-bit scales in float.
 
 #if KERNELS_AVX512
     import _Builtin_intrinsics.intel
@@ -13,13 +13,14 @@
             var acc = InlineArray<4, __m512>(repeating: _mm512_setzero_ps())
             let nibble = _mm512_set1_epi8(0x0F)
             for sb in 0..<blocks {
-                let p = g + 2368 * sb
+                let p = g + 2304 * sb
+                let scales = q4_KScales(p + 64)
                 // Sub-block sums scaled in float: vpmulld would take two µops on vpdpbusd's port.
                 var sum = InlineArray<4, __m512>(repeating: _mm512_setzero_ps())
                 for pair in 0..<4 {
                     // One 64-element chunk: low nibbles are sub-block 2·pair, high nibbles 2·pair + 1.
                     // Two accumulators per sub-block keep the vpdpbusd chains short.
-                    let chunk = p + 320 + 512 * pair
+                    let chunk = p + 256 + 512 * pair
                     var lo0 = InlineArray<4, __m512i>(repeating: _mm512_setzero_si512()), lo1 = lo0, hi0 = lo0, hi1 = lo0
                     if W.count == 1 {
                         for c in Swift.stride(from: 0, to: 8, by: 2) {
@@ -42,21 +43,19 @@
                             }
                         }
                     }
-                    let scaleLo = _mm512_cvtepi32_ps(
-                        _mm512_cvtepu8_epi32(_mm_loadu_si128((p + 64 + 32 * pair).assumingMemoryBound(to: __m128i.self))))
-                    let scaleHi = _mm512_cvtepi32_ps(
-                        _mm512_cvtepu8_epi32(_mm_loadu_si128((p + 80 + 32 * pair).assumingMemoryBound(to: __m128i.self))))
+                    let scaleLo = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(scales[2 * pair]))
+                    let scaleHi = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(scales[2 * pair + 1]))
                     unroll(W.self) { k in
                         sum[k] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(lo0[k], lo1[k])), scaleLo, sum[k])
                         sum[k] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(hi0[k], hi1[k])), scaleHi, sum[k])
                     }
                 }
                 let d = halves16(p), dmin = halves16(p + 32)
+                let mins = q4_KMins(p + 64)
                 unroll(W.self) { k in
                     var summ = _mm512_setzero_si512()
                     for pair in 0..<4 {
-                        let mins = _mm512_cvtepu8_epi16(_mm256_loadu_si256((p + 192 + 32 * pair).assumingMemoryBound(to: __m256i.self)))
-                        summ = _mm512_add_epi32(summ, _mm512_madd_epi16(mins, broadcast32(act.bsums32(k) + 16 * sb + 4 * pair)))
+                        summ = _mm512_add_epi32(summ, _mm512_madd_epi16(mins[pair], broadcast32(act.bsums32(k) + 16 * sb + 4 * pair)))
                     }
                     let da = _mm512_set1_ps(act.d(k)[sb])
                     acc[k] = _mm512_fmadd_ps(sum[k], _mm512_mul_ps(d, da), acc[k])
@@ -123,6 +122,47 @@
                 let offset = _mm512_set1_epi32(act.bsums16x32(k)[16 * sb + sub])
                 sum[k] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(isum[k], offset)), scale, sum[k])
             }
+        }
+
+        /// Byte b of the 12 packed scale bytes of 16 rows, stored transposed (row i at 16·b + i).
+        @inline(__always)
+        static func q4_KPacked(_ s: UnsafeRawPointer, _ b: Int) -> __m128i {
+            _mm_loadu_si128((s + 16 * b).assumingMemoryBound(to: __m128i.self))
+        }
+
+        /// Bits 6–7 of each byte moved to bits 4–5.
+        @inline(__always)
+        static func q4_KTop2(_ v: __m128i) -> __m128i {
+            _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(v, 6), _mm_set1_epi8(3)), 4)
+        }
+
+        /// The 6-bit scales of the 8 sub-blocks of 16 rows, one byte per row.
+        @inline(__always)
+        static func q4_KScales(_ s: UnsafeRawPointer) -> InlineArray<8, __m128i> {
+            var scales = InlineArray<8, __m128i>(repeating: _mm_setzero_si128())
+            for j in 0..<4 {
+                scales[j] = _mm_and_si128(q4_KPacked(s, j), _mm_set1_epi8(63))
+                scales[j + 4] = _mm_or_si128(_mm_and_si128(q4_KPacked(s, j + 8), _mm_set1_epi8(0x0F)), q4_KTop2(q4_KPacked(s, j)))
+            }
+            return scales
+        }
+
+        /// The 6-bit mins of the 8 sub-blocks of 16 rows as (m[2p], m[2p+1]) Int16 pairs per row,
+        /// for `vpmaddwd` against pairs of activation sums.
+        @inline(__always)
+        static func q4_KMins(_ s: UnsafeRawPointer) -> InlineArray<4, __m512i> {
+            var mins = InlineArray<8, __m128i>(repeating: _mm_setzero_si128())
+            for j in 0..<4 {
+                mins[j] = _mm_and_si128(q4_KPacked(s, j + 4), _mm_set1_epi8(63))
+                mins[j + 4] = _mm_or_si128(
+                    _mm_and_si128(_mm_srli_epi16(q4_KPacked(s, j + 8), 4), _mm_set1_epi8(0x0F)), q4_KTop2(q4_KPacked(s, j + 4)))
+            }
+            var pairs = InlineArray<4, __m512i>(repeating: _mm512_setzero_si512())
+            for p in 0..<4 {
+                let lo = _mm_unpacklo_epi8(mins[2 * p], mins[2 * p + 1]), hi = _mm_unpackhi_epi8(mins[2 * p], mins[2 * p + 1])
+                pairs[p] = _mm512_cvtepu8_epi16(_mm256_set_m128i(hi, lo))
+            }
+            return pairs
         }
     }
 #endif

@@ -14,8 +14,9 @@ import GGUF
 // Q5_0 (352 B): d[16] f16 | nibbles as Q4_1 | 8 × UInt64 masks: mask c (c < 4) bit 4i+t = 5th bit
 //   of element 4c+t of row i, mask 4+c the same for element 16+4c+t
 // Q8_0 (544 B): d[16] f16 | for c in 0..<8: row i: (qs[4c..<4c+4] xor 0x80), unsigned
-// Q4_K (2368 B): d[16] f16 | dmin[16] f16 | sc[8][16] u8 | for p in 0..<4: row i: m[2p], m[2p+1]
-//   | for k in 0..<4, c in 0..<8: row i: qs[32k+4c..<32k+4c+4] (sub-blocks 2k low, 2k+1 high)
+// Q4_K (2304 B): d[16] f16 | dmin[16] f16 | for b in 0..<12: row i: scales[b] (the packed 6-bit
+//   scales and mins, transposed) | for k in 0..<4, c in 0..<8: row i: qs[32k+4c..<32k+4c+4]
+//   (sub-blocks 2k low nibbles, 2k+1 high)
 // Q6_K (3360 B): d[16] f16 | sc[16][16] i8 | 32 × 64 B low nibbles V_c: row i byte t = low 4 bits
 //   of element 4c+t | (low 4 bits of element 128+4c+t) << 4 | 16 × 64 B high bits H_c: row i
 //   byte t = 2-bit highs of elements 4c+t, 64+4c+t, 128+4c+t, 192+4c+t at bits 0, 2, 4, 6
@@ -50,7 +51,7 @@ enum Interleave {
         case .q4_1: 320
         case .q5_0: 352
         case .q8_0: 544
-        case .q4_K: 2368
+        case .q4_K: 2304
         case .q6_K: 3360
         default: nil
         }
@@ -96,13 +97,9 @@ enum Interleave {
         case .q4_K:
             copy(0, 2 * i, 2)
             copy(2, 32 + 2 * i, 2)
-            for j in 0..<8 {
-                let (sc, m) = kScaleMin(s + 4, j)
-                g.storeBytes(of: UInt8(sc), toByteOffset: 64 + 16 * j + i, as: UInt8.self)
-                g.storeBytes(of: UInt8(m), toByteOffset: 192 + 32 * (j / 2) + 2 * i + j % 2, as: UInt8.self)
-            }
+            for b in 0..<12 { copy(4 + b, 64 + 16 * b + i, 1) }
             for k in 0..<4 {
-                for c in 0..<8 { copy(16 + 32 * k + 4 * c, 320 + 512 * k + 64 * c + 4 * i, 4) }
+                for c in 0..<8 { copy(16 + 32 * k + 4 * c, 256 + 512 * k + 64 * c + 4 * i, 4) }
             }
         case .q6_K:
             copy(208, 2 * i, 2)
@@ -166,18 +163,9 @@ enum Interleave {
         case .q4_K:
             copy(2 * i, 0, 2)
             copy(32 + 2 * i, 2, 2)
-            var sc = [UInt8](repeating: 0, count: 8), m = sc
-            for j in 0..<8 {
-                sc[j] = byte(64 + 16 * j + i)
-                m[j] = byte(192 + 32 * (j / 2) + 2 * i + j % 2)
-            }
-            for j in 0..<4 {
-                put((sc[j] & 63) | ((sc[j + 4] >> 4) << 6), 4 + j)
-                put((m[j] & 63) | ((m[j + 4] >> 4) << 6), 4 + j + 4)
-                put((sc[j + 4] & 0xF) | ((m[j + 4] & 0xF) << 4), 4 + j + 8)
-            }
+            for b in 0..<12 { copy(64 + 16 * b + i, 4 + b, 1) }
             for k in 0..<4 {
-                for c in 0..<8 { copy(320 + 512 * k + 64 * c + 4 * i, 16 + 32 * k + 4 * c, 4) }
+                for c in 0..<8 { copy(256 + 512 * k + 64 * c + 4 * i, 16 + 32 * k + 4 * c, 4) }
             }
         case .q6_K:
             copy(2 * i, 208, 2)

@@ -72,7 +72,7 @@ public struct WeightMatrix: @unchecked Sendable {
     ///
     /// Repack at load time, then drop the source (e.g. `madvise(MADV_DONTNEED)` its mapped pages)
     /// so the process holds one copy of the weights. Interleaved layouts exist for Q4_1, Q5_0,
-    /// Q8_0, Q4_K and Q6_K; the copy has the same size within 3 % (Q4_K) plus up to 15 padding rows.
+    /// Q8_0, Q4_K and Q6_K; the copy has the same size plus up to 15 padding rows.
     /// - Parameter pool: threads to copy with; the caller's thread alone if nil.
     public func repacked(pool: ThreadPool? = nil) -> WeightMatrix {
         guard packing == .rows, vectorPathAvailable, let bytes = Interleave.groupBlockBytes(type) else { return self }
