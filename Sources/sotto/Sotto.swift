@@ -2,7 +2,7 @@ import Foundation
 
 /// Every subcommand, in the order `sotto --help` lists them.
 let commands: [any Command.Type] = [
-    VersionCommand.self, ServeCommand.self, TokenCommand.self, SeedCommand.self,
+    VersionCommand.self, ModelCommand.self, ServeCommand.self, TokenCommand.self, SeedCommand.self,
 ]
 
 struct VersionCommand: Command {
