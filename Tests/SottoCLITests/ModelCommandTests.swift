@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Inference
+import Inference
 
 /// Runs the built `sotto` binary, which sits next to the test bundle in the build directory.
 struct SottoBinary {
