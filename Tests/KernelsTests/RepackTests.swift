@@ -49,6 +49,29 @@ import Testing
         }
     }
 
+    /// A copy large enough for the huge-page mapping path.
+    @Test func largeMatrix() {
+        var rng = SeededGenerator(seed: 700)
+        let rows = 4100, columns = 512
+        let bytes = randomWeights(.q8_0, rows: rows, columns: columns, using: &rng)
+        let x = randomFloats(columns, using: &rng)
+        var plainY = [Float](repeating: 0, count: rows), packedY = plainY
+        bytes.withUnsafeBytes { raw in
+            let plain = WeightMatrix(type: .q8_0, rows: rows, columns: columns, base: raw.baseAddress!)
+            let packed = plain.repacked(pool: Self.pool)
+            #expect(packed.byteCount >= 2 << 20)
+            MatMul.matvec(plain, x, &plainY, pool: Self.pool)
+            MatMul.matvec(packed, x, &packedY, pool: Self.pool)
+            for r in 0..<rows { #expect(abs(plainY[r] - packedY[r]) <= 1e-3 * max(1, abs(plainY[r])), "row \(r)") }
+            var a = [Float](repeating: 0, count: columns), b = a
+            for r in [0, 17, rows - 1] {
+                Dequantize.row(plain, r, into: &a)
+                Dequantize.row(packed, r, into: &b)
+                #expect(a == b)
+            }
+        }
+    }
+
     @Test func typesWithoutLayoutStayPlain() {
         let bytes = [UInt8](repeating: 0, count: 64 * 4)
         bytes.withUnsafeBytes { raw in
