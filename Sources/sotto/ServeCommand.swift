@@ -26,7 +26,8 @@ struct ServeCommand: Command {
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         var configuration = ChatServer.Configuration()
-        configuration.host = arguments.string("host") ?? "127.0.0.1"
+        let host = arguments.string("host") ?? "127.0.0.1"
+        configuration.host = host == "localhost" ? "127.0.0.1" : host
         guard let port = try arguments.int("port", default: 8080), (0...65535).contains(port) else {
             throw UsageError(description: "--port must be 0…65535")
         }

@@ -113,7 +113,9 @@ public final class HTTPServer: @unchecked Sendable {
             pool = nil
             let message = String(decoding: errorText.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw HTTPServerError(
-                description: "could not listen on \(configuration.host):\(configuration.port): \(message.isEmpty ? "error \(errorCode)" : message)")
+                description:
+                    "could not listen on \(configuration.host):\(configuration.port) (port in use, or not an IPv4 address here?): \(message.isEmpty ? "error \(errorCode)" : message)"
+            )
         }
         context = started
         let me = Unmanaged.passUnretained(self).toOpaque()
