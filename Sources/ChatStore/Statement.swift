@@ -46,7 +46,15 @@ package final class Statement {
             case .null: code = sqlite3_bind_null(handle, index)
             case .integer(let number): code = sqlite3_bind_int64(handle, index, number)
             case .real(let number): code = sqlite3_bind_double(handle, index, number)
-            case .text(let text): code = csqlite_bind_text(handle, index, text, -1)
+            case .text(let text):
+                // An explicit byte count keeps text with embedded NULs whole.
+                var copy = text
+                code = copy.withUTF8 { bytes in
+                    guard let base = bytes.baseAddress else { return csqlite_bind_text(handle, index, "", 0) }
+                    return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                        csqlite_bind_text(handle, index, $0, Int32(bytes.count))
+                    }
+                }
             case .blob(let bytes):
                 code = bytes.withUnsafeBytes { csqlite_bind_blob(handle, index, $0.baseAddress, Int32($0.count)) }
             }
@@ -77,7 +85,8 @@ package final class Statement {
 
     package func string(_ column: Int32) -> String {
         guard let text = sqlite3_column_text(handle, column) else { return "" }
-        return String(cString: text)
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
     package func optionalString(_ column: Int32) -> String? { isNull(column) ? nil : string(column) }

@@ -148,6 +148,16 @@ import Testing
         #expect(summary.members.map(\.id) == ["alice", "bob"])
     }
 
+    @Test func textWithNULsAndEmojiRoundTrips() throws {
+        let temporary = try TemporaryStore()
+        let cid = try temporary.seeded()
+        let text = "a\u{0}b 👩‍👩‍👧 é\u{0}"
+        _ = try temporary.store.sendMessage(NewMessage(id: "nul", cid: cid, author: "alice", text: text))
+        #expect(try temporary.store.message("nul")?.text == text)
+        let retry = try temporary.store.sendMessage(NewMessage(id: "nul", cid: cid, author: "alice", text: text))
+        #expect(!retry.created)
+    }
+
     @Test func acknowledgedMessagesSurviveReopening() throws {
         let temporary = try TemporaryStore()
         let cid = try temporary.seeded()
