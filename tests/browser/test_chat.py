@@ -35,20 +35,28 @@ def chips(driver):
     return [chip.text for chip in region.find_elements(By.TAG_NAME, "button")] if region else []
 
 
-def sign_in_and_open(driver, server, user):
+def unread_badge(driver):
+    badges = driver.find_elements(By.XPATH, "//nav//button[.//span[text()='Weekend Hike']]//span[@class='unread']")
+    return badges[0].text if badges else None
+
+
+def sign_in_and_open(driver, server, user, unread=None):
     driver.get(server.base_url + "/")
     labelled(driver, "Token").send_keys(server.token(user))
     driver.find_element(By.XPATH, "//button[normalize-space()='Sign in']").click()
     channel = wait(driver, lambda d: d.find_element(By.XPATH, "//nav//button[.//span[text()='Weekend Hike']]"))
+    if unread is not None:
+        assert unread_badge(driver) == unread
     channel.click()
     wait(driver, lambda d: len(message_texts(d)) >= 8, message="history did not load")
+    wait(driver, lambda d: unread_badge(d) is None, message="opening the channel did not clear its unread count")
 
 
 def test_two_people_chat_live(server, browsers):
     alice, bob = browsers["alice"], browsers["bob"]
     available = server.get("/api/health")["suggestions"]
 
-    sign_in_and_open(alice, server, "alice")
+    sign_in_and_open(alice, server, "alice", unread="1")  # Bob wrote last
     sign_in_and_open(bob, server, "bob")
     history = message_texts(alice)
     assert history[:2] == [FIRST, SECOND]
