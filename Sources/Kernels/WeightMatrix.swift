@@ -1,5 +1,9 @@
 import GGUF
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A weight matrix in a GGUF tensor's layout: `rows` rows of `columns` elements, each row stored
 /// as consecutive quantized blocks (for a GGUF tensor with dimensions `[ne0, ne1]`, `columns = ne0`
 /// and `rows = ne1`).
@@ -70,11 +74,16 @@ public struct WeightMatrix: @unchecked Sendable {
     /// this matrix itself when its type has no such layout (or the kernels have no vector path on
     /// this CPU). Products and `Dequantize.row` work on either form and give the same results.
     ///
-    /// Repack at load time, then drop the source (e.g. `madvise(MADV_DONTNEED)` its mapped pages)
-    /// so the process holds one copy of the weights. Interleaved layouts exist for Q4_1, Q5_0,
-    /// Q8_0, Q4_K and Q6_K; the copy has the same size plus up to 15 padding rows.
-    /// - Parameter pool: threads to copy with; the caller's thread alone if nil.
-    public func repacked(pool: ThreadPool? = nil) -> WeightMatrix {
+    /// Repack at load time and let the source pages go (`releasingSource`) so the process holds
+    /// one copy of the weights. Interleaved layouts exist for Q4_1, Q5_0, Q8_0, Q4_K and Q6_K; the
+    /// copy has the same size plus up to 15 padding rows, in huge pages where the system allows.
+    /// - Parameters:
+    ///   - pool: threads to copy with; the caller's thread alone if nil.
+    ///   - releasingSource: after copying, advise the kernel that the source's whole pages may be
+    ///     reclaimed (`MADV_PAGEOUT`, Linux). Contents are kept (a file mapping re-reads them from
+    ///     the file, anonymous memory goes to swap or stays), so this is safe on any memory; use it
+    ///     when the source is a mapped model file that the repacked copy replaces.
+    public func repacked(pool: ThreadPool? = nil, releasingSource: Bool = false) -> WeightMatrix {
         guard packing == .rows, vectorPathAvailable, let bytes = Interleave.groupBlockBytes(type) else { return self }
         let groupStride = columns / type.blockSize * bytes
         let groups = (rows + Interleave.rows - 1) / Interleave.rows
@@ -88,7 +97,20 @@ public struct WeightMatrix: @unchecked Sendable {
             if part.rows > 0 { Interleave.pack(part, into: storage.pointer + first * groupStride, groupStride: groupStride) }
         }
         if let pool { pool.run(run) } else { run(0, 1) }
+        if releasingSource { Self.release(base, byteCount: rows * rowBytes) }
         return WeightMatrix(self, repackedInto: storage)
+    }
+
+    /// Advises the kernel that the whole pages inside `base ..< base + byteCount` may be reclaimed.
+    private static func release(_ base: UnsafeRawPointer, byteCount: Int) {
+        #if os(Linux)
+            let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+            let start = (Int(bitPattern: base) + page - 1) / page * page
+            let end = (Int(bitPattern: base) + byteCount) / page * page
+            if end > start {
+                _ = madvise(UnsafeMutableRawPointer(bitPattern: start), end - start, MADV_PAGEOUT)
+            }
+        #endif
     }
 
     /// Whether matrices of `type` can be multiplied and dequantized.

@@ -38,7 +38,7 @@ struct ModelBench {
         guard FileManager.default.fileExists(atPath: path) else { return }
         let file = try GGUFFile(path: path)
         let loadPool = ThreadPool()
-        let packed = Self.groups(file).map { $0.map { $0.repacked(pool: loadPool) } }
+        let packed = Self.groups(file).map { $0.map { $0.repacked(pool: loadPool, releasingSource: true) } }
         let bytes = packed.joined().reduce(0) { $0 + $1.rows * $1.rowBytes }
         let widest = packed.joined().map { max($0.rows, $0.columns) }.max()!
         let n = 128

@@ -58,7 +58,7 @@ import Testing
         var plainY = [Float](repeating: 0, count: rows), packedY = plainY
         bytes.withUnsafeBytes { raw in
             let plain = WeightMatrix(type: .q8_0, rows: rows, columns: columns, base: raw.baseAddress!)
-            let packed = plain.repacked(pool: Self.pool)
+            let packed = plain.repacked(pool: Self.pool, releasingSource: true)
             #expect(packed.byteCount >= 2 << 20)
             MatMul.matvec(plain, x, &plainY, pool: Self.pool)
             MatMul.matvec(packed, x, &packedY, pool: Self.pool)
