@@ -16,8 +16,9 @@ public enum Dequantize {
             let group = w.base + (row / Interleave.rows) * w.groupStride
             withUnsafeTemporaryAllocation(byteCount: size, alignment: 16) { block in
                 for b in 0..<(w.columns / w.type.blockSize) {
-                    Interleave.unpack(w.type, group: group + b * bytes, row: row % Interleave.rows, into: block.baseAddress!)
-                    blocks(type: w.type, UnsafeRawPointer(block.baseAddress!), count: w.type.blockSize, into: into + b * w.type.blockSize)
+                    let plain = block.baseAddress!
+                    Interleave.unpack(w.type, group: group + b * bytes, row: row % Interleave.rows, into: plain)
+                    blocks(type: w.type, plain, count: w.type.blockSize, into: into + b * w.type.blockSize)
                 }
             }
         }

@@ -11,7 +11,9 @@
 enum Dot {
     static func f32(_ w: UnsafeRawPointer, _ x: UnsafePointer<Float>, count: Int) -> Float {
         #if KERNELS_AVX512
-            floats(count) { i, mask in _mm512_maskz_loadu_ps(mask, w + 4 * i) } times: { i, mask in _mm512_maskz_loadu_ps(mask, x + i) }
+            floats(count) { i, mask in
+                _mm512_maskz_loadu_ps(mask, w + 4 * i)
+            } times: { i, mask in _mm512_maskz_loadu_ps(mask, x + i) }
         #else
             DotReference.f32(w, x, count: count)
         #endif

@@ -55,7 +55,8 @@
                 unroll(W.self) { k in
                     var summ = _mm512_setzero_si512()
                     for pair in 0..<4 {
-                        summ = _mm512_add_epi32(summ, _mm512_madd_epi16(mins[pair], broadcast32(act.bsums32(k) + 16 * sb + 4 * pair)))
+                        let sums = broadcast32(act.bsums32(k) + 16 * sb + 4 * pair)
+                        summ = _mm512_add_epi32(summ, _mm512_madd_epi16(mins[pair], sums))
                     }
                     let da = _mm512_set1_ps(act.d(k)[sb])
                     acc[k] = _mm512_fmadd_ps(sum[k], _mm512_mul_ps(d, da), acc[k])
@@ -142,7 +143,8 @@
             var scales = InlineArray<8, __m128i>(repeating: _mm_setzero_si128())
             for j in 0..<4 {
                 scales[j] = _mm_and_si128(q4_KPacked(s, j), _mm_set1_epi8(63))
-                scales[j + 4] = _mm_or_si128(_mm_and_si128(q4_KPacked(s, j + 8), _mm_set1_epi8(0x0F)), q4_KTop2(q4_KPacked(s, j)))
+                scales[j + 4] = _mm_or_si128(
+                    _mm_and_si128(q4_KPacked(s, j + 8), _mm_set1_epi8(0x0F)), q4_KTop2(q4_KPacked(s, j)))
             }
             return scales
         }

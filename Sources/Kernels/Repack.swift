@@ -121,7 +121,9 @@ enum Interleave {
             }
         case .q8_0:
             copy(0, 2 * i, 2)
-            for e in 0..<32 { g.storeBytes(of: byte(2 + e) ^ 0x80, toByteOffset: 32 + 64 * (e / 4) + 4 * i + e % 4, as: UInt8.self) }
+            for e in 0..<32 {
+                g.storeBytes(of: byte(2 + e) ^ 0x80, toByteOffset: 32 + 64 * (e / 4) + 4 * i + e % 4, as: UInt8.self)
+            }
         case .q4_K:
             copy(0, 2 * i, 2)
             copy(2, 32 + 2 * i, 2)
@@ -221,7 +223,8 @@ enum Interleave {
                     let o = 128 * half + l
                     put((q[o] & 0xF) | ((q[o + 64] & 0xF) << 4), 64 * half + l)
                     put((q[o + 32] & 0xF) | ((q[o + 96] & 0xF) << 4), 64 * half + l + 32)
-                    put((q[o] >> 4) | ((q[o + 32] >> 4) << 2) | ((q[o + 64] >> 4) << 4) | ((q[o + 96] >> 4) << 6), 128 + 32 * half + l)
+                    let high = (q[o] >> 4) | ((q[o + 32] >> 4) << 2) | ((q[o + 64] >> 4) << 4) | ((q[o + 96] >> 4) << 6)
+                    put(high, 128 + 32 * half + l)
                 }
             }
         default:
