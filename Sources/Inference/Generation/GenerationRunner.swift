@@ -1,0 +1,112 @@
+/// Drives one generation on an evaluator: prefill with prefix reuse, then sample, emit and
+/// evaluate token by token until a stop condition.
+struct GenerationRunner {
+    let evaluator: Evaluator
+    let options: GenerationOptions
+    var constraint: (any TokenConstraint)?
+    let isStopped: () -> Bool
+    let emit: (GenerationEvent) -> Void
+
+    init(
+        evaluator: Evaluator, options: GenerationOptions, constraint: (any TokenConstraint)?,
+        isStopped: @escaping () -> Bool, emit: @escaping (GenerationEvent) -> Void
+    ) {
+        self.evaluator = evaluator
+        self.options = options
+        self.constraint = constraint
+        self.isStopped = isStopped
+        self.emit = emit
+    }
+
+    /// Runs to completion; returns the summary also sent as `.finished`.
+    @discardableResult
+    mutating func run(prompt: [Int]) throws -> GenerationSummary {
+        let clock = ContinuousClock()
+        let prefillStart = clock.now
+        let prepared: (reused: Int, logits: UnsafeMutableBufferPointer<Float>)
+        do {
+            prepared = try evaluator.prepare(prompt: prompt, shouldContinue: { !isStopped() })
+        } catch is CancellationError {
+            return finish(.cancelled, prompt: prompt, reused: 0, prefill: clock.now - prefillStart, decode: .zero)
+        }
+        let prefill = clock.now - prefillStart
+        emit(.promptProcessed(tokens: prompt.count, reused: prepared.reused, duration: prefill))
+
+        let model = evaluator.model
+        var sampler = SamplerChain(options: options.sampling)
+        for token in prompt.suffix(options.sampling.repetitionWindow) { sampler.accept(token) }
+        var loop = GenerationLoop(tokenizer: model.tokenizer, options: options)
+        var mask = TokenMask(vocabularySize: model.config.vocabularySize, allowingAll: true)
+        let allowAll = mask.words
+        var logits = prepared.logits
+        let decodeStart = clock.now
+        var reason = StopReason.maxTokens
+
+        generation: while true {
+            if loop.isExhausted {
+                reason = .maxTokens
+                break
+            }
+            if isStopped() {
+                reason = .cancelled
+                break
+            }
+            if constraint?.isComplete == true {
+                reason = .constraintComplete
+                break
+            }
+            // Choose the next tokens: forced by the constraint, or sampled.
+            var chosen = constraint?.forcedTokens() ?? []
+            if chosen.isEmpty {
+                var restricted = false
+                if constraint != nil {
+                    mask.words = allowAll
+                    restricted = constraint!.restrict(&mask)
+                }
+                guard let token = sampler.sample(logits, mask: restricted ? mask : nil) else {
+                    throw InferenceError.noTokenAllowed(step: loop.generated.count)
+                }
+                chosen = [token]
+            }
+            var toEvaluate: [Int] = []
+            for token in chosen {
+                try constraint?.accept(token)
+                sampler.accept(token)
+                switch loop.accept(token) {
+                case .emit(let text):
+                    emit(.token(id: token, text: text))
+                    toEvaluate.append(token)
+                case .emitAndStop(let text, let why):
+                    emit(.token(id: token, text: text))
+                    reason = why
+                    break generation
+                case .stop(let why):
+                    reason = why
+                    break generation
+                }
+            }
+            if evaluator.cachedTokens.count + toEvaluate.count > evaluator.contextLength {
+                reason = .contextFull
+                break
+            }
+            logits = try evaluator.evaluate(toEvaluate)
+        }
+        let tail = loop.finish()
+        if !tail.isEmpty { emit(.text(tail)) }
+        let summary = GenerationSummary(
+            reason: reason, promptTokens: prompt.count, reusedTokens: prepared.reused,
+            generatedTokens: loop.generated.count, prefillDuration: prefill, decodeDuration: clock.now - decodeStart)
+        emit(.finished(summary))
+        return summary
+    }
+
+    private func finish(_ reason: StopReason, prompt: [Int], reused: Int, prefill: Duration, decode: Duration)
+        -> GenerationSummary
+    {
+        let summary = GenerationSummary(
+            reason: reason, promptTokens: prompt.count, reusedTokens: reused, generatedTokens: 0,
+            prefillDuration: prefill, decodeDuration: decode)
+        emit(.finished(summary))
+        return summary
+    }
+}

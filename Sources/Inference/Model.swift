@@ -1,0 +1,99 @@
+import ChatTemplates
+import Foundation
+import GGUF
+import Kernels
+import Tokenizers
+
+/// A loaded model: its config, tokenizer, chat template and memory-mapped weights.
+///
+/// ```swift
+/// let model = try Model(path: "/root/.sotto/models/smollm2-135m.gguf")
+/// let evaluator = try Evaluator(model: model)
+/// let logits = try evaluator.evaluate(model.tokenizer.encode("Hello", parseSpecial: false))
+/// ```
+///
+/// Loading maps the file and checks every tensor the architecture needs; weights are read in
+/// place, never copied. A model is immutable and may be shared by any number of `Evaluator`s on
+/// any threads (each evaluator owns its own KV cache).
+// @unchecked Sendable: every stored property is a `let` set in `init` and never mutated; the
+// weights are read-only views of a read-only mapping owned by `file`.
+public final class Model: @unchecked Sendable {
+    /// The hyperparameters.
+    public let config: ModelConfig
+    /// The model's own tokenizer, built from the GGUF metadata.
+    public let tokenizer: Tokenizer
+    /// The Jinja source of `tokenizer.chat_template`, if the file has one.
+    public let chatTemplateSource: String?
+    /// The GGUF file the weights are mapped from.
+    public let file: GGUFFile
+    /// How long opening, checking and mapping took.
+    public let loadDuration: Duration
+
+    let weights: ModelWeights
+    let architecture: Architecture
+    private let parsedTemplate: Result<ChatTemplate, any Error>?
+
+    /// Loads the GGUF file at `path`.
+    ///
+    /// - Throws: `GGUFError` for a damaged file, `InferenceError` for an unsupported architecture or
+    ///   missing tensors, or the tokenizer's error for a bad vocabulary.
+    public convenience init(path: String) throws {
+        let clock = ContinuousClock()
+        let start = clock.now
+        try self.init(file: try GGUFFile(path: path), start: start)
+    }
+
+    /// Loads a model from an opened GGUF file (also used by tests with synthetic files).
+    package convenience init(file: GGUFFile) throws {
+        try self.init(file: file, start: ContinuousClock().now)
+    }
+
+    private init(file: GGUFFile, start: ContinuousClock.Instant) throws {
+        self.file = file
+        let reader = MetadataReader(metadata: file.metadata)
+        architecture = try ArchitectureRegistry.architecture(named: try reader.string(GGUFKey.architecture))
+        var config = try ModelConfig(architecture: architecture, reader: reader)
+        weights = try ModelWeights(file: file, config: config, architecture: architecture)
+        // The output matrix decides how many logits there are (it may have padding rows).
+        config.vocabularySize = weights.output.rows
+        self.config = config
+        tokenizer = try Tokenizer(gguf: file)
+        chatTemplateSource = file.string(GGUFKey.chatTemplate)
+        parsedTemplate = chatTemplateSource.map { source in Result { try ChatTemplate(source) } }
+        loadDuration = ContinuousClock().now - start
+    }
+
+    /// Loads the GGUF file at `url`.
+    public convenience init(contentsOf url: URL) throws {
+        try self.init(path: url.path)
+    }
+
+    /// The parsed chat template.
+    ///
+    /// - Throws: `InferenceError.missingChatTemplate`, or the template's parse error.
+    public func chatTemplate() throws -> ChatTemplate {
+        guard let parsedTemplate else { throw InferenceError.missingChatTemplate }
+        return try parsedTemplate.get()
+    }
+
+    /// Renders `messages` (role/content pairs) with the model's chat template.
+    ///
+    /// ```swift
+    /// let prompt = try model.renderChat([("system", "Be brief."), ("user", "Hi")])
+    /// ```
+    public func renderChat(_ messages: [(role: String, content: String)], addGenerationPrompt: Bool = true) throws
+        -> String
+    {
+        let values: [TemplateValue] = messages.map { message in
+            .object(TemplateObject([("role", .string(message.role)), ("content", .string(message.content))]))
+        }
+        return try chatTemplate().render(messages: values, tools: nil, addGenerationPrompt: addGenerationPrompt)
+    }
+
+    /// Bytes of weights read per decoded token (all matrices but the embedding table, plus the LM
+    /// head), for bandwidth estimates.
+    public var weightBytesPerToken: Int { weights.bytesPerToken }
+
+    /// Whether the LM head is the embedding matrix.
+    public var isOutputTied: Bool { weights.isOutputTied }
+}

@@ -1,0 +1,181 @@
+// Small vector operations of the forward pass, vectorized 16 floats at a time with a scalar tail.
+// Hot loops take raw pointers so they compile to plain SIMD loads and stores.
+
+typealias Vector = SIMD16<Float>
+
+@inline(__always)
+func load(_ p: UnsafePointer<Float>) -> Vector {
+    UnsafeRawPointer(p).loadUnaligned(as: Vector.self)
+}
+
+@inline(__always)
+func store(_ v: Vector, _ p: UnsafeMutablePointer<Float>) {
+    UnsafeMutableRawPointer(p).storeBytes(of: v, as: Vector.self)
+}
+
+enum VectorMath {
+    /// `Σ a[i]·b[i]`.
+    @inline(__always)
+    static func dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, count: Int) -> Float {
+        var acc0 = Vector()
+        var acc1 = Vector()
+        var i = 0
+        while i + 32 <= count {
+            acc0 = acc0.addingProduct(load(a + i), load(b + i))
+            acc1 = acc1.addingProduct(load(a + i + 16), load(b + i + 16))
+            i += 32
+        }
+        if i + 16 <= count {
+            acc0 = acc0.addingProduct(load(a + i), load(b + i))
+            i += 16
+        }
+        var sum = (acc0 + acc1).sum()
+        while i < count {
+            sum += a[i] * b[i]
+            i += 1
+        }
+        return sum
+    }
+
+    /// `y[i] += s·x[i]`.
+    @inline(__always)
+    static func addScaled(_ x: UnsafePointer<Float>, _ s: Float, into y: UnsafeMutablePointer<Float>, count: Int) {
+        var i = 0
+        let sv = Vector(repeating: s)
+        while i + 16 <= count {
+            store(load(y + i).addingProduct(sv, load(x + i)), y + i)
+            i += 16
+        }
+        while i < count {
+            y[i] += s * x[i]
+            i += 1
+        }
+    }
+
+    /// `y[i] += x[i]`.
+    static func add(_ x: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>, count: Int) {
+        var i = 0
+        while i + 16 <= count {
+            store(load(y + i) + load(x + i), y + i)
+            i += 16
+        }
+        while i < count {
+            y[i] += x[i]
+            i += 1
+        }
+    }
+
+    /// `y[i] *= s`.
+    static func scale(_ y: UnsafeMutablePointer<Float>, by s: Float, count: Int) {
+        var i = 0
+        while i + 16 <= count {
+            store(load(y + i) * s, y + i)
+            i += 16
+        }
+        while i < count {
+            y[i] *= s
+            i += 1
+        }
+    }
+
+    /// `y = x / sqrt(mean(x²) + ε) · w` (RMSNorm), `y` may equal `x`.
+    ///
+    /// Rounded as ggml does it (float squares summed in double, in order; mean and scale in float;
+    /// `(x·scale)·w`): the next product quantizes `y` to 8 bits, where a one-ulp difference can
+    /// move a value to the next quantization step, so matching llama.cpp's rounding keeps the two
+    /// engines' outputs close.
+    static func rmsNorm(
+        _ x: UnsafePointer<Float>, weight w: UnsafePointer<Float>, epsilon: Float,
+        into y: UnsafeMutablePointer<Float>, count: Int
+    ) {
+        var sum: Double = 0
+        for i in 0..<count { sum += Double(x[i] * x[i]) }
+        let mean = Float(sum / Double(count))
+        let s = 1 / (mean + epsilon).squareRoot()
+        var i = 0
+        let sv = Vector(repeating: s)
+        while i + 16 <= count {
+            store(load(x + i) * sv * load(w + i), y + i)
+            i += 16
+        }
+        while i < count {
+            y[i] = x[i] * s * w[i]
+            i += 1
+        }
+    }
+
+    /// `gate[i] = silu(gate[i]) · up[i]`, silu(g) = g / (1 + e^−g) (SwiGLU).
+    static func swiGLU(_ gate: UnsafeMutablePointer<Float>, _ up: UnsafePointer<Float>, count: Int) {
+        var i = 0
+        let one = Vector(repeating: 1)
+        while i + 16 <= count {
+            let g = load(gate + i)
+            store(g / (one + exp(-g)) * load(up + i), gate + i)
+            i += 16
+        }
+        while i < count {
+            let g = gate[i]
+            gate[i] = g / (1 + expf(-g)) * up[i]
+            i += 1
+        }
+    }
+
+    /// Replaces `x[0..<count]` with its softmax (the sum in double, as ggml's).
+    static func softmax(_ x: UnsafeMutablePointer<Float>, count: Int) {
+        var maximum = -Float.infinity
+        for i in 0..<count { maximum = max(maximum, x[i]) }
+        var i = 0
+        var sum: Double = 0
+        let m = Vector(repeating: maximum)
+        while i + 16 <= count {
+            let e = exp(load(x + i) - m)
+            store(e, x + i)
+            sum += Double(e.sum())
+            i += 16
+        }
+        while i < count {
+            let e = expf(x[i] - maximum)
+            x[i] = e
+            sum += Double(e)
+            i += 1
+        }
+        scale(x, by: Float(1 / sum), count: count)
+    }
+
+    /// e^x lane by lane, within 2 ulp over the float range (Cephes' expf polynomial); inputs below
+    /// −87.3 give 0, above 88.7 give +∞.
+    @inline(__always)
+    static func exp(_ x: Vector) -> Vector {
+        let log2e = Vector(repeating: 1.442_695_040_888_963_4)
+        let clamped = x.clamped(lowerBound: Vector(repeating: -87.336_544), upperBound: Vector(repeating: 88.722_839))
+        let n = (clamped * log2e).rounded(.toNearestOrEven)
+        // r = x − n·ln 2, with ln 2 split in two for precision.
+        var r = clamped - n * Vector(repeating: 0.693_359_375)
+        r = r + n * Vector(repeating: 2.121_944_4e-4)
+        var p = Vector(repeating: 1.987_569_150_0e-4)
+        p = p * r + Vector(repeating: 1.398_199_950_7e-3)
+        p = p * r + Vector(repeating: 8.333_451_907_3e-3)
+        p = p * r + Vector(repeating: 4.166_579_589_4e-2)
+        p = p * r + Vector(repeating: 1.666_666_545_9e-1)
+        p = p * r + Vector(repeating: 5.000_000_120_1e-1)
+        let r2 = r * r
+        let y = p * r2 + r + Vector(repeating: 1)
+        // 2^n through the exponent bits; n ∈ [−126, 128] after the clamp, so build it in two steps.
+        let ni = SIMD16<Int32>(n)
+        let half = ni &>> 1
+        let scale1 = unsafeBitCast((half &+ 127) &<< 23, to: Vector.self)
+        let scale2 = unsafeBitCast((ni &- half &+ 127) &<< 23, to: Vector.self)
+        var result = y * scale1 * scale2
+        result.replace(with: Vector(), where: x .< Vector(repeating: -87.336_544))
+        result.replace(with: Vector(repeating: .infinity), where: x .> Vector(repeating: 88.722_839))
+        return result
+    }
+}
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif

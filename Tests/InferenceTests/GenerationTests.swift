@@ -1,0 +1,211 @@
+import Synchronization
+import Testing
+
+@testable import Inference
+
+/// Everything a generation streamed.
+private struct Collected {
+    var prompt: (tokens: Int, reused: Int)?
+    var tokens: [Int] = []
+    var text = ""
+    var summary: GenerationSummary?
+}
+
+private func collect(_ stream: AsyncThrowingStream<GenerationEvent, any Error>) async throws -> Collected {
+    var result = Collected()
+    for try await event in stream {
+        switch event {
+        case .promptProcessed(let tokens, let reused, _):
+            #expect(result.prompt == nil && result.tokens.isEmpty, "prompt event comes first, once")
+            result.prompt = (tokens, reused)
+        case .token(let id, let text):
+            #expect(result.summary == nil)
+            result.tokens.append(id)
+            result.text += text
+        case .text(let text):
+            result.text += text
+        case .finished(let summary):
+            #expect(result.summary == nil)
+            result.summary = summary
+        }
+    }
+    return result
+}
+
+/// Forces a fixed sequence of tokens, then declares the output complete.
+private struct ForcedSequence: TokenConstraint {
+    var remaining: [Int]
+    var accepted: [Int] = []
+    mutating func forcedTokens() -> [Int] { remaining.isEmpty ? [] : [remaining.removeFirst()] }
+    mutating func restrict(_ mask: inout TokenMask) -> Bool { false }
+    mutating func accept(_ token: Int) throws { accepted.append(token) }
+    var isComplete: Bool { remaining.isEmpty && !accepted.isEmpty }
+}
+
+/// Allows only `allowed` for `steps` tokens, then only `end`.
+private struct MaskThenEnd: TokenConstraint {
+    let allowed: [Int]
+    let end: Int
+    var steps: Int
+    mutating func forcedTokens() -> [Int] { [] }
+    mutating func restrict(_ mask: inout TokenMask) -> Bool {
+        for w in mask.words.indices { mask.words[w] = 0 }
+        if steps > 0 {
+            for token in allowed { mask.insert(token) }
+        } else {
+            mask.insert(end)
+        }
+        return true
+    }
+    mutating func accept(_ token: Int) throws { steps -= 1 }
+    var isComplete: Bool { false }
+}
+
+@Suite(.serialized) struct GenerationTests {
+    static func prompt(_ model: Model, _ user: String) -> [Int] {
+        model.tokenizer.encode("<|im_start|>user\n\(user)<|im_end|>\n<|im_start|>assistant\n", parseSpecial: true)
+    }
+
+    @Test func stopsAtTheTokenLimitAndStreamsText() async throws {
+        let model = try TestModels.model("smollm2-135m")
+        let session = InferenceSession(model: model, contextLength: 512, threadCount: 2)
+        let prompt = Self.prompt(model, "Write a long story about a dragon.")
+        let result = try await collect(
+            session.generate(prompt: prompt, options: GenerationOptions(maxTokens: 7, sampling: .greedy)))
+        #expect(result.prompt?.tokens == prompt.count)
+        #expect(result.prompt?.reused == 0)
+        #expect(result.tokens.count == 7)
+        #expect(result.summary?.reason == .maxTokens)
+        #expect(result.summary?.generatedTokens == 7)
+        #expect(result.text == model.tokenizer.decode(result.tokens))
+    }
+
+    @Test func stopsAtEndOfGenerationWithoutEmittingIt() async throws {
+        let model = try TestModels.model("qwen2.5-coder-0.5b")
+        let session = InferenceSession(model: model, contextLength: 512, threadCount: 2)
+        let imEnd = try #require(model.tokenizer.tokenID(for: "<|im_end|>"))
+        let words = model.tokenizer.encode(" yes no maybe")
+        let constraint = MaskThenEnd(allowed: words, end: imEnd, steps: 3)
+        let result = try await collect(
+            session.generate(
+                prompt: Self.prompt(model, "Answer."), options: GenerationOptions(maxTokens: 50, sampling: .greedy),
+                constraint: constraint))
+        #expect(result.tokens.count == 3)
+        #expect(result.tokens.allSatisfy(words.contains))
+        #expect(result.summary?.reason == .endOfGeneration(token: imEnd))
+        #expect(!result.text.contains("<|im_end|>"))
+    }
+
+    @Test func naturalEndOfGeneration() async throws {
+        let model = try TestModels.model("smollm2-135m")
+        let session = InferenceSession(model: model, contextLength: 512, threadCount: 2)
+        let result = try await collect(
+            session.generate(
+                prompt: Self.prompt(model, "What is the capital of France?"),
+                options: GenerationOptions(maxTokens: 100, sampling: .greedy)))
+        guard case .endOfGeneration(let token) = result.summary?.reason else {
+            Issue.record("expected an end-of-generation stop, got \(String(describing: result.summary?.reason))")
+            return
+        }
+        #expect(model.tokenizer.endOfGenerationTokenIDs.contains(token))
+        #expect(result.text.contains("Paris"))
+    }
+
+    @Test func forcedTokensAreAppendedWithoutSampling() async throws {
+        let model = try TestModels.model("smollm2-135m")
+        let session = InferenceSession(model: model, contextLength: 512, threadCount: 2)
+        let forced = model.tokenizer.encode("{\"answer\": 42}")
+        let result = try await collect(
+            session.generate(
+                prompt: Self.prompt(model, "Reply in JSON."), options: GenerationOptions(maxTokens: 50, sampling: .greedy),
+                constraint: ForcedSequence(remaining: forced)))
+        #expect(result.tokens == forced)
+        #expect(result.text == "{\"answer\": 42}")
+        #expect(result.summary?.reason == .constraintComplete)
+    }
+
+    @Test func seededSamplingIsReproducible() async throws {
+        let model = try TestModels.model("smollm2-135m")
+        let options = GenerationOptions(maxTokens: 20, sampling: SamplingOptions(temperature: 1.2, topK: 50, seed: 2024))
+        let prompt = Self.prompt(model, "Tell me a joke.")
+        let a = try await collect(InferenceSession(model: model, contextLength: 256, threadCount: 2).generate(
+            prompt: prompt, options: options))
+        let b = try await collect(InferenceSession(model: model, contextLength: 256, threadCount: 2).generate(
+            prompt: prompt, options: options))
+        #expect(a.tokens.count == 20)
+        #expect(a.tokens == b.tokens)
+    }
+
+    @Test func secondTurnReusesTheCachedConversation() async throws {
+        let model = try TestModels.model("smollm2-135m")
+        let session = InferenceSession(model: model, contextLength: 512, threadCount: 2)
+        let first = Self.prompt(model, "Name a colour.")
+        let reply = try await collect(
+            session.generate(prompt: first, options: GenerationOptions(maxTokens: 30, sampling: .greedy)))
+        // The next prompt replays the reply and adds a turn; everything up to the reply is cached.
+        let next =
+            first + reply.tokens
+            + model.tokenizer.encode("<|im_end|>\n<|im_start|>user\nAnother one.<|im_end|>\n<|im_start|>assistant\n",
+                parseSpecial: true)
+        let second = try await collect(
+            session.generate(prompt: next, options: GenerationOptions(maxTokens: 5, sampling: .greedy)))
+        #expect(second.prompt?.reused ?? 0 >= first.count + reply.tokens.count - 1)
+        #expect(second.summary?.reusedTokens == second.prompt?.reused)
+    }
+
+    @Test func cancellationStopsGeneration() async throws {
+        let model = try TestModels.model("smollm2-135m")
+        let session = InferenceSession(model: model, contextLength: 4096, threadCount: 2)
+        let prompt = Self.prompt(model, "Count to ten thousand.")
+        let seen = Atomic<Int>(0)
+        let task = Task {
+            for try await event in session.generate(
+                prompt: prompt, options: GenerationOptions(maxTokens: 3000, sampling: .greedy))
+            {
+                if case .token = event { seen.add(1, ordering: .relaxed) }
+            }
+        }
+        while seen.load(ordering: .relaxed) < 3 { try await Task.sleep(for: .milliseconds(5)) }
+        task.cancel()
+        _ = await task.result
+        // The session's queue is free again, and the cache stopped growing near the cancel point.
+        let cached = try await session.withEvaluator { $0.cachedTokens.count }
+        #expect(cached < prompt.count + 200)
+    }
+
+    @Test func droppingTheStreamStopsGeneration() async throws {
+        let model = try TestModels.model("smollm2-135m")
+        let session = InferenceSession(model: model, contextLength: 4096, threadCount: 2)
+        let prompt = Self.prompt(model, "Count to ten thousand.")
+        var count = 0
+        for try await event in session.generate(
+            prompt: prompt, options: GenerationOptions(maxTokens: 3000, sampling: .greedy))
+        {
+            if case .token = event { count += 1 }
+            if count == 2 { break }
+        }
+        let cached = try await session.withEvaluator { $0.cachedTokens.count }
+        #expect(cached < prompt.count + 200)
+    }
+
+    @Test func promptTooLongIsAnErrorOnTheStream() async throws {
+        let model = try TestModels.model("smollm2-135m")
+        let session = InferenceSession(model: model, contextLength: 32, threadCount: 1)
+        let prompt = Array(repeating: 42, count: 40)
+        await #expect(throws: InferenceError.promptTooLong(tokens: 40, contextLength: 32)) {
+            _ = try await collect(session.generate(prompt: prompt, options: GenerationOptions(maxTokens: 5)))
+        }
+    }
+
+    @Test func fullContextEndsGeneration() async throws {
+        let model = try TestModels.model("smollm2-135m")
+        let session = InferenceSession(model: model, contextLength: 24, threadCount: 1)
+        let prompt = Self.prompt(model, "Write a long story.")
+        let result = try await collect(
+            session.generate(
+                prompt: prompt,
+                options: GenerationOptions(maxTokens: 100, sampling: .greedy, stopsAtEndOfGeneration: false)))
+        #expect(result.summary?.reason == .contextFull)
+        #expect(prompt.count + result.tokens.count <= 25)
+    }
+}

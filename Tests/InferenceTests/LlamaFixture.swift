@@ -1,0 +1,28 @@
+import Foundation
+
+/// Golden outputs from llama.cpp for one model, made by `scripts/make-llama-fixtures.py`.
+struct LlamaFixture: Decodable {
+    struct Case: Decodable, CustomStringConvertible {
+        let name: String
+        let kind: String
+        let text: String
+        let prompt: [Int]
+        let greedy: [Int]
+        let gaps: [Double]
+        /// `[id, logit]` pairs, highest first.
+        let top_logits: [[Double]]
+
+        var description: String { name }
+    }
+
+    let model: String
+    let generator: String
+    let cases: [Case]
+
+    static func load(_ model: String) throws -> LlamaFixture {
+        guard let url = Bundle.module.url(forResource: model, withExtension: "json", subdirectory: "Fixtures") else {
+            throw MissingModel(description: "fixture \(model).json is missing; run scripts/make-llama-fixtures.py")
+        }
+        return try JSONDecoder().decode(LlamaFixture.self, from: Data(contentsOf: url))
+    }
+}
