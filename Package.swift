@@ -87,6 +87,9 @@ let package = Package(
             name: "FoundationModelsMacrosTests", dependencies: ["FoundationModelsMacros"],
             swiftSettings: common + syntaxFlags, linkerSettings: syntaxLinks),
         .testTarget(name: "FoundationModelsTests", dependencies: ["FoundationModels"], swiftSettings: common),
+        .testTarget(
+            name: "ChatIntelligenceTests", dependencies: ["ChatIntelligence"], resources: [.copy("Fixtures")],
+            swiftSettings: common),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore"], swiftSettings: common),
         .testTarget(name: "ServerTests", dependencies: ["Server"], swiftSettings: common),
         .testTarget(name: "SottoCLITests", dependencies: ["sotto"], swiftSettings: common),

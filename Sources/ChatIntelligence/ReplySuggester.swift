@@ -1,0 +1,75 @@
+import FoundationModels
+
+/// Drafts three short replies the user could send next in a conversation, with the on-device
+/// model.
+///
+/// ```swift
+/// let suggester = ReplySuggester()
+/// let alice = Participant(id: "alice", name: "Alice")
+/// let bob = Participant(id: "bob", name: "Bob")
+/// let replies = try await suggester.suggestions(
+///     replyingTo: [ChatMessage(author: bob, text: "Still on for Saturday?")], as: alice)
+/// // ["Yes, can't wait!", "Sorry, I can't.", "What time again?"], or nil
+/// ```
+///
+/// Each request runs in a fresh session with the same fixed instructions, so requests share a
+/// prompt prefix the engine keeps cached, and no conversation leaks into another.
+public struct ReplySuggester: Sendable {
+    /// The register replies are drafted in.
+    public enum Tone: String, Sendable, Hashable, CaseIterable {
+        case casual, formal
+    }
+
+    /// How many of the newest messages the model reads.
+    public static let messageLimit = 8
+
+    /// Most replies returned.
+    public static let suggestionCount = 3
+
+    /// Sampling used unless another is given: top-40 at temperature 0.6 with a fixed seed, so
+    /// the same conversation gets the same replies.
+    public static let defaultOptions = GenerationOptions(
+        sampling: .random(top: 40, seed: 7), temperature: 0.6, maximumResponseTokens: 160)
+
+    /// The model the replies come from.
+    public let model: SystemLanguageModel
+    /// How replies are sampled.
+    public var options: GenerationOptions
+
+    public init(model: SystemLanguageModel = .default, options: GenerationOptions = ReplySuggester.defaultOptions) {
+        self.model = model
+        self.options = options
+    }
+
+    /// Whether the model can be used now (checking does not load it).
+    public var isAvailable: Bool { model.availability == .available }
+
+    /// Up to three replies `user` could send next, drafted from the last ``messageLimit``
+    /// `messages` (oldest first).
+    ///
+    /// - Returns: nil when there is nothing to offer: the model is unavailable, the conversation
+    ///   is empty or `user` sent its last message, or no usable reply came out.
+    /// - Throws: the session's `GenerationError` when generation fails.
+    public func suggestions(replyingTo messages: [ChatMessage], as user: Participant, tone: Tone? = nil) async throws
+        -> [String]?
+    {
+        guard Self.wantsReply(messages, user: user), isAvailable else { return nil }
+        let session = LanguageModelSession(model: model, instructions: Self.instructions)
+        let prompt = Self.prompt(for: messages, user: user, tone: tone)
+        let recent = messages.suffix(Self.messageLimit)
+        let raw: [String]
+        if recent.contains(where: { CJKReplySuggestions.isCJK($0.text) }) {
+            raw = try await session.respond(to: prompt, generating: CJKReplySuggestions.self, options: options).content.replies
+        } else {
+            raw = try await session.respond(to: prompt, generating: ReplySuggestions.self, options: options).content.replies
+        }
+        let replies = Self.cleaned(raw, messages: recent, user: user)
+        return replies.isEmpty ? nil : replies
+    }
+
+    /// Whether replies make sense: someone other than `user` sent the last message.
+    public static func wantsReply(_ messages: [ChatMessage], user: Participant) -> Bool {
+        guard let last = messages.last else { return false }
+        return last.author.id != user.id
+    }
+}

@@ -1,0 +1,40 @@
+import ChatIntelligence
+import FoundationModels
+
+/// The on-device suggester: ChatIntelligence's ``ChatIntelligence/ReplySuggester`` (three short
+/// replies drafted by the local model) behind the server's ``ReplySuggester`` seam.
+public struct ModelSuggester: ReplySuggester {
+    private let suggester: ChatIntelligence.ReplySuggester
+
+    /// Suggestions from `model`: a catalog id (`qwen2.5-coder-1.5b`), the path of a GGUF file, or
+    /// nil for the model `SOTTO_MODEL` configures.
+    public init(model: String? = nil) {
+        let chosen: SystemLanguageModel
+        if let model, !model.isEmpty {
+            let isPath = model.contains("/") || model.hasSuffix(".gguf")
+            chosen = SystemLanguageModel(model: isPath ? .path(model) : .id(model))
+        } else {
+            chosen = .default
+        }
+        self.init(ChatIntelligence.ReplySuggester(model: chosen))
+    }
+
+    /// Suggestions from a configured suggester.
+    public init(_ suggester: ChatIntelligence.ReplySuggester) {
+        self.suggester = suggester
+    }
+
+    /// Whether the model can be used; when it cannot, leave the server without a suggester so
+    /// the web app hides the suggestions row.
+    public var isAvailable: Bool { suggester.isAvailable }
+
+    public func suggestions(for context: ReplyContext) async throws -> [String]? {
+        let messages = context.recentMessages.map { message in
+            ChatMessage(
+                author: Participant(id: message.author.rawValue, name: context.authorName(of: message)), text: message.text)
+        }
+        let user = Participant(id: context.user.id.rawValue, name: context.user.name)
+        let tone = context.tone.flatMap { ChatIntelligence.ReplySuggester.Tone(rawValue: $0.rawValue) }
+        return try await suggester.suggestions(replyingTo: messages, as: user, tone: tone)
+    }
+}

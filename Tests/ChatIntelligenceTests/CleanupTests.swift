@@ -1,0 +1,38 @@
+@testable import ChatIntelligence
+import Testing
+
+@Suite struct CleanupTests {
+    let conversation = [
+        message(People.alice, "Are we still on for Saturday?"),
+        message(People.bob, "Yes! See you at 7."),
+    ]
+
+    func cleaned(_ raw: [String]) -> [String] {
+        ReplySuggester.cleaned(raw, messages: conversation, user: People.alice)
+    }
+
+    @Test func trimsWhitespaceAndWrappingQuotes() {
+        #expect(cleaned(["  Sounds good! ", "\"Can't wait!\"", "“See you then.”"]) == ["Sounds good!", "Can't wait!", "See you then."])
+    }
+
+    @Test func dropsEmptiesAndDuplicates() {
+        #expect(cleaned(["", "Great!", "   ", "great", "GREAT!!", "Who's driving?"]) == ["Great!", "Who's driving?"])
+    }
+
+    @Test func dropsRepeatsOfTheConversation() {
+        #expect(cleaned(["yes! see you at 7", "Are we still on for Saturday", "Perfect, thanks!"]) == ["Perfect, thanks!"])
+    }
+
+    @Test func removesTheUsersOwnLabelAndDropsOthers() {
+        #expect(cleaned(["Alice: Perfect!", "Bob: Cool", "3:30 works too"]) == ["Perfect!", "3:30 works too"])
+    }
+
+    @Test func keepsAtMostThree() {
+        #expect(cleaned(["One.", "Two.", "Three.", "Four."]) == ["One.", "Two.", "Three."])
+    }
+
+    @Test func emojiOnlyRepliesCompareByText() {
+        let withThumb = [message(People.bob, "👍")]
+        #expect(ReplySuggester.cleaned(["👍", "🎉", "Nice!"], messages: withThumb, user: People.alice) == ["🎉", "Nice!"])
+    }
+}

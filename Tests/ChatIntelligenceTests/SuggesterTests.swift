@@ -1,0 +1,141 @@
+@testable import ChatIntelligence
+import Foundation
+import FoundationModels
+import Synchronization
+import Testing
+
+/// A backend that answers every request with the same text and records the requests.
+final class CannedBackend: LanguageModelBackend {
+    let contextSize = 4096
+    private let reply: String
+    private let recorded = Mutex<[GenerationRequest]>([])
+
+    init(reply: String) {
+        self.reply = reply
+    }
+
+    var requests: [GenerationRequest] { recorded.withLock { $0 } }
+
+    func tokenCount(for text: String) async throws -> Int { text.split(separator: " ").count }
+
+    func promptTokenCount(for request: GenerationRequest) async throws -> Int {
+        request.messages.reduce(0) { $0 + $1.content.split(separator: " ").count }
+    }
+
+    func generate(_ request: GenerationRequest, onText: @escaping @Sendable (String) -> Void) async throws -> GenerationOutput {
+        recorded.withLock { $0.append(request) }
+        onText(reply)
+        return GenerationOutput(content: .text(reply), promptTokenCount: 10, outputTokenCount: 10)
+    }
+
+    func prewarm(_ request: GenerationRequest) async {}
+}
+
+@Suite struct SuggesterTests {
+    let conversation = [
+        message(People.alice, "Are we still on for the hike?"),
+        message(People.bob, "Yeah! Saturday morning works for me."),
+    ]
+
+    @Test func unavailableModelGivesNoRow() async throws {
+        let missing = SystemLanguageModel(model: .path("/nonexistent/sotto-model.gguf"))
+        let suggester = ReplySuggester(model: missing)
+        #expect(!suggester.isAvailable)
+        #expect(try await suggester.suggestions(replyingTo: conversation, as: People.alice) == nil)
+    }
+
+    @Test func nothingWhenTheUserSpokeLastOrNobodySpoke() async throws {
+        let backend = CannedBackend(reply: #"{"replies":["A.","B.","C."]}"#)
+        let suggester = ReplySuggester(model: SystemLanguageModel(backend: backend))
+        #expect(try await suggester.suggestions(replyingTo: conversation, as: People.bob) == nil)
+        #expect(try await suggester.suggestions(replyingTo: [], as: People.alice) == nil)
+        #expect(backend.requests.isEmpty)
+        #expect(ReplySuggester.wantsReply(conversation, user: People.alice))
+        #expect(!ReplySuggester.wantsReply(conversation, user: People.bob))
+    }
+
+    @Test func asksWithFixedInstructionsThePromptAndTheSchema() async throws {
+        let backend = CannedBackend(reply: #"{"replies":["Can't wait!","Alice: What time?","Yeah! Saturday morning works for me."]}"#)
+        let suggester = ReplySuggester(model: SystemLanguageModel(backend: backend))
+        let replies = try await suggester.suggestions(replyingTo: conversation, as: People.alice, tone: .formal)
+        #expect(replies == ["Can't wait!", "What time?"])
+
+        let request = try #require(backend.requests.first)
+        let messages = request.messages
+        #expect(messages.map(\.role) == [.system, .user])
+        #expect(messages.first?.content == ReplySuggester.instructions)
+        let prompt = ReplySuggester.prompt(for: conversation, user: People.alice, tone: .formal)
+        #expect(messages.last?.content.hasPrefix(prompt) == true)
+        #expect(request.schema != nil)
+        #expect(request.options == ReplySuggester.defaultOptions)
+    }
+
+    @Test func eachRequestStartsAFreshSession() async throws {
+        let backend = CannedBackend(reply: #"{"replies":["Sure!","Nope.","Maybe?"]}"#)
+        let suggester = ReplySuggester(model: SystemLanguageModel(backend: backend))
+        _ = try await suggester.suggestions(replyingTo: conversation, as: People.alice)
+        _ = try await suggester.suggestions(replyingTo: conversation + [message(People.bob, "Bring water")], as: People.alice)
+        #expect(backend.requests.map { $0.messages.count } == [2, 2])
+        #expect(backend.requests.map { $0.messages.first?.content } == [ReplySuggester.instructions, ReplySuggester.instructions])
+    }
+
+    @Test func schemaFollowsTheConversationsScript() async throws {
+        let backend = CannedBackend(reply: #"{"replies":["好的！","不行。","几点？"]}"#)
+        let suggester = ReplySuggester(model: SystemLanguageModel(backend: backend))
+        let latin = try await suggester.suggestions(replyingTo: conversation, as: People.alice)
+        let chinese = try await suggester.suggestions(replyingTo: [message(People.bob, "周六去爬山吗？")], as: People.alice)
+        #expect(latin == ["好的！", "不行。", "几点？"])  // the canned backend ignores the schema
+        #expect(chinese == ["好的！", "不行。", "几点？"])
+        let titles = backend.requests.map { $0.schema?.jsonSchemaString.contains(#""title":"CJKReplySuggestions""#) }
+        #expect(titles == [false, true])
+    }
+
+    @Test func nilWhenNothingUsableCameOut() async throws {
+        let backend = CannedBackend(reply: #"{"replies":["Bob: Sure","Yeah! Saturday morning works for me."," "]}"#)
+        let suggester = ReplySuggester(model: SystemLanguageModel(backend: backend))
+        #expect(try await suggester.suggestions(replyingTo: conversation, as: People.alice) == nil)
+    }
+}
+
+@Suite struct SchemaTests {
+    /// The pattern every reply of `schema` must match, as the prompt and the engine see it.
+    func replyPattern(_ schema: GenerationSchema) throws -> Regex<AnyRegexOutput> {
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(schema.jsonSchemaString.utf8)) as? [String: Any])
+        let properties = try #require(json["properties"] as? [String: Any])
+        let replies = try #require(properties["replies"] as? [String: Any])
+        #expect(replies["minItems"] as? Int == 3)
+        #expect(replies["maxItems"] as? Int == 3)
+        let items = try #require(replies["items"] as? [String: Any])
+        return try Regex(try #require(items["pattern"] as? String))
+    }
+
+    @Test func repliesAreOneSentenceOfAtMostEightWords() throws {
+        let regex = try replyPattern(ReplySuggestions.generationSchema)
+        let accepted = [
+            "Sounds good!", "one two three four five six seven eight", "Sure, see you at 3:30?", "¡Claro que sí!",
+            "Bien sûr, j'arrive !", "Hmm…", "Can't wait!!", "Let's do it 🎉", "Ja, gerne.", "Okay",
+        ]
+        for reply in accepted { #expect(reply.wholeMatch(of: regex) != nil, "\(reply)") }
+        let rejected = [
+            "one two three four five six seven eight nine", "Sure! See you then.", "really,really,hard",
+            "I'll try.findsomething", "two  spaces", "line\nbreak", " leading", "trailing ", "", #"a "quote""#,
+            "back\\slash", "我们 周六见", "I'll try,谢谢", "sorry，later", "!", "a-very-long-glued-togetherword",
+        ]
+        for reply in rejected { #expect(reply.wholeMatch(of: regex) == nil, "\(reply)") }
+    }
+
+    @Test func cjkConversationsGetTheirOwnScript() throws {
+        let regex = try replyPattern(CJKReplySuggestions.generationSchema)
+        #expect("好的，周六见！".wholeMatch(of: regex) != nil)
+        #expect("はい、行きます！".wholeMatch(of: regex) != nil)
+        #expect("one two three four five six seven eight nine".wholeMatch(of: regex) == nil)
+        #expect(CJKReplySuggestions.isCJK("周六见"))
+        #expect(CJKReplySuggestions.isCJK("안녕하세요"))
+        #expect(CJKReplySuggestions.isCJK("カタカナ"))
+        #expect(!CJKReplySuggestions.isCJK("¡Hola! Ça va? Grüß dich 👋"))
+    }
+
+    @Test func theDescriptionAsksForLessThanTheBound() {
+        #expect(ReplySuggestions.generationSchema.jsonSchemaString.contains("2 to 5 words"))
+    }
+}
