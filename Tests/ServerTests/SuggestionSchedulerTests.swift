@@ -108,9 +108,9 @@ import Testing
     @Test func chipsAreCleanedUp() {
         let context = F.context(messages: [(F.bob, "See you at 8?")])
         let cleaned = SuggestionScheduler.clean(
-            ["  Yes!  ", "yes!", "", "See you at 8?", String(repeating: "x", count: 200), "No", "Maybe", "Extra"],
+            ["  Yes!  ", "yes!", "", "\u{1B}\u{1B}", "See you at 8?", String(repeating: "x", count: 200), "No\u{1B}  way\n", "Maybe", "Extra"],
             context: context)
-        #expect(cleaned == ["Yes!", "No", "Maybe"])
+        #expect(cleaned == ["Yes!", "No way", "Maybe"])
     }
 
     @Test func contextsNameAuthorsAndKnowWhoSpokeLast() {

@@ -193,12 +193,14 @@ public final class SuggestionScheduler: @unchecked Sendable {
         return job
     }
 
-    /// Trims, drops empty, overlong and repeated chips (and lines already said), keeps three.
+    /// Removes control characters and folds whitespace; drops empty, overlong and repeated
+    /// chips (and lines already said); keeps three.
     static func clean(_ raw: [String], context: ReplyContext) -> [String] {
         var seen = Set(context.recentMessages.map { normalized($0.text) })
         var result: [String] = []
         for text in raw {
-            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let visible = String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.properties.generalCategory != .control || $0 == "\n" || $0 == "\t" }))
+            let trimmed = visible.split(whereSeparator: \.isWhitespace).joined(separator: " ")
             let key = normalized(trimmed)
             guard !trimmed.isEmpty, trimmed.count <= maxSuggestionLength, !seen.contains(key) else { continue }
             seen.insert(key)
