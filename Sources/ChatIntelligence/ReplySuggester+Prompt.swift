@@ -6,17 +6,49 @@ import FoundationModels
 extension ReplySuggester {
     /// The session's instructions: the same for every user, channel and tone.
     package static let instructions = """
-        You suggest replies in a chat app. You see a chat conversation and the name of the user. \
-        Write three replies the user could send next, in the user's own voice (first person), \
-        answering the last message.
+        You suggest replies in a chat app. You read a conversation and write three short replies \
+        the user could send next, as the user, answering the last message.
 
         Rules:
-        - Each reply is a complete short message of 2 to 6 words, ending with punctuation.
-        - The three replies say different things (for example: agree, decline, ask a question).
-        - Reply in the language of the conversation.
-        - No names or labels before a reply, no quotes, no emoji.
+        - Each reply is at most 5 words, like a quick text message, and ends with punctuation.
+        - The three replies say different things: for example one agrees, one declines, one asks a question.
+        - Write in the language of the conversation.
+        - No names, labels, quotes or emoji.
         - Never copy a message from the conversation.
         """
+
+    /// Worked examples, given to the model as earlier turns of the session: small models copy
+    /// the length and shape of what they were shown far better than they follow a word count.
+    package static let examples: [(messages: [ChatMessage], user: Participant, tone: Tone?, replies: [String])] = {
+        let sam = Participant(id: "example-sam", name: "Sam")
+        let kim = Participant(id: "example-kim", name: "Kim")
+        let lee = Participant(id: "example-lee", name: "Lee")
+        return [
+            ([ChatMessage(author: sam, text: "Want to see a movie tonight?")], kim, .casual,
+             ["Sure, which one?", "Can't tonight, sorry.", "How about tomorrow?"]),
+            ([ChatMessage(author: kim, text: "The printer is broken again."),
+              ChatMessage(author: lee, text: "I called IT, they will come at 2.")], kim, .formal,
+             ["Thank you, Lee.", "Great, that works for me.", "Should I tell the team?"]),
+        ]
+    }()
+
+    /// What every session starts from: the instructions, then each example as a prompt and the
+    /// response it should get. The same for every request, so the engine's prefix cache serves it.
+    package static let transcript: Transcript = {
+        var entries: [Transcript.Entry] = [
+            .instructions(Transcript.Instructions(segments: [.text(.init(content: instructions))], toolDefinitions: []))
+        ]
+        for example in examples {
+            let prompt = prompt(for: example.messages, user: example.user, tone: example.tone)
+            // Written in the layout constrained decoding produces (`": "`, `", "`), so the
+            // examples read like the model's own earlier answers.
+            let quoted = example.replies.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
+            let response = "{\"replies\": [" + quoted.joined(separator: ", ") + "]}"
+            entries.append(.prompt(Transcript.Prompt(segments: [.text(.init(content: prompt))])))
+            entries.append(.response(Transcript.Response(assetIDs: [], segments: [.text(.init(content: response))])))
+        }
+        return Transcript(entries: entries)
+    }()
 
     /// The longest message text put in the prompt, in characters; the rest is elided.
     package static let messageCharacterLimit = 400

@@ -12,8 +12,9 @@ import FoundationModels
 /// // ["Yes, can't wait!", "Sorry, I can't.", "What time again?"], or nil
 /// ```
 ///
-/// Each request runs in a fresh session with the same fixed instructions, so requests share a
-/// prompt prefix the engine keeps cached, and no conversation leaks into another.
+/// Each request runs in a fresh session that starts from the same fixed instructions and worked
+/// examples, so requests share a prompt prefix the engine keeps cached, and no conversation
+/// leaks into another.
 public struct ReplySuggester: Sendable {
     /// The register replies are drafted in.
     public enum Tone: String, Sendable, Hashable, CaseIterable {
@@ -35,6 +36,10 @@ public struct ReplySuggester: Sendable {
     public let model: SystemLanguageModel
     /// How replies are sampled.
     public var options: GenerationOptions
+    /// Whether the schema (as JSON Schema) is added to the prompt. Off: the worked examples
+    /// show the shape, the schema's regex is noise to a small model, and constrained decoding
+    /// enforces it anyway. Kept for measuring (`scripts/eval-suggestions --schema-in-prompt`).
+    package var includesSchemaInPrompt = false
 
     public init(model: SystemLanguageModel = .default, options: GenerationOptions = ReplySuggester.defaultOptions) {
         self.model = model
@@ -54,14 +59,20 @@ public struct ReplySuggester: Sendable {
         -> [String]?
     {
         guard Self.wantsReply(messages, user: user), isAvailable else { return nil }
-        let session = LanguageModelSession(model: model, instructions: Self.instructions)
+        let session = LanguageModelSession(model: model, transcript: Self.transcript)
         let prompt = Self.prompt(for: messages, user: user, tone: tone)
         let recent = messages.suffix(Self.messageLimit)
         let raw: [String]
         if recent.contains(where: { CJKReplySuggestions.isCJK($0.text) }) {
-            raw = try await session.respond(to: prompt, generating: CJKReplySuggestions.self, options: options).content.replies
+            raw = try await session.respond(
+                to: prompt, generating: CJKReplySuggestions.self, includeSchemaInPrompt: includesSchemaInPrompt,
+                options: options
+            ).content.replies
         } else {
-            raw = try await session.respond(to: prompt, generating: ReplySuggestions.self, options: options).content.replies
+            raw = try await session.respond(
+                to: prompt, generating: ReplySuggestions.self, includeSchemaInPrompt: includesSchemaInPrompt,
+                options: options
+            ).content.replies
         }
         let replies = Self.cleaned(raw, messages: recent, user: user)
         return replies.isEmpty ? nil : replies

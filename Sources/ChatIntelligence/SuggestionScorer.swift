@@ -1,6 +1,10 @@
 /// Checks a set of reply chips against what the suggestions promise: three distinct replies of
 /// at most eight words, each ending naturally, written from the user's side, none repeating a
 /// line of the conversation. Used by the quality evaluation (`scripts/eval-suggestions`).
+///
+/// Stricter than those words in two ways, because a reply the bound cut short can look whole:
+/// a reply of exactly eight words fails (``Problem/atBound(_:)``), and so does one with words
+/// run together or in a script the conversation does not use (``Problem/garbled(_:)``).
 package enum SuggestionScorer {
     /// What is wrong with a chip set.
     package enum Problem: Hashable, Sendable, CustomStringConvertible {
@@ -12,6 +16,10 @@ package enum SuggestionScorer {
         case tooLong(String, words: Int)
         /// Stops mid-sentence: ends on a connecting word or a comma, or leaves a bracket open.
         case cutOff(String)
+        /// Exactly ``maximumWords`` words: the schema's bound stopped the model, so the reply may
+        /// be cut where it could not see (its last word run together with the next one, or a
+        /// sentence left unfinished). The prompt asks for at most five words.
+        case atBound(String)
         /// Reads as another participant: starts with a "Name:" label, or addresses the user by
         /// their own name.
         case wrongSide(String)
@@ -28,6 +36,7 @@ package enum SuggestionScorer {
             case .duplicate(let reply): "duplicate \"\(reply)\""
             case .tooLong(let reply, let words): "\(words) words \"\(reply)\""
             case .cutOff(let reply): "cut off \"\(reply)\""
+            case .atBound(let reply): "at the 8-word bound \"\(reply)\""
             case .wrongSide(let reply): "wrong side \"\(reply)\""
             case .repeatsConversation(let reply): "repeats \"\(reply)\""
             case .garbled(let reply): "garbled \"\(reply)\""
@@ -52,6 +61,7 @@ package enum SuggestionScorer {
             if !seen.insert(key).inserted { problems.append(.duplicate(reply)) }
             let words = wordCount(reply)
             if words > maximumWords { problems.append(.tooLong(reply, words: words)) }
+            if words == maximumWords { problems.append(.atBound(reply)) }
             if !endsNaturally(reply) { problems.append(.cutOff(reply)) }
             if isWrongSide(reply, labels: labels, user: user) { problems.append(.wrongSide(reply)) }
             if said.contains(key) { problems.append(.repeatsConversation(reply)) }

@@ -44,7 +44,19 @@ import Testing
 
     @Test func instructionsDoNotDependOnTheRequest() {
         // One fixed text: the engine's prefix cache serves it across users, channels and tones.
-        #expect(ReplySuggester.instructions.contains("2 to 6 words"))
+        #expect(ReplySuggester.instructions.contains("at most 5 words"))
         #expect(!ReplySuggester.instructions.contains("Alice"))
+    }
+
+    @Test func theExamplesFollowTheRulesTheyTeach() throws {
+        let regex = try Regex(#"^[^\s"\\.,;!?…]{1,20},?( [^\s"\\.,;!?…]{1,20},?){0,4}( ?([.…]|[!?]{1,3}))$"#)
+        for example in ReplySuggester.examples {
+            #expect(SuggestionScorer.problems(example.replies, messages: example.messages, user: example.user).isEmpty)
+            for reply in example.replies {
+                #expect(reply.wholeMatch(of: regex) != nil, "\(reply): at most 5 words, one sentence, final punctuation")
+            }
+            #expect(ReplySuggester.wantsReply(example.messages, user: example.user))
+        }
+        #expect(Set(ReplySuggester.examples.map(\.tone)) == [.casual, .formal])
     }
 }

@@ -28,7 +28,9 @@ import Testing
     @Test func findsLongReplies() {
         let long = "I think we should go somewhere nice and quiet"
         #expect(problems([long, "Ramen?", "Tacos!"]) == [.tooLong(long, words: 9)])
-        #expect(problems(["We could try that new sushi place downtown", "Ramen?", "Tacos!"]).isEmpty)
+        let eight = "We could try that new sushi place downtown"
+        #expect(problems([eight, "Ramen?", "Tacos!"]) == [.atBound(eight)])
+        #expect(problems(["We could try that new sushi place", "Ramen?", "Tacos!"]).isEmpty)
     }
 
     @Test(arguments: [

@@ -9,10 +9,11 @@ import Testing
 /// release build and a downloaded model; `SOTTO_MODEL` picks the model).
 ///
 /// Settings, all optional: `SOTTO_EVAL_SAMPLING` (`greedy`, or `top:K`), `SOTTO_EVAL_TEMPERATURE`,
-/// `SOTTO_EVAL_SEEDS` (runs per conversation, each with its own seed), `SOTTO_EVAL_ONLY`
+/// `SOTTO_EVAL_SEEDS` (runs per conversation, each with its own seed), `SOTTO_EVAL_SCHEMA=1`
+/// (put the JSON Schema in the prompt too), `SOTTO_EVAL_ONLY`
 /// (conversation names, comma-separated), `SOTTO_EVAL_TARGET` (pass rate the test asserts,
 /// default 0.9).
-@Suite struct SuggestionQualityEval {
+@Suite(.serialized) struct SuggestionQualityEval {
     static let environment = ProcessInfo.processInfo.environment
 
     @Test(.enabled(if: environment["SOTTO_EVAL"] == "1", "set SOTTO_EVAL=1 (scripts/eval-suggestions)"))
@@ -41,7 +42,8 @@ import Testing
             case let mode where mode.hasPrefix("top:"): options.sampling = .random(top: Int(mode.dropFirst(4)) ?? 40, seed: UInt64(7 + seed))
             default: options.sampling = .random(top: 40, seed: UInt64(7 + seed))
             }
-            let suggester = ReplySuggester(model: model, options: options)
+            var suggester = ReplySuggester(model: model, options: options)
+            suggester.includesSchemaInPrompt = env["SOTTO_EVAL_SCHEMA"] == "1"
             for conversation in conversations {
                 let messages = conversation.chatMessages
                 let user = conversation.userParticipant
