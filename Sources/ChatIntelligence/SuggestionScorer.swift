@@ -3,8 +3,10 @@
 /// line of the conversation. Used by the quality evaluation (`scripts/eval-suggestions`).
 ///
 /// Stricter than those words in two ways, because a reply the bound cut short can look whole:
-/// a reply of exactly eight words fails (``Problem/atBound(_:)``), and so does one with words
-/// run together or in a script the conversation does not use (``Problem/garbled(_:)``).
+/// a reply of exactly eight words without final punctuation fails (``Problem/atBound(_:)``), and
+/// so does one with words run together or in a script the conversation does not use
+/// (``Problem/garbled(_:)``). Words run together without punctuation ("help youwith?") are not
+/// caught: that would take a dictionary.
 package enum SuggestionScorer {
     /// What is wrong with a chip set.
     package enum Problem: Hashable, Sendable, CustomStringConvertible {
@@ -16,9 +18,9 @@ package enum SuggestionScorer {
         case tooLong(String, words: Int)
         /// Stops mid-sentence: ends on a connecting word or a comma, or leaves a bracket open.
         case cutOff(String)
-        /// Exactly ``maximumWords`` words: the schema's bound stopped the model, so the reply may
-        /// be cut where it could not see (its last word run together with the next one, or a
-        /// sentence left unfinished). The prompt asks for at most five words.
+        /// Exactly ``maximumWords`` words and no final `. ! ? …`: the schema's bound stopped the
+        /// model rather than the model ending the sentence, so it may be cut where no dangling
+        /// word shows it. (The prompt asks for at most five words.)
         case atBound(String)
         /// Reads as another participant: starts with a "Name:" label, or addresses the user by
         /// their own name.
@@ -61,7 +63,7 @@ package enum SuggestionScorer {
             if !seen.insert(key).inserted { problems.append(.duplicate(reply)) }
             let words = wordCount(reply)
             if words > maximumWords { problems.append(.tooLong(reply, words: words)) }
-            if words == maximumWords { problems.append(.atBound(reply)) }
+            if words == maximumWords, let last = reply.last, !".!?…".contains(last) { problems.append(.atBound(reply)) }
             if !endsNaturally(reply) { problems.append(.cutOff(reply)) }
             if isWrongSide(reply, labels: labels, user: user) { problems.append(.wrongSide(reply)) }
             if said.contains(key) { problems.append(.repeatsConversation(reply)) }

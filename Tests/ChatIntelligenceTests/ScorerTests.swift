@@ -30,6 +30,7 @@ import Testing
         #expect(problems([long, "Ramen?", "Tacos!"]) == [.tooLong(long, words: 9)])
         let eight = "We could try that new sushi place downtown"
         #expect(problems([eight, "Ramen?", "Tacos!"]) == [.atBound(eight)])
+        #expect(problems([eight + "?", "Ramen?", "Tacos!"]).isEmpty)
         #expect(problems(["We could try that new sushi place", "Ramen?", "Tacos!"]).isEmpty)
     }
 

@@ -10,7 +10,8 @@ import Testing
 ///
 /// Settings, all optional: `SOTTO_EVAL_SAMPLING` (`greedy`, or `top:K`), `SOTTO_EVAL_TEMPERATURE`,
 /// `SOTTO_EVAL_SEEDS` (runs per conversation, each with its own seed), `SOTTO_EVAL_SCHEMA=1`
-/// (put the JSON Schema in the prompt too), `SOTTO_EVAL_ONLY`
+/// (put the JSON Schema in the prompt too), `SOTTO_EVAL_REPLAY` (score the chip sets in a JSON
+/// lines file instead of generating: `{"name": …, "replies": […]}`), `SOTTO_EVAL_ONLY`
 /// (conversation names, comma-separated), `SOTTO_EVAL_TARGET` (pass rate the test asserts,
 /// default 0.9).
 @Suite(.serialized) struct SuggestionQualityEval {
@@ -24,8 +25,9 @@ import Testing
             let names = Set(only.split(separator: ",").map(String.init))
             conversations = conversations.filter { names.contains($0.name) }
         }
+        let replayed = try env["SOTTO_EVAL_REPLAY"].map(Self.chipSets(from:))
         let model = SystemLanguageModel.default
-        try #require(model.availability == .available, "model unavailable: \(model.availability)")
+        if replayed == nil { try #require(model.availability == .available, "model unavailable: \(model.availability)") }
         let seeds = max(1, Int(env["SOTTO_EVAL_SEEDS"] ?? "") ?? 1)
         let temperature = Double(env["SOTTO_EVAL_TEMPERATURE"] ?? "") ?? ReplySuggester.defaultOptions.temperature
         let sampling = env["SOTTO_EVAL_SAMPLING"] ?? "default"
@@ -50,10 +52,14 @@ import Testing
                 let start = ContinuousClock.now
                 var replies: [String] = []
                 var failure: String?
-                do {
-                    replies = try await suggester.suggestions(replyingTo: messages, as: user, tone: conversation.replyTone) ?? []
-                } catch {
-                    failure = "\(error)"
+                if let replayed {
+                    replies = replayed[conversation.name] ?? []
+                } else {
+                    do {
+                        replies = try await suggester.suggestions(replyingTo: messages, as: user, tone: conversation.replyTone) ?? []
+                    } catch {
+                        failure = "\(error)"
+                    }
                 }
                 let elapsed = ContinuousClock.now - start
                 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -76,5 +82,20 @@ import Testing
         print(String(format: "pass rate %d/%d = %.0f %%, median %.1f s per chip set (warm)", passed, total, rate * 100, median))
         let target = Double(env["SOTTO_EVAL_TARGET"] ?? "") ?? 0.9
         #expect(rate >= target, "pass rate \(rate) below \(target)")
+    }
+
+    /// Chip sets recorded elsewhere (another engine, an earlier run): JSON lines of
+    /// `{"name": conversation name, "replies": [...]}`.
+    static func chipSets(from path: String) throws -> [String: [String]] {
+        struct Line: Decodable {
+            var name: String
+            var replies: [String]
+        }
+        var sets: [String: [String]] = [:]
+        for line in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n") where !line.isEmpty {
+            let decoded = try JSONDecoder().decode(Line.self, from: Data(line.utf8))
+            sets[decoded.name] = decoded.replies
+        }
+        return sets
     }
 }
