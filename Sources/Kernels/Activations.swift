@@ -8,15 +8,20 @@ import GGUF
 enum ActivationKind: Equatable {
     /// Floats as they are (F32, F16, BF16 weights).
     case float
-    /// Blocks of 32: int8 quants, per block `d` and `d·Σq` (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0; ggml's Q8_0/Q8_1).
+    /// Blocks of 32: int8 quants, per block `d` (rounded to half, as ggml's Q8_0 stores it) and
+    /// `d·Σq` with that rounded `d` — exact, for the offset correction of Q4_0, Q5_0, Q8_0.
     case q8
+    /// As `q8`, but the second value is ggml's Q8_1 `s`: half(d·Σq) with the unrounded `d`, the
+    /// term the min of Q4_1 and Q5_1 multiplies (matching it keeps logits on llama.cpp's).
+    case q8_1
     /// Blocks of 256: int8 quants, per block `d`, per 16 quants their sum (K-quants; ggml's Q8_K).
     case q8K
 
     init(_ type: GGMLType) {
         switch type {
         case .f32, .f16, .bf16: self = .float
-        case .q4_0, .q4_1, .q5_0, .q5_1, .q8_0: self = .q8
+        case .q4_0, .q5_0, .q8_0: self = .q8
+        case .q4_1, .q5_1: self = .q8_1
         case .q4_K, .q5_K, .q6_K: self = .q8K
         case .q8_1, .q2_K, .q3_K, .q8_K: preconditionFailure("unsupported weight type \(type)")
         }
@@ -75,7 +80,7 @@ struct ActivationBuffer {
         let bytes: Int
         switch kind {
         case .float: bytes = 0
-        case .q8: bytes = columns + (columns / 32) * 8
+        case .q8, .q8_1: bytes = columns + (columns / 32) * 8
         case .q8K: bytes = columns + (columns / 256) * 4 + (columns / 16) * 2 + (columns / 32) * 2 + (columns / 16) * 4
         }
         return (bytes + 63) & ~63
@@ -104,10 +109,10 @@ struct ActivationBuffer {
         let p = base + row * rowStride
         switch kind {
         case .float: break
-        case .q8:
+        case .q8, .q8_1:
             Quantize.q8(
                 x, count: columns, qs: p.assumingMemoryBound(to: Int8.self),
-                ds: (p + columns).assumingMemoryBound(to: Float.self))
+                ds: (p + columns).assumingMemoryBound(to: Float.self), halfSum: kind == .q8_1)
         case .q8K:
             let d = p + columns
             let bsums = (d + (columns / 256) * 4).assumingMemoryBound(to: Int16.self)

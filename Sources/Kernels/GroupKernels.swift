@@ -42,7 +42,12 @@ enum GroupKernels {
         _ w: WeightMatrix, _ input: PreparedInput, tokens: Range<Int>, groups: Range<Int>, y: UnsafeMutablePointer<Float>
     ) {
         #if KERNELS_AVX512
-            let act = ActivationKind(w.type) == .q8 ? input.q8! : input.q8K!
+            let act =
+                switch ActivationKind(w.type) {
+                case .q8: input.q8!
+                case .q8_1: input.q8_1!
+                default: input.q8K!
+                }
             let blocks = w.columns / w.type.blockSize
             for g in groups {
                 let group = w.base + g * w.groupStride

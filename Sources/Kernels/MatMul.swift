@@ -51,24 +51,28 @@ public enum MatMul {
         _ ys: UnsafeBufferPointer<UnsafeMutablePointer<Float>>, _ pool: ThreadPool
     ) {
         guard let columns = ws.first?.columns, n > 0 else { return }
-        var needsQ8 = false, needsQ8K = false, bytes = 0
+        var needsQ8 = false, needsQ8_1 = false, needsQ8K = false, bytes = 0
         for w in ws {
             precondition(w.columns == columns, "matrices sharing an input need equal columns")
             switch ActivationKind(w.type) {
             case .float: break
             case .q8: needsQ8 = true
+            case .q8_1: needsQ8_1 = true
             case .q8K: needsQ8K = true
             }
             bytes += w.rows * w.rowBytes
         }
         let q8Bytes = needsQ8 ? ActivationBuffer.byteCount(kind: .q8, columns: columns, count: n) : 0
+        let q8_1Bytes = needsQ8_1 ? ActivationBuffer.byteCount(kind: .q8_1, columns: columns, count: n) : 0
         let q8KBytes = needsQ8K ? ActivationBuffer.byteCount(kind: .q8K, columns: columns, count: n) : 0
         let parallel = pool.threadCount > 1 && bytes * n >= parallelThreshold
-        pool.withScratch(byteCount: q8Bytes + q8KBytes) { scratch in
+        pool.withScratch(byteCount: q8Bytes + q8_1Bytes + q8KBytes) { scratch in
             let input = PreparedInput(
                 x: x, columns: columns,
                 q8: needsQ8 ? ActivationBuffer(kind: .q8, columns: columns, count: n, base: scratch) : nil,
-                q8K: needsQ8K ? ActivationBuffer(kind: .q8K, columns: columns, count: n, base: scratch + q8Bytes) : nil)
+                q8_1: needsQ8_1 ? ActivationBuffer(kind: .q8_1, columns: columns, count: n, base: scratch + q8Bytes) : nil,
+                q8K: needsQ8K
+                    ? ActivationBuffer(kind: .q8K, columns: columns, count: n, base: scratch + q8Bytes + q8_1Bytes) : nil)
             input.quantize(count: n, pool: parallel && n > 1 ? pool : nil)
 
             // Work items: ranges of rows (or of interleaved row groups) of each matrix, for blocks
@@ -116,14 +120,16 @@ struct PreparedInput {
     let x: UnsafePointer<Float>
     let columns: Int
     let q8: ActivationBuffer?
+    let q8_1: ActivationBuffer?
     let q8K: ActivationBuffer?
 
     /// Quantizes the `count` rows of `x` into the buffers, in parallel when given a pool.
     func quantize(count: Int, pool: ThreadPool?) {
-        if q8 == nil && q8K == nil { return }
+        if q8 == nil && q8_1 == nil && q8K == nil { return }
         let work = { (thread: Int, threads: Int) in
             for row in Swift.stride(from: thread, to: count, by: threads) {
                 q8?.quantize(x + row * columns, row: row)
+                q8_1?.quantize(x + row * columns, row: row)
                 q8K?.quantize(x + row * columns, row: row)
             }
         }
@@ -154,7 +160,7 @@ enum RowKernels {
                 }
             }
         case .q4_0, .q4_1, .q5_0, .q5_1, .q8_0:
-            let act = input.q8!
+            let act = ActivationKind(w.type) == .q8_1 ? input.q8_1! : input.q8!
             for t in tokens {
                 let a = act.q8(t)
                 for r in rows {

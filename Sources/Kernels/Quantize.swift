@@ -7,7 +7,8 @@
 
 enum Quantize {
     static func q8(
-        _ x: UnsafePointer<Float>, count: Int, qs: UnsafeMutablePointer<Int8>, ds: UnsafeMutablePointer<Float>
+        _ x: UnsafePointer<Float>, count: Int, qs: UnsafeMutablePointer<Int8>, ds: UnsafeMutablePointer<Float>,
+        halfSum: Bool = false
     ) {
         #if KERNELS_AVX512
             for b in 0..<(count / 32) {
@@ -20,11 +21,11 @@ enum Quantize {
                 store16(qs + 32 * b, q0)
                 store16(qs + 32 * b + 16, q1)
                 let sum = _mm512_reduce_add_epi32(_mm512_add_epi32(q0, q1))
-                ds[2 * b] = d
-                ds[2 * b + 1] = d * Float(sum)
+                ds[2 * b] = Float(Float16(d))
+                ds[2 * b + 1] = halfSum ? Float(Float16(d * Float(sum))) : Float(Float16(d)) * Float(sum)
             }
         #else
-            QuantizeReference.q8(x, count: count, qs: qs, ds: ds)
+            QuantizeReference.q8(x, count: count, qs: qs, ds: ds, halfSum: halfSum)
         #endif
     }
 

@@ -3,7 +3,8 @@
 enum QuantizeReference {
     /// Blocks of 32: d = amax/127, q = round-to-nearest-even(x·127/amax); ds = (d, d·Σq).
     static func q8(
-        _ x: UnsafePointer<Float>, count: Int, qs: UnsafeMutablePointer<Int8>, ds: UnsafeMutablePointer<Float>
+        _ x: UnsafePointer<Float>, count: Int, qs: UnsafeMutablePointer<Int8>, ds: UnsafeMutablePointer<Float>,
+        halfSum: Bool = false
     ) {
         for b in 0..<(count / 32) {
             let xb = x + 32 * b
@@ -17,8 +18,8 @@ enum QuantizeReference {
                 qs[32 * b + i] = Int8(q)
                 sum += q
             }
-            ds[2 * b] = d
-            ds[2 * b + 1] = d * Float(sum)
+            ds[2 * b] = Float(Float16(d))
+            ds[2 * b + 1] = halfSum ? Float(Float16(d * Float(sum))) : Float(Float16(d)) * Float(sum)
         }
     }
 

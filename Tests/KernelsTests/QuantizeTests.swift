@@ -45,13 +45,33 @@ import Testing
         for b in 0..<(n / 32) {
             let d = ds[2 * b]
             let amax = x[(32 * b)..<(32 * b + 32)].map(abs).max()!
-            #expect(abs(d - amax / 127) <= 1e-7 * amax)
+            // d is stored rounded to half precision, as ggml's Q8_0/Q8_1 blocks hold it.
+            #expect(d == Float(Float16(amax / 127)))
             var sum: Int32 = 0
             for i in (32 * b)..<(32 * b + 32) {
-                #expect(abs(x[i] - d * Float(qs[i])) <= d * 0.5001)
+                // Quants come from the unrounded scale: half a step plus the scale's rounding.
+                #expect(abs(x[i] - d * Float(qs[i])) <= d * (0.5 + 127 * 0x1p-11) * 1.0001)
                 sum += Int32(qs[i])
             }
             #expect(ds[2 * b + 1] == d * Float(sum))
+        }
+    }
+
+    /// The Q8_1 form (for Q4_1/Q5_1 mins) stores ggml's `s`: half(d·Σq) with the unrounded d.
+    @Test func q8HalfSumMatchesGGMLsS() {
+        var rng = SeededGenerator(seed: 85)
+        let n = 512
+        let x = randomFloats(n, using: &rng, range: -3...3)
+        var qs = [Int8](repeating: 0, count: n), ds = [Float](repeating: 0, count: n / 16)
+        var qs2 = qs, ds2 = ds
+        QuantizeReference.q8(x, count: n, qs: &qs, ds: &ds, halfSum: true)
+        Quantize.q8(x, count: n, qs: &qs2, ds: &ds2, halfSum: true)
+        #expect(qs == qs2)
+        #expect(ds == ds2)
+        for b in 0..<(n / 32) {
+            let amax = x[(32 * b)..<(32 * b + 32)].map(abs).max()!
+            let sum = qs[(32 * b)..<(32 * b + 32)].reduce(Int32(0)) { $0 + Int32($1) }
+            #expect(ds[2 * b + 1] == Float(Float16(amax / 127 * Float(sum))))
         }
     }
 

@@ -65,7 +65,7 @@ func dequantizedActivation(_ buffer: ActivationBuffer, row: Int) -> [Float] {
     let n = buffer.columns
     switch buffer.kind {
     case .float: preconditionFailure()
-    case .q8:
+    case .q8, .q8_1:
         let a = buffer.q8(row)
         return (0..<n).map { a.ds[2 * ($0 / 32)] * Float(a.qs[$0]) }
     case .q8K:
