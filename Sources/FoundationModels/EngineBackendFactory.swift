@@ -1,11 +1,12 @@
-/// Creates the engine backend for a model file.
-///
-/// This is the seam between the API and Sotto's inference engine: the integration replaces the
-/// body with one that opens the GGUF file with the Inference module and wraps it in a
-/// ``LanguageModelBackend`` (with constrained decoding from the Guidance module).
+/// Creates the engine backend for a model file: the seam between the API and Sotto's inference
+/// engine.
 package enum EngineBackendFactory {
+    /// A backend that runs the GGUF model at `modelPath` (loaded once per process and shared)
+    /// with a context window of `contextSize` tokens, capped at the model's own.
+    ///
+    /// - Throws: ``LanguageModelSession/GenerationError/assetsUnavailable(_:)`` when the file
+    ///   cannot be loaded.
     package static func makeBackend(modelPath: String, contextSize: Int) throws -> any LanguageModelBackend {
-        throw LanguageModelSession.GenerationError.assetsUnavailable(
-            .init(debugDescription: "The inference engine is not connected to FoundationModels yet (model \(modelPath))."))
+        try EngineBackend(modelPath: modelPath, contextSize: contextSize)
     }
 }

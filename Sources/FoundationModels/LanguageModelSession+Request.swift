@@ -122,7 +122,9 @@ extension LanguageModelSession {
     /// The response text as content: parsed JSON when the request had a format, a string otherwise.
     private func content(of text: String, spec: RequestSpec) throws -> GeneratedContent {
         guard spec.format != nil else { return GeneratedContent(kind: .string(text), id: spec.responseID) }
-        let content = try GeneratedContent(json: text)
+        // The text is finished: a number at its very end is whole (the partial parser, made for
+        // streaming, would take it as still growing), which the newline says.
+        let content = try GeneratedContent(json: text + "\n")
         guard content.isComplete else {
             throw GenerationError.decodingFailure(
                 .init(debugDescription: "The response ended before its JSON was complete: \(text)"))

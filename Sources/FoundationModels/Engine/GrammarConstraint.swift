@@ -1,0 +1,190 @@
+import Guidance
+import Inference
+import Tokenizers
+
+/// Steers generation through a Guidance grammar: the bytes the grammar determines are forced as
+/// whole tokens, every other step is masked to the tokens the grammar allows, and generation
+/// stops as soon as the output is complete.
+///
+/// Two extras over a bare ``TokenMatcher``:
+/// - literal `prefix` bytes before the grammar's own text (a tool call's `\n` after
+///   `<tool_call>`), forced with the grammar's first forced bytes so that they tokenize together;
+/// - a token `budget`: near the end of it, only tokens after which the output can still be
+///   completed in the tokens left are allowed (every byte has a token, so `n` bytes fit in `n`
+///   tokens), so a response cut short by `maximumResponseTokens` is still valid JSON.
+///
+/// One generation owns a constraint; it is not reused.
+// @unchecked Sendable: the matcher and scratch mask are mutated only by the one generation that
+// owns the constraint, on its inference session's serial queue.
+package final class GrammarConstraint: TokenConstraint, @unchecked Sendable {
+    package let matcher: TokenMatcher
+    private let tokenizer: Tokenizer
+    private var prefix: [UInt8]
+    /// Tokens this constraint may still accept; nil for no limit.
+    package private(set) var budget: Int?
+    /// Whether end-of-generation tokens may end the output where the grammar accepts.
+    private let allowsEndToken: Bool
+    private var scratch: Guidance.TokenMask
+    /// Tokens accepted so far.
+    package private(set) var acceptedTokens: [Int] = []
+
+    /// Within this many bytes of the budget, steering toward completion starts.
+    static let steeringMargin = 256
+
+    /// - Parameters:
+    ///   - prefix: text that comes before the grammar's output.
+    ///   - budget: the most tokens this output may take (nil: no limit).
+    ///   - allowsEndToken: whether an end-of-generation token may end the output (false when
+    ///     more text follows the grammar, as the closing tag of a tool call does).
+    package init(
+        grammar: Grammar, index: VocabularyIndex, tokenizer: Tokenizer, prefix: String = "", budget: Int? = nil,
+        allowsEndToken: Bool = true
+    ) {
+        matcher = TokenMatcher(grammar: grammar, index: index)
+        self.tokenizer = tokenizer
+        self.prefix = Array(prefix.utf8)
+        self.budget = budget
+        self.allowsEndToken = allowsEndToken
+        scratch = Guidance.TokenMask(vocabularySize: index.vocabularySize)
+    }
+
+    package var isComplete: Bool { prefix.isEmpty && matcher.isComplete }
+
+    /// Whether the output so far is complete (it may end here).
+    package var canEnd: Bool { prefix.isEmpty && (matcher.canEnd || matcher.isComplete) }
+
+    package func forcedTokens() -> [Int] {
+        if prefix.isEmpty {
+            if let budget, budget <= 0 { return [] }
+            let tokens = matcher.forcedTokens(using: tokenizer)
+            guard let budget else { return tokens }
+            return Array(tokens.prefix(budget))
+        }
+        // The prefix with the grammar's forced start, tokenized together; the last token is left
+        // to sampling (it might merge with what follows) unless it is still part of the prefix.
+        var bytes = prefix + matcher.forcedBytes
+        bytes.removeLast(bytes.count - Self.wholeCharacterLength(bytes))
+        var tokens = spelledTokens(bytes) ?? []
+        if !tokens.isEmpty { tokens.removeLast() }
+        let covered = tokens.reduce(0) { $0 + tokenizer.tokenBytes($1).count }
+        if covered < prefix.count {
+            // Not even the prefix is covered: force the prefix on its own, whole.
+            tokens = spelledTokens(prefix) ?? prefix.compactMap { tokenizer.byteTokenID($0) }
+        }
+        return tokens
+    }
+
+    package func restrict(_ mask: inout Inference.TokenMask) -> Bool {
+        if !prefix.isEmpty {
+            // Only reached if forcing failed: allow the token of the prefix's next byte.
+            mask.words.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+            if let token = tokenizer.byteTokenID(prefix[0]) { mask.insert(token) }
+            return true
+        }
+        matcher.fillMask(&scratch)
+        if !allowsEndToken {
+            for token in tokenizer.endOfGenerationTokenIDs where scratch.contains(token) { scratch.remove(token) }
+        }
+        if let budget { steer(toFinishWithin: budget) }
+        copy(scratch, into: &mask)
+        return true
+    }
+
+    package func accept(_ token: Int) throws {
+        if !prefix.isEmpty {
+            let bytes = tokenizer.tokenBytes(token)
+            let shared = min(bytes.count, prefix.count)
+            guard !bytes.isEmpty, bytes[..<shared].elementsEqual(prefix[..<shared]) else {
+                throw GuidanceError(
+                    .rejected, "token \(token) does not continue the text \(String(decoding: prefix, as: UTF8.self).debugDescription)")
+            }
+            if bytes.count > shared { try matcher.accept(bytes: Array(bytes[shared...])) }
+            prefix.removeFirst(shared)
+        } else {
+            try matcher.accept(token)
+        }
+        acceptedTokens.append(token)
+        if let budget { self.budget = budget - 1 }
+    }
+
+    /// Advances past text generated without this constraint's mask (while it only follows
+    /// the output to see whether it matches), counting it against the budget.
+    ///
+    /// - Throws: `GuidanceError` when the text leaves the grammar.
+    package func follow(bytes: [UInt8]) throws {
+        precondition(prefix.isEmpty, "a followed output has no prefix")
+        try matcher.accept(bytes: bytes)
+        if let budget { self.budget = budget - 1 }
+    }
+
+    /// Removes from `scratch` the tokens after which the output could not be completed within
+    /// the `budget - 1` tokens left; keeps the ones closest to completion if none could.
+    private func steer(toFinishWithin budget: Int) {
+        let left = budget - 1
+        guard left < matcher.minimumBytesToComplete + Self.steeringMargin else { return }
+        var closest = Int.max
+        var closestTokens: [Int] = []
+        var fits = false
+        for token in scratch.allowedTokens {
+            let distance = matcher.minimumBytesToComplete(after: token) ?? Int.max
+            if distance <= left {
+                fits = true
+                continue
+            }
+            scratch.remove(token)
+            if !fits {
+                if distance < closest {
+                    closest = distance
+                    closestTokens = [token]
+                } else if distance == closest {
+                    closestTokens.append(token)
+                }
+            }
+        }
+        if !fits { for token in closestTokens { scratch.insert(token) } }
+    }
+
+    /// Copies a Guidance mask into the engine's mask (which may be longer: padding rows of the
+    /// output matrix are never allowed).
+    private func copy(_ source: Guidance.TokenMask, into mask: inout Inference.TokenMask) {
+        mask.words.withUnsafeMutableBufferPointer { target in
+            source.words.withUnsafeBufferPointer { words in
+                let shared = min(words.count, target.count)
+                target.baseAddress!.update(from: words.baseAddress!, count: shared)
+                if target.count > shared { target[shared...].update(repeating: 0) }
+            }
+        }
+    }
+
+    /// The canonical tokens of `bytes` if they spell exactly those bytes with text tokens.
+    private func spelledTokens(_ bytes: [UInt8]) -> [Int]? {
+        guard !bytes.isEmpty else { return [] }
+        let tokens = tokenizer.encode(String(decoding: bytes, as: UTF8.self), parseSpecial: false)
+        var spelled: [UInt8] = []
+        for token in tokens {
+            guard tokenizer.tokenType(token) == .normal || tokenizer.tokenType(token) == .byte else { return nil }
+            spelled += tokenizer.tokenBytes(token)
+        }
+        return spelled == bytes ? tokens : nil
+    }
+
+    /// The length of the longest prefix of `bytes` that does not end inside a UTF-8 character.
+    static func wholeCharacterLength(_ bytes: [UInt8]) -> Int {
+        var end = 0
+        while end < bytes.count {
+            let lead = bytes[end]
+            let length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+            if end + length > bytes.count { break }
+            end += length
+        }
+        return end
+    }
+}
+
+extension Tokenizer {
+    /// The token that is exactly the single byte `byte`, if the vocabulary has one.
+    func byteTokenID(_ byte: UInt8) -> Int? {
+        let tokens = encode(String(decoding: [byte], as: UTF8.self), parseSpecial: false)
+        return tokens.count == 1 && tokenBytes(tokens[0]) == [byte] ? tokens[0] : nil
+    }
+}

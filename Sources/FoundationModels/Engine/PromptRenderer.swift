@@ -1,0 +1,187 @@
+import ChatTemplates
+import Inference
+import Tokenizers
+
+/// Turns a request into the prompt tokens a model reads, through the model's own chat template
+/// (messages, tool definitions and earlier tool calls in the template's own format).
+struct PromptRenderer: Sendable {
+    let template: ChatTemplate?
+    let tokenizer: Tokenizer
+    let addsBOS: Bool
+    /// Template variables besides the conversation (`bos_token`, `eos_token`).
+    let extra: [String: TemplateValue]
+    /// Whether tool definitions are passed to the template (it renders them and the model can
+    /// call tools).
+    let passesTools: Bool
+
+    init(model: Model, passesTools: Bool) {
+        template = try? model.chatTemplate()
+        tokenizer = model.tokenizer
+        addsBOS = model.file.bool("tokenizer.ggml.add_bos_token") ?? false
+        var extra: [String: TemplateValue] = [:]
+        if let bos = model.tokenizer.bosTokenID { extra["bos_token"] = .string(model.tokenizer.decode([bos])) }
+        if let eos = model.tokenizer.eosTokenID { extra["eos_token"] = .string(model.tokenizer.decode([eos])) }
+        self.extra = extra
+        self.passesTools = passesTools
+    }
+
+    /// The prompt tokens of `request`, ending with the opening of the assistant's turn.
+    ///
+    /// - Throws: ``LanguageModelSession/GenerationError/assetsUnavailable(_:)`` when the model's
+    ///   chat template fails on the conversation.
+    func tokens(for request: GenerationRequest) throws -> [Int] {
+        var tokens = tokenizer.encode(try text(for: request), parseSpecial: true)
+        if addsBOS, let bos = tokenizer.bosTokenID, tokens.first != bos { tokens.insert(bos, at: 0) }
+        return tokens
+    }
+
+    /// The prompt text of `request`.
+    func text(for request: GenerationRequest) throws -> String {
+        let messages = Self.templateMessages(for: request)
+        guard let template else { return Self.chatML(messages) }
+        let definitions = passesTools ? Self.renderedTools(for: request) : []
+        let tools = definitions.isEmpty ? nil : definitions.map(Self.templateTool)
+        do {
+            return try template.render(messages: messages, tools: tools, addGenerationPrompt: true, extra: extra)
+        } catch {
+            throw LanguageModelSession.GenerationError.assetsUnavailable(
+                .init(debugDescription: "The model's chat template cannot render this conversation: \(error)"))
+        }
+    }
+
+    /// The tools the model is shown: those of the session's instructions (the same in every
+    /// turn, so the cache of earlier turns stays valid, even in a turn that may call none), or
+    /// the request's when the transcript has no instructions.
+    static func renderedTools(for request: GenerationRequest) -> [Transcript.ToolDefinition] {
+        for entry in request.transcript.entries {
+            if case .instructions(let instructions) = entry { return instructions.toolDefinitions }
+        }
+        return request.tools
+    }
+
+    /// The conversation as template messages. Structured responses are written in the layout
+    /// constrained decoding produced them in, and earlier prompts with the schema they were
+    /// sent with, so a follow-up's prompt starts with the very tokens already in the KV cache.
+    /// Empty instructions are left out, so that the template uses its own default system prompt.
+    static func templateMessages(for request: GenerationRequest) -> [TemplateValue] {
+        let messages = request.messages
+        precondition(messages.count == request.transcript.entries.count, "one message per transcript entry")
+        let lastPrompt = request.transcript.entries.lastIndex { if case .prompt = $0 { true } else { false } }
+        var values: [TemplateValue] = []
+        for (index, (entry, message)) in zip(request.transcript.entries, messages).enumerated() {
+            var content = message.content
+            switch entry {
+            case .response(let response):
+                content = response.segments.map { segment in
+                    if case .structure(let structure) = segment { structure.content.spacedJSON } else { segment.text }
+                }.joined(separator: "\n")
+            case .prompt(let prompt) where index != lastPrompt:
+                // An earlier prompt reads as it was sent (with its schema, the default), so the
+                // cache of that turn still matches.
+                if let format = prompt.responseFormat {
+                    content += "\n\n" + GenerationRequest.schemaInstruction(for: format.schema)
+                }
+            default:
+                break
+            }
+            if message.role == .system && content.isEmpty { continue }
+            var pairs: [(String, TemplateValue)] = [("role", .string(message.role.rawValue)), ("content", .string(content))]
+            if !message.toolCalls.isEmpty {
+                pairs.append(("tool_calls", .array(message.toolCalls.map(templateCall))))
+            }
+            if let name = message.toolName { pairs.append(("name", .string(name))) }
+            if let id = message.toolCallID { pairs.append(("tool_call_id", .string(id))) }
+            values.append(.object(TemplateObject(pairs)))
+        }
+        return values
+    }
+
+    /// A call as chat templates take it: `{type: "function", function: {name, arguments}}`.
+    static func templateCall(_ call: Transcript.ToolCall) -> TemplateValue {
+        .object(
+            TemplateObject([
+                ("type", "function"),
+                ("function", .object(TemplateObject([("name", .string(call.toolName)), ("arguments", call.arguments.templateValue)]))),
+            ]))
+    }
+
+    /// A tool definition as chat templates take it (OpenAI's function format).
+    static func templateTool(_ tool: Transcript.ToolDefinition) -> TemplateValue {
+        .object(
+            TemplateObject([
+                ("type", "function"),
+                (
+                    "function",
+                    .object(
+                        TemplateObject([
+                            ("name", .string(tool.name)), ("description", .string(tool.description)),
+                            ("parameters", tool.parameters.jsonSchema(includeOrder: false).templateValue),
+                        ]))
+                ),
+            ]))
+    }
+
+    /// ChatML, for a model without a template.
+    static func chatML(_ messages: [TemplateValue]) -> String {
+        var text = ""
+        for message in messages {
+            text += "<|im_start|>" + (message["role"]?.stringValue ?? "user") + "\n"
+            text += (message["content"]?.stringValue ?? "") + "<|im_end|>\n"
+        }
+        return text + "<|im_start|>assistant\n"
+    }
+}
+
+extension GeneratedContent {
+    /// The content as a chat-template value: whole numbers as integers (so `tojson` writes `3`,
+    /// not `3.0`), properties in order.
+    var templateValue: TemplateValue {
+        switch kind {
+        case .null: return .none
+        case .bool(let value): return .bool(value)
+        case .number(let value):
+            if value == value.rounded(), abs(value) < 1e15 { return .int(Int(value)) }
+            return .double(value)
+        case .string(let value): return .string(value)
+        case .array(let elements): return .array(elements.map(\.templateValue))
+        case .structure(let properties, let orderedKeys):
+            return .object(TemplateObject(orderedKeys.compactMap { key in properties[key].map { (key, $0.templateValue) } }))
+        }
+    }
+
+    /// The content as JSON in the layout constrained decoding writes: `": "` after a key, `", "`
+    /// between members and elements.
+    var spacedJSON: String {
+        var output = ""
+        writeSpacedJSON(to: &output)
+        return output
+    }
+
+    private func writeSpacedJSON(to output: inout String) {
+        switch kind {
+        case .null: output += "null"
+        case .bool(let value): output += value ? "true" : "false"
+        case .number(let value): output += Self.jsonNumber(value)
+        case .string(let value): Self.writeJSONString(value, to: &output)
+        case .array(let elements):
+            output += "["
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output += ", " }
+                element.writeSpacedJSON(to: &output)
+            }
+            output += "]"
+        case .structure(let properties, let orderedKeys):
+            output += "{"
+            var first = true
+            for key in orderedKeys {
+                guard let value = properties[key] else { continue }
+                if !first { output += ", " }
+                first = false
+                Self.writeJSONString(key, to: &output)
+                output += ": "
+                value.writeSpacedJSON(to: &output)
+            }
+            output += "}"
+        }
+    }
+}
