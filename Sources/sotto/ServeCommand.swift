@@ -72,12 +72,12 @@ struct ServeCommand: Command {
         return 0
     }
 
-    /// The reply suggester for `model`, or nil when none can be made.
-    ///
-    /// The on-device suggester (ChatIntelligence over FoundationModels) plugs in here; until
-    /// it exists the server runs without suggestions and the web app hides the row.
+    /// The on-device reply suggester for `model` (nil: `SOTTO_MODEL` or the default), or nil
+    /// when that model is not available here: the server then runs without suggestions and
+    /// the web app hides the row.
     static func makeSuggester(model: String?) -> (any ReplySuggester)? {
-        nil
+        let suggester = ModelSuggester(model: model)
+        return suggester.isAvailable ? suggester : nil
     }
 
     /// Suspends until SIGINT or SIGTERM.

@@ -52,6 +52,11 @@ def server(request):
     home = tempfile.mkdtemp(prefix="sotto-browser-")
     env = dict(os.environ, SOTTO_HOME=home)
     env.pop("SOTTO_SECRET", None)
+    # The store and secret are fresh, but the models are the user's: the default run drafts
+    # suggestions with the real default model when it is downloaded.
+    models = pathlib.Path(os.environ.get("SOTTO_HOME") or pathlib.Path.home() / ".sotto") / "models"
+    if models.is_dir():
+        os.symlink(models, pathlib.Path(home) / "models")
     subprocess.run([binary, "seed", "demo"], env=env, check=True, capture_output=True)
     extra = ["--canned-suggestions"] if request.param == "canned" else []
     process = subprocess.Popen([binary, "serve", "--port", "0", *extra], env=env, stdout=subprocess.PIPE,
@@ -74,7 +79,7 @@ def server(request):
         process.wait(timeout=10)
     except subprocess.TimeoutExpired:
         process.kill()
-    shutil.rmtree(home, ignore_errors=True)
+    shutil.rmtree(home, ignore_errors=True)  # removes the models link, not the models
 
 
 def make_driver():

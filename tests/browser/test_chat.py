@@ -1,6 +1,8 @@
 """Two people chat in real browsers: history, live delivery, the composer's keys, and reply
 suggestions (checked when the server reports them available, absent otherwise)."""
 
+import os
+
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
@@ -8,7 +10,8 @@ from selenium.webdriver.support.ui import WebDriverWait
 FIRST = "Hey! Are we still on for the hike this weekend?"
 SECOND = "Yeah! Saturday morning works for me."
 TIMEOUT = 15
-SUGGESTION_TIMEOUT = 90  # a cold model on a busy machine
+# A cold model on a busy machine; override with SOTTO_SUGGESTION_TIMEOUT (seconds).
+SUGGESTION_TIMEOUT = float(os.environ.get("SOTTO_SUGGESTION_TIMEOUT", "300"))
 
 
 def wait(driver, condition, timeout=TIMEOUT, message=""):
