@@ -8,6 +8,10 @@ enum ModelFiles {
         return home + "/models"
     }
 
+    static func exists(_ id: String) -> Bool {
+        FileManager.default.fileExists(atPath: directory + "/\(id).gguf")
+    }
+
     /// The path of model `id`, or a recorded failure telling how to fetch it.
     static func path(_ id: String, sourceLocation: SourceLocation = #_sourceLocation) -> String? {
         let path = directory + "/\(id).gguf"
