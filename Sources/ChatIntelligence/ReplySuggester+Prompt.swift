@@ -6,8 +6,8 @@ import FoundationModels
 extension ReplySuggester {
     /// The session's instructions: the same for every user, channel and tone.
     package static let instructions = """
-        You suggest replies in a chat app. You read a conversation and write three short replies \
-        the user could send next, as the user, answering the last message.
+        You suggest quick replies in a chat app. You read a conversation and write three short \
+        replies the user could send next, as the user, answering the last message.
 
         Rules:
         - Each reply is at most 5 words, like a quick text message, and ends with punctuation.
@@ -22,13 +22,17 @@ extension ReplySuggester {
     package static let examples: [(messages: [ChatMessage], user: Participant, tone: Tone?, replies: [String])] = {
         let sam = Participant(id: "example-sam", name: "Sam")
         let kim = Participant(id: "example-kim", name: "Kim")
+        let ana = Participant(id: "example-ana", name: "Ana")
         let lee = Participant(id: "example-lee", name: "Lee")
         return [
             ([ChatMessage(author: sam, text: "Want to see a movie tonight?")], kim, .casual,
              ["Sure, which one?", "Can't tonight, sorry.", "How about tomorrow?"]),
+            ([ChatMessage(author: kim, text: "How did the interview go?"),
+              ChatMessage(author: ana, text: "Not great. I didn't get the job.")], kim, .casual,
+             ["Oh no, I'm sorry.", "Their loss, honestly.", "Want to talk later?"]),
             ([ChatMessage(author: kim, text: "The printer is broken again."),
               ChatMessage(author: lee, text: "I called IT, they will come at 2.")], kim, .formal,
-             ["Thank you, Lee.", "Great, that works for me.", "Should I tell the team?"]),
+             ["Thank you, Lee.", "That works for me.", "Should I tell the team?"]),
         ]
     }()
 
@@ -64,7 +68,7 @@ extension ReplySuggester {
         }
         lines.append("")
         let addressee = recent.last.map { ", answering " + singleLine($0.author.name, limit: 64) } ?? ""
-        lines.append("The user is \(userName). Write three replies \(userName) could send next\(addressee).")
+        lines.append("The user is \(userName). Write three replies \(userName) could send next\(addressee). At most 5 words each.")
         switch tone ?? .casual {
         case .casual: lines.append("Tone: casual and friendly.")
         case .formal: lines.append("Tone: polite and formal.")

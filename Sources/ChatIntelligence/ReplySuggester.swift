@@ -27,10 +27,11 @@ public struct ReplySuggester: Sendable {
     /// Most replies returned.
     public static let suggestionCount = 3
 
-    /// Sampling used unless another is given: top-40 at temperature 0.6 with a fixed seed, so
-    /// the same conversation gets the same replies.
+    /// Sampling used unless another is given: top-40 at temperature 0.5 with a fixed seed, so
+    /// the same conversation gets the same replies. (Greedy decoding repeats itself across the
+    /// three replies.)
     public static let defaultOptions = GenerationOptions(
-        sampling: .random(top: 40, seed: 7), temperature: 0.6, maximumResponseTokens: 160)
+        sampling: .random(top: 40, seed: 7), temperature: 0.5, maximumResponseTokens: 160)
 
     /// The model the replies come from.
     public let model: SystemLanguageModel

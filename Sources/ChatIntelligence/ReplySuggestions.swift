@@ -18,7 +18,7 @@ public struct ReplySuggestions: Sendable, Equatable {
         .count(3),
         .element(
             .pattern(
-                /^[^\s"\\.,;!?…\u{2E80}-\u{9FFF}\u{AC00}-\u{D7AF}\u{FF00}-\u{FFEF}]{1,20},?( [^\s"\\.,;!?…\u{2E80}-\u{9FFF}\u{AC00}-\u{D7AF}\u{FF00}-\u{FFEF}]{1,20},?){0,7}( ?([.…]|[!?]{1,3}))?$/
+                /^[^\s"\\.,;!?…\u{2E80}-\u{9FFF}\u{AC00}-\u{D7AF}\u{FF00}-\u{FFEF}]{1,20},?( [^\s"\\.,;!?…\u{2E80}-\u{9FFF}\u{AC00}-\u{D7AF}\u{FF00}-\u{FFEF}]{1,20},?){0,7}( ?(\.|[!?]{1,3}))?$/
             )))
     public var replies: [String]
 

@@ -92,13 +92,17 @@ package enum SuggestionScorer {
         if ",;:-–—(/&+".contains(last) { return false }
         if text.filter({ $0 == "(" }).count != text.filter({ $0 == ")" }).count { return false }
         if text.filter({ $0 == "\"" }).count % 2 != 0 { return false }
-        let words = text.split(whereSeparator: \.isWhitespace).map { word in
-            word.lowercased().replacingOccurrences(of: "’", with: "'").filter { $0.isLetter || $0 == "'" }
+        let tokens = text.split(whereSeparator: \.isWhitespace)
+        let words = tokens.map { word in
+            word.lowercased().replacingOccurrences(of: "’", with: "'").filter { $0.isLetter || $0.isNumber || $0 == "'" }
         }
-        guard let final = words.last, !final.isEmpty else { return true }  // a number, an emoji, "?"
+        // The last word (letters or digits): a trailing "…" does not finish a sentence by itself.
+        guard let finalIndex = words.lastIndex(where: { !$0.isEmpty }) else { return true }  // numbers, emoji
+        let final = words[finalIndex]
         if danglingWords.contains(final) { return false }
-        guard prepositions.contains(final), !text.hasSuffix("?") else { return true }
-        let previous = words.dropLast().last ?? ""
+        let isQuestion = finalIndex == tokens.count - 1 && tokens[finalIndex].hasSuffix("?")
+        guard prepositions.contains(final), !isQuestion else { return true }
+        let previous = finalIndex > 0 ? words[finalIndex - 1] : ""
         return (final == "to" && verbsBeforeTo.contains(previous)) || (final == "of" && ["sort", "kind"].contains(previous))
     }
 

@@ -15,7 +15,7 @@ import Testing
     @Test func saysWhoTheUserIsAndWhomTheyAnswer() {
         let messages = [message(People.alice, "Lunch?"), message(People.carol, "Sure"), message(People.bob, "Where?")]
         let prompt = ReplySuggester.prompt(for: messages, user: People.carol, tone: nil)
-        #expect(prompt.contains("The user is Carol. Write three replies Carol could send next, answering Bob."))
+        #expect(prompt.contains("The user is Carol. Write three replies Carol could send next, answering Bob. At most 5 words each."))
         #expect(prompt.hasSuffix("Tone: casual and friendly."))
     }
 
@@ -49,7 +49,7 @@ import Testing
     }
 
     @Test func theExamplesFollowTheRulesTheyTeach() throws {
-        let regex = try Regex(#"^[^\s"\\.,;!?…]{1,20},?( [^\s"\\.,;!?…]{1,20},?){0,4}( ?([.…]|[!?]{1,3}))$"#)
+        let regex = try Regex(#"^[^\s"\\.,;!?…]{1,20},?( [^\s"\\.,;!?…]{1,20},?){0,4}( ?(\.|[!?]{1,3}))$"#)
         for example in ReplySuggester.examples {
             #expect(SuggestionScorer.problems(example.replies, messages: example.messages, user: example.user).isEmpty)
             for reply in example.replies {

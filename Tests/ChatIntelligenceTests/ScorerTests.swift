@@ -36,7 +36,7 @@ import Testing
 
     @Test(arguments: [
         "Let's meet at the", "Let's meet at the.", "How about the place near the", "I was thinking we could go to",
-        "Sounds good, but", "Maybe tacos,", "Either tacos or ramen (your", "Vamos al restaurante de",
+        "Sounds good, but", "Could you try a different version of …", "We could go to …?", "Maybe tacos,", "Either tacos or ramen (your", "Vamos al restaurante de",
         "On peut aller à la", "I'm", "My treat and",
     ])
     func findsCutOffReplies(reply: String) {
