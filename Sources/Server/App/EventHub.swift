@@ -12,7 +12,8 @@ import Foundation
 ///   events, each with `seq`;
 /// - clients may send `{"type":"ping"}` (→ `pong`) and `{"type":"typing.start"|"typing.stop","cid"}`.
 final class EventHub: WebSocketResponder, @unchecked Sendable {
-    // @unchecked Sendable: `sessions` and `waiting` are only touched inside `lock`.
+    // @unchecked Sendable: `sessions`, `sessionsBySocket` and `waiting` are only touched inside
+    // `lock`; `typingHandler` is set once, before the server starts.
 
     /// How long an unauthenticated socket may wait before sending `auth`.
     static let authTimeout: DispatchTimeInterval = .seconds(10)

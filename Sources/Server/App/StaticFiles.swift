@@ -4,10 +4,11 @@ import Foundation
 struct StaticFiles: Sendable {
     private let files: [String: (contentType: String, body: [UInt8])]
 
-    /// Loads every file under `folder`; without one, the bundled `Web` folder.
+    /// Loads every file under `folder`; without one, `$SOTTO_WEB_ROOT` or the bundled `Web`
+    /// folder. With none of them, every path is 404 and the API still works.
     init(folder: URL? = nil) {
         var files: [String: (String, [UInt8])] = [:]
-        if let root = folder ?? Bundle.module.url(forResource: "Web", withExtension: nil),
+        if let root = folder ?? Self.defaultRoot(),
             let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey])
         {
             let rootPath = root.standardizedFileURL.path
@@ -20,6 +21,25 @@ struct StaticFiles: Sendable {
             }
         }
         self.files = files
+    }
+
+    /// `$SOTTO_WEB_ROOT`, else the `Web` folder of the resource bundle next to the executable.
+    ///
+    /// Looked up by hand rather than through `Bundle.module`, which stops the process when the
+    /// bundle is missing (say, the binary was copied without it).
+    static func defaultRoot() -> URL? {
+        if let override = ProcessInfo.processInfo.environment["SOTTO_WEB_ROOT"], !override.isEmpty {
+            return URL(fileURLWithPath: override)
+        }
+        var candidates = [Bundle.main.bundleURL]
+        if let executable = Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent() {
+            candidates.append(executable)
+        }
+        for folder in candidates {
+            let web = folder.appendingPathComponent("Sotto_Server.resources/Web")
+            if FileManager.default.fileExists(atPath: web.appendingPathComponent("index.html").path) { return web }
+        }
+        return nil
     }
 
     /// Paths served, e.g. `/index.html`.
