@@ -3,15 +3,14 @@ import Foundation
 
 /// A fresh database in its own temporary folder.
 ///
-/// The folder is left in place: a test may keep using `store` after its last use of the
-/// `TemporaryStore`, so removing it on release could pull the file from under the store.
+/// The folder outlives the value (a test may keep using `store` after its last use of the
+/// `TemporaryStore`) and goes when the test process exits.
 final class TemporaryStore {
     let folder: String
     let store: ChatStore
 
     init(options: ChatStore.Options = ChatStore.Options()) throws {
-        folder = NSTemporaryDirectory() + "chatstore-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        folder = try TestFolders.make("store")
         store = try ChatStore(path: folder + "/chat.sqlite", options: options)
     }
 

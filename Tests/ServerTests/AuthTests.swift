@@ -67,7 +67,7 @@ import Testing
 
 @Suite struct AppSecretTests {
     @Test func secretIsCreatedOwnerOnlyAndReused() throws {
-        let home = NSTemporaryDirectory() + "sotto-secret-" + UUID().uuidString
+        let home = try TestFolders.make("secret") + "/home"
         let first = try AppSecret.load(home: home, environment: [:])
         #expect(first.count == 64)
         let mode = try FileManager.default.attributesOfItem(atPath: home + "/secret")[.posixPermissions] as? Int

@@ -59,8 +59,7 @@ import Testing
 
     @Test func everyAcknowledgedMessageSurvivesKill9() throws {
         let binary = try Self.sottoBinary()
-        let home = NSTemporaryDirectory() + "sotto-crash-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        let home = try TestFolders.make("crash")
         let seed = Process()
         seed.executableURL = URL(fileURLWithPath: binary)
         seed.arguments = ["seed", "demo"]

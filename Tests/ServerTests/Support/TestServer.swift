@@ -18,8 +18,7 @@ final class TestServer: @unchecked Sendable {
     let port: Int
 
     init(suggester: (any ReplySuggester)? = nil, storeOptions: ChatStore.Options = .init()) throws {
-        folder = NSTemporaryDirectory() + "sotto-server-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        folder = try TestFolders.make("server")
         store = try ChatStore(path: folder + "/chat.sqlite", options: storeOptions)
         var configuration = ChatServer.Configuration(port: 0)
         configuration.threads = 64
