@@ -65,6 +65,12 @@ public final class Evaluator {
         UnsafeMutableBufferPointer(start: scratch.logits, count: scratch.vocabularySize)
     }
 
+    /// The final RMSNorm output of the last evaluated position (the LM head's input), for tests
+    /// that compare hidden states with llama.cpp's embeddings.
+    package var finalHiddenState: [Float] {
+        Array(UnsafeBufferPointer(start: scratch.normed, count: model.config.embeddingLength))
+    }
+
     /// Bytes held by the KV cache.
     public var cacheByteCount: Int { cache.byteCount }
 

@@ -37,23 +37,27 @@ public final class Model: @unchecked Sendable {
     ///
     /// - Throws: `GGUFError` for a damaged file, `InferenceError` for an unsupported architecture or
     ///   missing tensors, or the tokenizer's error for a bad vocabulary.
-    public convenience init(path: String) throws {
-        let clock = ContinuousClock()
-        let start = clock.now
-        try self.init(file: try GGUFFile(path: path), start: start)
+    ///
+    /// With `repacking` (the default), weight matrices are copied once into the layout the kernels
+    /// read fastest and the file's pages for them are released; without it they are used in place
+    /// in the mapping (faster to load, slower to run).
+    public convenience init(path: String, repacking: Bool = true) throws {
+        let start = ContinuousClock().now
+        try self.init(file: try GGUFFile(path: path), repacking: repacking, start: start)
     }
 
     /// Loads a model from an opened GGUF file (also used by tests with synthetic files).
-    package convenience init(file: GGUFFile) throws {
-        try self.init(file: file, start: ContinuousClock().now)
+    package convenience init(file: GGUFFile, repacking: Bool = true) throws {
+        try self.init(file: file, repacking: repacking, start: ContinuousClock().now)
     }
 
-    private init(file: GGUFFile, start: ContinuousClock.Instant) throws {
+    private init(file: GGUFFile, repacking: Bool, start: ContinuousClock.Instant) throws {
         self.file = file
         let reader = MetadataReader(metadata: file.metadata)
         architecture = try ArchitectureRegistry.architecture(named: try reader.string(GGUFKey.architecture))
         var config = try ModelConfig(architecture: architecture, reader: reader)
-        weights = try ModelWeights(file: file, config: config, architecture: architecture)
+        weights = try ModelWeights(
+            file: file, config: config, architecture: architecture, repackingWith: repacking ? ThreadPool() : nil)
         // The output matrix decides how many logits there are (it may have padding rows).
         config.vocabularySize = weights.output.rows
         self.config = config
@@ -64,8 +68,13 @@ public final class Model: @unchecked Sendable {
     }
 
     /// Loads the GGUF file at `url`.
-    public convenience init(contentsOf url: URL) throws {
-        try self.init(path: url.path)
+    public convenience init(contentsOf url: URL, repacking: Bool = true) throws {
+        try self.init(path: url.path, repacking: repacking)
+    }
+
+    /// Only the tokenizer of the GGUF file at `url` (no weights are checked or mapped for use).
+    public static func tokenizer(contentsOf url: URL) throws -> Tokenizer {
+        try Tokenizer(gguf: try GGUFFile(path: url.path))
     }
 
     /// The parsed chat template.

@@ -9,8 +9,18 @@ struct LlamaFixture: Decodable {
         let prompt: [Int]
         let greedy: [Int]
         let gaps: [Double]
+        let runner_up: [Int]
         /// `[id, logit]` pairs, highest first.
         let top_logits: [[Double]]
+
+        var description: String { name }
+    }
+
+    /// llama.cpp's final hidden state for a prompt, on the model cut to `truncated_layers` F32 blocks.
+    struct Hidden: Decodable, CustomStringConvertible {
+        let name: String
+        let prompt: [Int]
+        let state: [Float]
 
         var description: String { name }
     }
@@ -18,6 +28,8 @@ struct LlamaFixture: Decodable {
     let model: String
     let generator: String
     let cases: [Case]
+    let truncated_layers: Int
+    let hidden: [Hidden]
 
     static func load(_ model: String) throws -> LlamaFixture {
         guard let url = Bundle.module.url(forResource: model, withExtension: "json", subdirectory: "Fixtures") else {

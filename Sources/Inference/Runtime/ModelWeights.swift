@@ -33,7 +33,11 @@ final class ModelWeights {
         for vector in ownedVectors { vector.deallocate() }
     }
 
-    init(file: GGUFFile, config: ModelConfig, architecture: Architecture) throws(InferenceError) {
+    /// Maps every tensor; with `repackingWith`, copies the matrices into the kernels' interleaved
+    /// layout (using that pool) and lets the file's pages for them go, so one copy stays resident.
+    init(file: GGUFFile, config: ModelConfig, architecture: Architecture, repackingWith pool: ThreadPool?)
+        throws(InferenceError)
+    {
         let dim = config.embeddingLength
         let qWidth = config.queryWidth
         let kvWidth = config.keyValueWidth
@@ -56,7 +60,8 @@ final class ModelWeights {
             guard WeightMatrix.supports(t.type) else {
                 throw .unsupportedTensorType(name: name, type: t.type.name)
             }
-            return WeightMatrix(type: t.type, rows: t.shape[1], columns: columns, base: file.bytes(of: t).baseAddress!)
+            let plain = WeightMatrix(type: t.type, rows: t.shape[1], columns: columns, base: file.bytes(of: t).baseAddress!)
+            return plain
         }
 
         func vector(_ name: String, count: Int) throws(InferenceError) -> UnsafePointer<Float> {
@@ -87,10 +92,13 @@ final class ModelWeights {
             }
         }
 
-        tokenEmbedding = try matrix("token_embd.weight", rows: nil, columns: dim)
-        guard tokenEmbedding.rows >= config.vocabularySize else {
+        var embedding = try matrix("token_embd.weight", rows: nil, columns: dim)
+        guard embedding.rows >= config.vocabularySize else {
             throw .tensorShape(
-                name: "token_embd.weight", expected: [dim, config.vocabularySize], actual: [dim, tokenEmbedding.rows])
+                name: "token_embd.weight", expected: [dim, config.vocabularySize], actual: [dim, embedding.rows])
+        }
+        func prepared(_ w: WeightMatrix) -> WeightMatrix {
+            pool.map { w.repacked(pool: $0, releasingSource: true) } ?? w
         }
         var layers: [LayerWeights] = []
         for i in 0..<config.blockCount {
@@ -99,27 +107,30 @@ final class ModelWeights {
             layers.append(
                 LayerWeights(
                     attentionNorm: try vector(p + "attn_norm.weight", count: dim),
-                    query: try matrix(p + "attn_q.weight", rows: qWidth, columns: dim),
-                    key: try matrix(p + "attn_k.weight", rows: kvWidth, columns: dim),
-                    value: try matrix(p + "attn_v.weight", rows: kvWidth, columns: dim),
+                    query: prepared(try matrix(p + "attn_q.weight", rows: qWidth, columns: dim)),
+                    key: prepared(try matrix(p + "attn_k.weight", rows: kvWidth, columns: dim)),
+                    value: prepared(try matrix(p + "attn_v.weight", rows: kvWidth, columns: dim)),
                     queryBias: try optionalVector(p + "attn_q.bias", count: qWidth, presence: bias),
                     keyBias: try optionalVector(p + "attn_k.bias", count: kvWidth, presence: bias),
                     valueBias: try optionalVector(p + "attn_v.bias", count: kvWidth, presence: bias),
-                    attentionOutput: try matrix(p + "attn_output.weight", rows: dim, columns: qWidth),
+                    attentionOutput: prepared(try matrix(p + "attn_output.weight", rows: dim, columns: qWidth)),
                     feedForwardNorm: try vector(p + "ffn_norm.weight", count: dim),
-                    gate: try matrix(p + "ffn_gate.weight", rows: ffn, columns: dim),
-                    up: try matrix(p + "ffn_up.weight", rows: ffn, columns: dim),
-                    down: try matrix(p + "ffn_down.weight", rows: dim, columns: ffn)))
+                    gate: prepared(try matrix(p + "ffn_gate.weight", rows: ffn, columns: dim)),
+                    up: prepared(try matrix(p + "ffn_up.weight", rows: ffn, columns: dim)),
+                    down: prepared(try matrix(p + "ffn_down.weight", rows: dim, columns: ffn))))
         }
         self.layers = layers
         outputNorm = try vector("output_norm.weight", count: dim)
         if file.tensor(named: "output.weight") != nil {
-            output = try matrix("output.weight", rows: tokenEmbedding.rows, columns: dim)
+            output = prepared(try matrix("output.weight", rows: embedding.rows, columns: dim))
             isOutputTied = false
         } else {
-            output = tokenEmbedding
+            // Tied: one repacked copy serves as LM head and for the row gather.
+            embedding = prepared(embedding)
+            output = embedding
             isOutputTied = true
         }
+        tokenEmbedding = embedding
         ownedVectors = owned
         success = true
     }
