@@ -92,7 +92,7 @@ let package = Package(
             swiftSettings: common),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore"], swiftSettings: common),
         .testTarget(name: "ServerTests", dependencies: ["Server"], swiftSettings: common),
-        .testTarget(name: "SottoCLITests", dependencies: ["sotto"], swiftSettings: common),
+        .testTarget(name: "SottoCLITests", dependencies: ["sotto", "Inference"], swiftSettings: common),
     ],
     swiftLanguageModes: [.v6]
 )

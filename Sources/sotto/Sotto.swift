@@ -2,7 +2,8 @@ import Foundation
 
 /// Every subcommand, in the order `sotto --help` lists them.
 let commands: [any Command.Type] = [
-    VersionCommand.self, ModelCommand.self, ServeCommand.self, TokenCommand.self, SeedCommand.self,
+    VersionCommand.self, ModelCommand.self, GenerateCommand.self, ChatCommand.self, TokenizeCommand.self,
+    BenchCommand.self, ServeCommand.self, TokenCommand.self, SeedCommand.self,
 ]
 
 struct VersionCommand: Command {

@@ -1,0 +1,95 @@
+import Foundation
+import Inference
+
+/// `sotto bench`: prefill and decode speed (llama-bench's pp/tg), load time and memory.
+struct BenchCommand: Command {
+    static let name = "bench"
+    static let summary = "Measure prefill and decode speed of a model."
+    static let usage = """
+        usage: sotto bench --model M [--prompt-tokens 512] [--gen-tokens 128] [--threads N]
+                           [--repetitions R] [--json]
+
+        Loads the model, evaluates a prompt of N pseudo-random tokens in one batch (prefill), then
+        decodes M tokens one at a time, greedy (as llama-bench's pp and tg tests).
+
+          --model M           a model id or a .gguf path (default: $SOTTO_MODEL, else \(ModelCatalog.defaultModelID))
+          --prompt-tokens N   prompt length (default 512)
+          --gen-tokens M      decoded tokens (default 128)
+          --threads N         compute threads (default: all cores)
+          --repetitions R     run R times and report the best (default 1)
+          --json              print one JSON object (prefill_tokens_per_second,
+                              decode_tokens_per_second, load_seconds, resident_bytes, …)
+        """
+    static let valueOptions: Set<String> = ["model", "prompt-tokens", "gen-tokens", "threads", "repetitions"]
+    static let switchOptions: Set<String> = ["json"]
+
+    struct Output: Encodable {
+        let model: String
+        let threads: Int
+        let prompt_tokens: Int
+        let gen_tokens: Int
+        let prefill_tokens_per_second: Double
+        let decode_tokens_per_second: Double
+        let load_seconds: Double
+        let weight_bytes_per_token: Int
+        let kv_cache_bytes: Int
+        /// Peak resident memory of the process (VmHWM), 0 where unknown.
+        let resident_bytes: Int
+    }
+
+    static func run(_ arguments: Arguments) async throws -> Int32 {
+        guard arguments.positionals.isEmpty else {
+            throw UsageError(description: "unexpected argument '\(arguments.positionals[0])'")
+        }
+        let promptTokens = try arguments.int("prompt-tokens", default: 512)!
+        let genTokens = try arguments.int("gen-tokens", default: 128)!
+        let repetitions = try arguments.int("repetitions", default: 1)!
+        guard promptTokens >= 1 else { throw UsageError(description: "--prompt-tokens must be at least 1") }
+        guard genTokens >= 0 else { throw UsageError(description: "--gen-tokens must not be negative") }
+        guard repetitions >= 1 else { throw UsageError(description: "--repetitions must be at least 1") }
+        let threads = try CLIModel.threads(arguments)
+        let name = arguments.string("model") ?? ModelCatalog.defaultModel
+        let start = ContinuousClock.now
+        let model = try CLIModel.load(arguments)
+        let loadSeconds = seconds(ContinuousClock.now - start)
+        guard promptTokens + genTokens <= model.config.contextLength else {
+            throw CommandFailure(
+                description: "\(promptTokens) + \(genTokens) tokens exceed the model's context of \(model.config.contextLength)")
+        }
+        let result = try Benchmark.run(
+            model: model, promptTokens: promptTokens, generatedTokens: genTokens, threads: threads,
+            repetitions: repetitions)
+        let output = Output(
+            model: name, threads: result.threads, prompt_tokens: promptTokens, gen_tokens: genTokens,
+            prefill_tokens_per_second: result.prefillTokensPerSecond,
+            decode_tokens_per_second: result.decodeTokensPerSecond, load_seconds: loadSeconds,
+            weight_bytes_per_token: result.weightBytesPerToken, kv_cache_bytes: result.cacheBytes,
+            resident_bytes: peakResidentBytes())
+        if arguments.has("json") {
+            try CLIModel.printJSON(output)
+        } else {
+            print("model        \(name) (\(result.threads) threads)")
+            print(String(format: "load         %.0f ms", loadSeconds * 1000))
+            print(String(format: "prefill      %.1f tok/s (pp%d)", output.prefill_tokens_per_second, promptTokens))
+            print(String(format: "decode       %.1f tok/s (tg%d)", output.decode_tokens_per_second, genTokens))
+            print(String(format: "weights/tok  %.1f MB", Double(output.weight_bytes_per_token) / 1e6))
+            print(String(format: "KV cache     %.1f MB", Double(output.kv_cache_bytes) / 1e6))
+            print(String(format: "peak RSS     %.1f MB", Double(output.resident_bytes) / 1e6))
+        }
+        return 0
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+    }
+
+    /// VmHWM from /proc/self/status, in bytes.
+    static func peakResidentBytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            let digits = line.split(separator: " ").compactMap { Int($0) }
+            return (digits.first ?? 0) * 1024
+        }
+        return 0
+    }
+}
