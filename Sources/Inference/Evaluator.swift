@@ -30,6 +30,12 @@ public final class Evaluator {
     let scratch: ScratchBuffers
     let rotary: RotaryEmbedding
     let attention: Attention
+    /// Per layer, the fused products' matrices, built once so a step allocates no arrays.
+    let fusedQueryKeyValue: [[WeightMatrix]]
+    let fusedGateUp: [[WeightMatrix]]
+    /// Output buffers of the fused products.
+    let queryKeyValueOutputs: [UnsafeMutablePointer<Float>]
+    let gateUpOutputs: [UnsafeMutablePointer<Float>]
     /// Whether `logits` belongs to the last cached token.
     private var logitsAreCurrent = false
 
@@ -57,6 +63,10 @@ public final class Evaluator {
             config: config, chunk: Self.prefillChunk, contextLength: self.contextLength, threads: threads)
         rotary = RotaryEmbedding(config: config)
         attention = Attention(config: config)
+        fusedQueryKeyValue = model.weights.layers.map(\.queryKeyValue)
+        fusedGateUp = model.weights.layers.map(\.gateUp)
+        queryKeyValueOutputs = [scratch.query, scratch.key, scratch.value]
+        gateUpOutputs = [scratch.gate, scratch.up]
     }
 
     /// Logits of the last evaluated position (`vocabularySize` floats). Valid until the next call

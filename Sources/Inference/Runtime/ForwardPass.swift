@@ -34,10 +34,9 @@ extension Evaluator {
                     count: dim)
             }
             if n == 1 {
-                MatMul.matvec([layer.query, layer.key, layer.value], s.normed, [s.query, s.key, s.value], pool: pool)
+                MatMul.matvec(fusedQueryKeyValue[l], s.normed, queryKeyValueOutputs, pool: pool)
             } else {
-                MatMul.matmul(
-                    [layer.query, layer.key, layer.value], s.normed, rows: n, [s.query, s.key, s.value], pool: pool)
+                MatMul.matmul(fusedQueryKeyValue[l], s.normed, rows: n, queryKeyValueOutputs, pool: pool)
             }
             rows(n) { i in
                 let q = s.query + i * qWidth
@@ -63,9 +62,9 @@ extension Evaluator {
                     count: dim)
             }
             if n == 1 {
-                MatMul.matvec([layer.gate, layer.up], s.normed, [s.gate, s.up], pool: pool)
+                MatMul.matvec(fusedGateUp[l], s.normed, gateUpOutputs, pool: pool)
             } else {
-                MatMul.matmul([layer.gate, layer.up], s.normed, rows: n, [s.gate, s.up], pool: pool)
+                MatMul.matmul(fusedGateUp[l], s.normed, rows: n, gateUpOutputs, pool: pool)
             }
             rows(n) { i in VectorMath.swiGLU(s.gate + i * ffn, s.up + i * ffn, count: ffn) }
             product(layer.down, s.gate, n, s.projected)

@@ -15,6 +15,11 @@ struct LayerWeights {
     let gate: WeightMatrix  // [ffn][dim]
     let up: WeightMatrix  // [ffn][dim]
     let down: WeightMatrix  // [dim][ffn]
+
+    /// Q, K and V, multiplied together in one fused product.
+    var queryKeyValue: [WeightMatrix] { [query, key, value] }
+    /// Gate and up, multiplied together in one fused product.
+    var gateUp: [WeightMatrix] { [gate, up] }
 }
 
 /// Every tensor the forward pass reads. Matrices and F32 vectors point into the memory-mapped

@@ -144,11 +144,16 @@ enum VectorMath {
 
     /// e^x lane by lane, within 2 ulp over the float range (Cephes' expf polynomial); inputs below
     /// −87.3 give 0, above 88.7 give +∞.
+    ///
+    /// Rounding to an integer and converting to Int32 go through the "magic number" 1.5·2²³
+    /// (adding it rounds to nearest even and leaves the integer in the low mantissa bits): the
+    /// generic SIMD `rounded` and Float→Int32 conversions compile to slow element loops.
     @inline(__always)
     static func exp(_ x: Vector) -> Vector {
-        let log2e = Vector(repeating: 1.442_695_040_888_963_4)
+        let magic = Vector(repeating: 12_582_912)  // 1.5 · 2^23
         let clamped = x.clamped(lowerBound: Vector(repeating: -87.336_544), upperBound: Vector(repeating: 88.722_839))
-        let n = (clamped * log2e).rounded(.toNearestOrEven)
+        let shifted = magic.addingProduct(clamped, Vector(repeating: 1.442_695_040_888_963_4))
+        let n = shifted - magic
         // r = x − n·ln 2, with ln 2 split in two for precision.
         var r = clamped - n * Vector(repeating: 0.693_359_375)
         r = r + n * Vector(repeating: 2.121_944_4e-4)
@@ -158,10 +163,9 @@ enum VectorMath {
         p = p * r + Vector(repeating: 4.166_579_589_4e-2)
         p = p * r + Vector(repeating: 1.666_666_545_9e-1)
         p = p * r + Vector(repeating: 5.000_000_120_1e-1)
-        let r2 = r * r
-        let y = p * r2 + r + Vector(repeating: 1)
-        // 2^n through the exponent bits; n ∈ [−126, 128] after the clamp, so build it in two steps.
-        let ni = SIMD16<Int32>(n)
+        let y = p * (r * r) + r + Vector(repeating: 1)
+        // 2^n from the exponent bits; n ∈ [−126, 128] after the clamp, so build it in two steps.
+        let ni = unsafeBitCast(shifted, to: SIMD16<Int32>.self) &- 0x4B40_0000
         let half = ni &>> 1
         let scale1 = unsafeBitCast((half &+ 127) &<< 23, to: Vector.self)
         let scale2 = unsafeBitCast((ni &- half &+ 127) &<< 23, to: Vector.self)
