@@ -1,5 +1,6 @@
 import Guidance
 import Inference
+import Synchronization
 import Tokenizers
 
 /// Steers generation through a Guidance grammar: the bytes the grammar determines are forced as
@@ -30,6 +31,8 @@ package final class GrammarConstraint: TokenConstraint, @unchecked Sendable {
 
     /// Within this many bytes of the budget, steering toward completion starts.
     static let steeringMargin = 256
+    /// Within this many bytes of the budget, every allowed token is checked.
+    static let exactSteeringMargin = 64
 
     /// - Parameters:
     ///   - prefix: text that comes before the grammar's output.
@@ -119,29 +122,33 @@ package final class GrammarConstraint: TokenConstraint, @unchecked Sendable {
 
     /// Removes from `scratch` the tokens after which the output could not be completed within
     /// the `budget - 1` tokens left; keeps the ones closest to completion if none could.
+    ///
+    /// Checking a token takes a walk of the automaton, so checking every allowed token (tens of
+    /// thousands inside a string) is kept for the last stretch. Before that only tokens with
+    /// JSON structure in them are checked: they are the ones that open a new value (an array
+    /// element, an optional property) and so can lengthen the shortest completion by more than a
+    /// few bytes. Far from the end nothing is checked.
     private func steer(toFinishWithin budget: Int) {
         let left = budget - 1
-        guard left < matcher.minimumBytesToComplete + Self.steeringMargin else { return }
+        let distance = matcher.minimumBytesToComplete
+        if left >= distance + Self.steeringMargin { return }
+        let candidates =
+            left >= distance + Self.exactSteeringMargin
+            ? StructuralTokens.of(matcher.index).filter { scratch.contains(Int($0)) }.map(Int.init) : scratch.allowedTokens
         var closest = Int.max
         var closestTokens: [Int] = []
-        var fits = false
-        for token in scratch.allowedTokens {
-            let distance = matcher.minimumBytesToComplete(after: token) ?? Int.max
-            if distance <= left {
-                fits = true
-                continue
-            }
+        for token in candidates {
+            let after = matcher.minimumBytesToComplete(after: token) ?? Int.max
+            if after <= left { continue }
             scratch.remove(token)
-            if !fits {
-                if distance < closest {
-                    closest = distance
-                    closestTokens = [token]
-                } else if distance == closest {
-                    closestTokens.append(token)
-                }
+            if after < closest {
+                closest = after
+                closestTokens = [token]
+            } else if after == closest {
+                closestTokens.append(token)
             }
         }
-        if !fits { for token in closestTokens { scratch.insert(token) } }
+        if scratch.isEmpty { for token in closestTokens { scratch.insert(token) } }
     }
 
     /// Copies a Guidance mask into the engine's mask (which may be longer: padding rows of the
@@ -178,6 +185,22 @@ package final class GrammarConstraint: TokenConstraint, @unchecked Sendable {
             end += length
         }
         return end
+    }
+}
+
+/// The tokens of a vocabulary whose text has JSON structure in it (a quote, a backslash, a
+/// brace, a bracket, a comma or a colon), computed once per vocabulary.
+enum StructuralTokens {
+    private static let cache = Mutex<[ObjectIdentifier: (index: VocabularyIndex, tokens: [Int32])]>([:])
+
+    static func of(_ index: VocabularyIndex) -> [Int32] {
+        if let known = cache.withLock({ $0[ObjectIdentifier(index)]?.tokens }) { return known }
+        let structural: Set<UInt8> = [0x22, 0x5C, 0x7B, 0x7D, 0x5B, 0x5D, 0x2C, 0x3A]
+        let tokens = index.vocabulary.tokenBytes.indices.filter { id in
+            index.vocabulary.tokenBytes[id].contains(where: structural.contains)
+        }.map { Int32($0) }
+        cache.withLock { $0[ObjectIdentifier(index)] = (index, tokens) }
+        return tokens
     }
 }
 

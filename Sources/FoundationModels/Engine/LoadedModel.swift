@@ -12,7 +12,7 @@ package final class LoadedModel: Sendable {
     package let model: Model
     /// How the model writes tool calls; nil when its template takes no tools.
     package let toolFormat: ToolCallFormat?
-    let renderer: PromptRenderer
+    package let renderer: PromptRenderer
     private let index = Mutex<VocabularyIndex?>(nil)
 
     private init(path: String, model: Model) {

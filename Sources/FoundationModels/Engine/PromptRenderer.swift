@@ -4,7 +4,7 @@ import Tokenizers
 
 /// Turns a request into the prompt tokens a model reads, through the model's own chat template
 /// (messages, tool definitions and earlier tool calls in the template's own format).
-struct PromptRenderer: Sendable {
+package struct PromptRenderer: Sendable {
     let template: ChatTemplate?
     let tokenizer: Tokenizer
     let addsBOS: Bool
@@ -29,14 +29,14 @@ struct PromptRenderer: Sendable {
     ///
     /// - Throws: ``LanguageModelSession/GenerationError/assetsUnavailable(_:)`` when the model's
     ///   chat template fails on the conversation.
-    func tokens(for request: GenerationRequest) throws -> [Int] {
+    package func tokens(for request: GenerationRequest) throws -> [Int] {
         var tokens = tokenizer.encode(try text(for: request), parseSpecial: true)
         if addsBOS, let bos = tokenizer.bosTokenID, tokens.first != bos { tokens.insert(bos, at: 0) }
         return tokens
     }
 
     /// The prompt text of `request`.
-    func text(for request: GenerationRequest) throws -> String {
+    package func text(for request: GenerationRequest) throws -> String {
         let messages = Self.templateMessages(for: request)
         guard let template else { return Self.chatML(messages) }
         let definitions = passesTools ? Self.renderedTools(for: request) : []
