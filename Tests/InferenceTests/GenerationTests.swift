@@ -61,7 +61,48 @@ private struct MaskThenEnd: TokenConstraint {
     var isComplete: Bool { false }
 }
 
+/// Allows only even token ids, checking sampled tokens one at a time when `checks` is set.
+private final class EvenTokens: TokenConstraint, @unchecked Sendable {
+    // @unchecked Sendable: used by one generation at a time, on the session's queue.
+    let checks: Bool
+    var masks = 0
+    var checked = 0
+    init(checks: Bool) { self.checks = checks }
+    func forcedTokens() -> [Int] { [] }
+    var checksSingleTokens: Bool { checks }
+    func canAccept(_ token: Int) -> Bool {
+        checked += 1
+        return token % 2 == 0
+    }
+    func restrict(_ mask: inout TokenMask) -> Bool {
+        masks += 1
+        for w in mask.words.indices { mask.words[w] &= 0x5555_5555_5555_5555 }
+        return true
+    }
+    func accept(_ token: Int) throws { precondition(token % 2 == 0) }
+    var isComplete: Bool { false }
+}
+
 @Suite(.serialized) struct GenerationTests {
+    @Test func sampledTokensAreCheckedBeforeMasking() async throws {
+        let model = try TestModels.model("smollm2-135m")
+        let prompt = Self.prompt(model, "Write a poem.")
+        let options = GenerationOptions(maxTokens: 12, sampling: .greedy, stopsAtEndOfGeneration: false)
+        let masking = EvenTokens(checks: false)
+        let checking = EvenTokens(checks: true)
+        let a = try await collect(
+            InferenceSession(model: model, contextLength: 256, threadCount: 2).generate(
+                prompt: prompt, options: options, constraint: masking))
+        let b = try await collect(
+            InferenceSession(model: model, contextLength: 256, threadCount: 2).generate(
+                prompt: prompt, options: options, constraint: checking))
+        // Greedy: the fast path picks exactly what masking first picks.
+        #expect(a.tokens == b.tokens)
+        #expect(a.tokens.count == 12 && a.tokens.allSatisfy { $0 % 2 == 0 })
+        #expect(masking.masks == 12 && masking.checked == 0)
+        #expect(checking.checked == 12 && checking.masks < 12)
+    }
+
     static func prompt(_ model: Model, _ user: String) -> [Int] {
         model.tokenizer.encode("<|im_start|>user\n\(user)<|im_end|>\n<|im_start|>assistant\n", parseSpecial: true)
     }

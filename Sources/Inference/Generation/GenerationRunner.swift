@@ -58,15 +58,7 @@ struct GenerationRunner {
             // Choose the next tokens: forced by the constraint, or sampled.
             var chosen = constraint?.forcedTokens() ?? []
             if chosen.isEmpty {
-                var restricted = false
-                if constraint != nil {
-                    mask.words = allowAll
-                    restricted = constraint!.restrict(&mask)
-                }
-                guard let token = sampler.sample(logits, mask: restricted ? mask : nil) else {
-                    throw InferenceError.noTokenAllowed(step: loop.generated.count)
-                }
-                chosen = [token]
+                chosen = [try sample(&sampler, logits, mask: &mask, allowAll: allowAll, step: loop.generated.count)]
             }
             var toEvaluate: [Int] = []
             for token in chosen {
@@ -98,6 +90,27 @@ struct GenerationRunner {
             generatedTokens: loop.generated.count, prefillDuration: prefill, decodeDuration: clock.now - decodeStart)
         emit(.finished(summary))
         return summary
+    }
+
+    /// Samples the next token, consulting the constraint: the sampled token is kept if the
+    /// constraint accepts it outright; otherwise the mask is built and the choice made again.
+    private mutating func sample(
+        _ sampler: inout SamplerChain, _ logits: UnsafeMutableBufferPointer<Float>, mask: inout TokenMask,
+        allowAll: [UInt64], step: Int
+    ) throws -> Int {
+        guard constraint != nil else {
+            guard let token = sampler.sample(logits, mask: nil) else { throw InferenceError.noTokenAllowed(step: step) }
+            return token
+        }
+        if constraint!.checksSingleTokens, let token = sampler.sample(logits, mask: nil), constraint!.canAccept(token) {
+            return token
+        }
+        mask.words = allowAll
+        let restricted = constraint!.restrict(&mask)
+        guard let token = sampler.sample(logits, mask: restricted ? mask : nil) else {
+            throw InferenceError.noTokenAllowed(step: step)
+        }
+        return token
     }
 
     private func finish(_ reason: StopReason, prompt: [Int], reused: Int, prefill: Duration, decode: Duration)
