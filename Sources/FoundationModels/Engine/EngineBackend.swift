@@ -120,7 +120,7 @@ package final class EngineBackend: LanguageModelBackend {
 
     /// Whether every one of `calls` repeats a call (same tool, same arguments) already answered
     /// since the request's prompt.
-    static func repeatsAnsweredCalls(_ calls: [Transcript.ToolCall], in transcript: Transcript) -> Bool {
+    package static func repeatsAnsweredCalls(_ calls: [Transcript.ToolCall], in transcript: Transcript) -> Bool {
         let start = transcript.entries.lastIndex { if case .prompt = $0 { true } else { false } } ?? 0
         var answeredIDs: Set<String> = []
         var made: [(id: String, key: String)] = []

@@ -7,13 +7,13 @@ import Tokenizers
 /// Streamed text is never taken back, so when the model may call tools, text is held back while
 /// the turn could still be a call: leading whitespace, and an answer that so far reads as the
 /// start of a bare call's JSON. A turn that calls tools has no response text.
-struct TurnCollector {
+package struct TurnCollector {
     /// How calls look, and the grammar of one call's JSON; nil when no tools are offered.
     private let calling: (format: ToolCallFormat, grammar: Grammar, index: VocabularyIndex)?
     private let tokenizer: Tokenizer
     private var detokenizer: StreamingDetokenizer
     /// Response text streamed so far.
-    private(set) var text = ""
+    package private(set) var text = ""
     /// Text not streamed yet.
     private var held = ""
     /// Whether the answer has shown anything but whitespace.
@@ -28,14 +28,14 @@ struct TurnCollector {
     /// A text answer tried to open a call: the rest is ignored.
     private var stopped = false
 
-    init(tokenizer: Tokenizer, calling: (format: ToolCallFormat, grammar: Grammar, index: VocabularyIndex)?) {
+    package init(tokenizer: Tokenizer, calling: (format: ToolCallFormat, grammar: Grammar, index: VocabularyIndex)?) {
         self.tokenizer = tokenizer
         self.calling = calling
         detokenizer = StreamingDetokenizer(tokenizer: tokenizer)
     }
 
     /// Takes the next generated token; returns response text to stream (possibly empty).
-    mutating func take(_ token: Int) -> String {
+    package mutating func take(_ token: Int) -> String {
         guard !stopped else { return "" }
         guard let calling else {
             let piece = detokenizer.append(token)
@@ -77,7 +77,7 @@ struct TurnCollector {
     }
 
     /// The response text still held back when the turn ended ("" when the turn is a call).
-    mutating func finish() -> String {
+    package mutating func finish() -> String {
         if isCall { return "" }
         let piece = held + detokenizer.flush()
         held = ""
@@ -86,13 +86,13 @@ struct TurnCollector {
     }
 
     /// Whether the turn called tools (tagged, or with a bare call that is complete).
-    var isCall: Bool {
+    package var isCall: Bool {
         !calls.isEmpty || current != nil || bareCall.map { $0.canEnd || $0.isComplete } == true
     }
 
     /// The JSON text of each finished call, and of an unfinished tagged call if the turn was
     /// cut off.
-    var callTexts: (finished: [String], unfinished: String?) {
+    package var callTexts: (finished: [String], unfinished: String?) {
         if calls.isEmpty, current == nil, isCall { return ([tokenizer.decode(answerTokens)], nil) }
         return (calls.map { tokenizer.decode($0) }, current.map { tokenizer.decode($0) })
     }
