@@ -140,6 +140,36 @@ extension EngineTests {
             #expect(second.usage.input.cachedTokenCount <= firstTurn)
         }
 
+        @Test func sessionsRunSideBySideAndKeepTheirOwnCaches() async throws {
+            let model = EngineModels.model(EngineModels.smollm)
+            let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: 10)
+            let cats = LanguageModelSession(model: model, instructions: "You talk about cats.")
+            let dogs = LanguageModelSession(model: model, instructions: "You talk about dogs.")
+            async let first = cats.respond(to: "Describe a cat.", options: options)
+            async let second = dogs.respond(to: "Describe a dog.", options: options)
+            let (cat, dog) = try await (first, second)
+            #expect(!cat.content.isEmpty && !dog.content.isEmpty)
+            // Each follow-up finds its own conversation still cached.
+            async let catAgain = cats.respond(to: "And its tail?", options: options)
+            async let dogAgain = dogs.respond(to: "And its tail?", options: options)
+            let (catFollowUp, dogFollowUp) = try await (catAgain, dogAgain)
+            #expect(catFollowUp.usage.input.cachedTokenCount >= cat.usage.input.totalTokenCount)
+            #expect(dogFollowUp.usage.input.cachedTokenCount >= dog.usage.input.totalTokenCount)
+        }
+
+        @Test func aPrewarmedPromptIsServedFromTheCache() async throws {
+            let model = EngineModels.model(EngineModels.smollm)
+            let backend = try model.backend()
+            let instructions = Transcript.Entry.instructions(
+                Transcript.Instructions(segments: [.text(.init(content: "You are terse. \(UUID())"))], toolDefinitions: []))
+            let prompt = Transcript.Entry.prompt(Transcript.Prompt(segments: [.text(.init(content: "Name three colors."))]))
+            await backend.prewarm(GenerationRequest(transcript: Transcript(entries: [instructions, prompt])))
+            let session = LanguageModelSession(model: model, transcript: Transcript(entries: [instructions]))
+            let response = try await session.respond(
+                to: "Name three colors.", options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 8))
+            #expect(response.usage.input.cachedTokenCount == response.usage.input.totalTokenCount)
+        }
+
         @Test func greedyIsRepeatableAndSeedsAre() async throws {
             let model = EngineModels.model(EngineModels.smollm)
             func answer(_ options: GenerationOptions) async throws -> String {

@@ -7,7 +7,8 @@ import Inference
 /// so a session's follow-up finds its earlier turns still cached and only its new tokens are
 /// prefilled. A conversation that shares little with every idle slot gets a fresh slot (up to
 /// `capacity`) instead of evicting another conversation's cache; when all slots are busy,
-/// requests wait their turn.
+/// requests wait their turn. A request whose prompt continues the prompt a busy slot is
+/// preparing (a prewarmed prefix) waits for that slot.
 actor SlotPool {
     /// A slot lent to one request.
     struct Lease: Sendable {
@@ -21,6 +22,8 @@ actor SlotPool {
         let session: InferenceSession
         var tokens: [Int] = []
         var isBusy = false
+        /// The prompt the slot is working on while busy.
+        var pending: [Int] = []
         var lastUse = 0
     }
 
@@ -50,7 +53,11 @@ actor SlotPool {
     func release(_ lease: Lease, cachedTokens tokens: [Int]) {
         slots[lease.id].tokens = tokens
         slots[lease.id].isBusy = false
-        if !waiters.isEmpty { waiters.removeFirst().resume() }
+        slots[lease.id].pending = []
+        // Every waiter looks again: the freed slot suits one of them best.
+        let waiting = waiters
+        waiters = []
+        for waiter in waiting { waiter.resume() }
     }
 
     /// The tokens each slot's cache holds (for tests).
@@ -66,6 +73,8 @@ actor SlotPool {
             }
             best = (id, shared)
         }
+        let prepared = slots.lazy.filter { $0.isBusy && !$0.pending.isEmpty && prompt.starts(with: $0.pending) }
+        if let prepared = prepared.map(\.pending.count).max(), prepared > best?.shared ?? 0 { return nil }
         // Reusing a slot that keeps less than half of its cache would evict another
         // conversation: take a fresh slot while there is room.
         let id: Int
@@ -81,6 +90,7 @@ actor SlotPool {
             return nil
         }
         slots[id].isBusy = true
+        slots[id].pending = prompt
         slots[id].lastUse = clock
         return Lease(id: id, session: slots[id].session, sharedPrefix: shared)
     }
