@@ -51,7 +51,7 @@ extension Evaluator {
             cache.store(layer: l, start: start, count: n, k: s.key, v: s.value)
             attention(
                 layer: l, query: s.query, output: s.attention, count: n, start: start, cache: cache, scores: s.scores,
-                scoreStride: contextLength, pool: pool)
+                pool: pool)
             product(layer.attentionOutput, s.attention, n, s.projected)
             VectorMath.add(s.projected, into: s.residual, count: n * dim)
 

@@ -1,13 +1,18 @@
 /// Keys and values of every evaluated position, per layer and KV head, in F32.
 ///
-/// Layout: `[layer][kvHead][capacity][headDimension]` for keys and for values, so one head's
-/// history is contiguous for the attention loops. The memory is allocated once for `capacity`
-/// positions; pages are only touched (made resident) as positions are written.
+/// Keys are stored transposed, `[layer][kvHead][headDimension][capacity]`, so that attention
+/// scores for 16 consecutive positions are 16-lane vector FMAs with no horizontal sums; values
+/// are `[layer][kvHead][capacity][headDimension]`, so a weighted sum of value rows is a run of
+/// vector FMAs too. `capacity` is padded to a multiple of 16 so whole vectors can always be read.
+/// The memory is allocated once; pages are only touched (made resident) as positions are written.
 final class KVCache {
     let layerCount: Int
     let headCount: Int
     let headDimension: Int
+    /// Positions the cache holds.
     let capacity: Int
+    /// Positions per key row: `capacity` rounded up to a multiple of 16.
+    let stride: Int
     private let keys: UnsafeMutablePointer<Float>
     private let values: UnsafeMutablePointer<Float>
 
@@ -16,7 +21,11 @@ final class KVCache {
         self.headCount = headCount
         self.headDimension = headDimension
         self.capacity = capacity
-        let count = layerCount * headCount * capacity * headDimension
+        stride = (capacity + 15) / 16 * 16
+        let count = layerCount * headCount * stride * headDimension
+        // Not initialized: attention reads whole vectors of key rows past the last written
+        // position, but lanes past it never reach a result (scores beyond it are not used), and
+        // leaving the memory untouched keeps unused positions out of resident memory.
         keys = .allocate(capacity: count)
         values = .allocate(capacity: count)
     }
@@ -27,18 +36,18 @@ final class KVCache {
     }
 
     /// Bytes held for keys and values together.
-    var byteCount: Int { 2 * layerCount * headCount * capacity * headDimension * MemoryLayout<Float>.size }
+    var byteCount: Int { 2 * layerCount * headCount * stride * headDimension * MemoryLayout<Float>.size }
 
-    /// Start of `[capacity][headDimension]` keys of one head of one layer.
+    /// Start of `[headDimension][stride]` (transposed) keys of one head of one layer.
     @inline(__always)
     func keys(layer: Int, head: Int) -> UnsafeMutablePointer<Float> {
-        keys + ((layer * headCount + head) * capacity) * headDimension
+        keys + (layer * headCount + head) * headDimension * stride
     }
 
     /// Start of `[capacity][headDimension]` values of one head of one layer.
     @inline(__always)
     func values(layer: Int, head: Int) -> UnsafeMutablePointer<Float> {
-        values + ((layer * headCount + head) * capacity) * headDimension
+        values + (layer * headCount + head) * stride * headDimension
     }
 
     /// Copies `count` rows of all KV heads (`k`, `v`: `[count][headCount · headDimension]`) to
@@ -47,10 +56,11 @@ final class KVCache {
         precondition(start >= 0 && start + count <= capacity)
         let width = headCount * headDimension
         for h in 0..<headCount {
-            let kd = keys(layer: layer, head: h) + start * headDimension
+            let kd = keys(layer: layer, head: h)
             let vd = values(layer: layer, head: h) + start * headDimension
             for t in 0..<count {
-                (kd + t * headDimension).update(from: k + t * width + h * headDimension, count: headDimension)
+                let source = k + t * width + h * headDimension
+                for d in 0..<headDimension { kd[d * stride + start + t] = source[d] }
                 (vd + t * headDimension).update(from: v + t * width + h * headDimension, count: headDimension)
             }
         }

@@ -13,6 +13,15 @@ func store(_ v: Vector, _ p: UnsafeMutablePointer<Float>) {
     UnsafeMutableRawPointer(p).storeBytes(of: v, as: Vector.self)
 }
 
+/// Lane-wise maximum. (The generic `pointwiseMax`/`clamped` go through the stack lane by lane;
+/// a vector compare and blend compiles to two instructions.)
+@inline(__always)
+func maximum(_ a: Vector, _ b: Vector) -> Vector { a.replacing(with: b, where: b .> a) }
+
+/// Lane-wise minimum.
+@inline(__always)
+func minimum(_ a: Vector, _ b: Vector) -> Vector { a.replacing(with: b, where: b .< a) }
+
 enum VectorMath {
     /// `Σ a[i]·b[i]`.
     @inline(__always)
@@ -120,19 +129,30 @@ enum VectorMath {
         }
     }
 
-    /// Replaces `x[0..<count]` with its softmax (the sum in double, as ggml's).
+    /// Replaces `x[0..<count]` with its softmax.
     static func softmax(_ x: UnsafeMutablePointer<Float>, count: Int) {
-        var maximum = -Float.infinity
-        for i in 0..<count { maximum = max(maximum, x[i]) }
         var i = 0
-        var sum: Double = 0
+        var peak = Vector(repeating: -.infinity)
+        while i + 16 <= count {
+            peak = Inference.maximum(peak, load(x + i))
+            i += 16
+        }
+        var maximum = -Float.infinity
+        for lane in 0..<16 { maximum = max(maximum, peak[lane]) }
+        while i < count {
+            maximum = max(maximum, x[i])
+            i += 1
+        }
+        i = 0
+        var acc = Vector()
         let m = Vector(repeating: maximum)
         while i + 16 <= count {
             let e = exp(load(x + i) - m)
             store(e, x + i)
-            sum += Double(e.sum())
+            acc += e
             i += 16
         }
+        var sum = Double(acc.sum())
         while i < count {
             let e = expf(x[i] - maximum)
             x[i] = e
@@ -142,8 +162,9 @@ enum VectorMath {
         scale(x, by: Float(1 / sum), count: count)
     }
 
-    /// e^x lane by lane, within 2 ulp over the float range (Cephes' expf polynomial); inputs below
-    /// −87.3 give 0, above 88.7 give +∞.
+    /// e^x lane by lane, within 2 ulp (Cephes' expf polynomial) for x in [−87.3, 88.7]; inputs are
+    /// clamped to that range, so below it the result is ≈ 1.2e−38 instead of 0 and above it
+    /// ≈ 3.4e38 instead of +∞ — harmless for softmax (x ≤ 0) and SiLU, and cheaper than masking.
     ///
     /// Rounding to an integer and converting to Int32 go through the "magic number" 1.5·2²³
     /// (adding it rounds to nearest even and leaves the integer in the low mantissa bits): the
@@ -151,7 +172,7 @@ enum VectorMath {
     @inline(__always)
     static func exp(_ x: Vector) -> Vector {
         let magic = Vector(repeating: 12_582_912)  // 1.5 · 2^23
-        let clamped = x.clamped(lowerBound: Vector(repeating: -87.336_544), upperBound: Vector(repeating: 88.722_839))
+        let clamped = minimum(maximum(x, Vector(repeating: -87.336_544)), Vector(repeating: 88.722_839))
         let shifted = magic.addingProduct(clamped, Vector(repeating: 1.442_695_040_888_963_4))
         let n = shifted - magic
         // r = x − n·ln 2, with ln 2 split in two for precision.
@@ -169,10 +190,7 @@ enum VectorMath {
         let half = ni &>> 1
         let scale1 = unsafeBitCast((half &+ 127) &<< 23, to: Vector.self)
         let scale2 = unsafeBitCast((ni &- half &+ 127) &<< 23, to: Vector.self)
-        var result = y * scale1 * scale2
-        result.replace(with: Vector(), where: x .< Vector(repeating: -87.336_544))
-        result.replace(with: Vector(repeating: .infinity), where: x .> Vector(repeating: 88.722_839))
-        return result
+        return y * scale1 * scale2
     }
 }
 
