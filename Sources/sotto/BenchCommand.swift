@@ -33,8 +33,10 @@ struct BenchCommand: Command {
         let load_seconds: Double
         let weight_bytes_per_token: Int
         let kv_cache_bytes: Int
-        /// Peak resident memory of the process (VmHWM), 0 where unknown.
+        /// Resident memory of the process after the runs (VmRSS), 0 where unknown.
         let resident_bytes: Int
+        /// Peak resident memory (VmHWM), which includes the transient copy made while repacking.
+        let peak_resident_bytes: Int
     }
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
@@ -64,7 +66,7 @@ struct BenchCommand: Command {
             prefill_tokens_per_second: result.prefillTokensPerSecond,
             decode_tokens_per_second: result.decodeTokensPerSecond, load_seconds: loadSeconds,
             weight_bytes_per_token: result.weightBytesPerToken, kv_cache_bytes: result.cacheBytes,
-            resident_bytes: peakResidentBytes())
+            resident_bytes: memoryStatus("VmRSS:"), peak_resident_bytes: memoryStatus("VmHWM:"))
         if arguments.has("json") {
             try CLIModel.printJSON(output)
         } else {
@@ -74,7 +76,8 @@ struct BenchCommand: Command {
             print(String(format: "decode       %.1f tok/s (tg%d)", output.decode_tokens_per_second, genTokens))
             print(String(format: "weights/tok  %.1f MB", Double(output.weight_bytes_per_token) / 1e6))
             print(String(format: "KV cache     %.1f MB", Double(output.kv_cache_bytes) / 1e6))
-            print(String(format: "peak RSS     %.1f MB", Double(output.resident_bytes) / 1e6))
+            print(String(format: "resident     %.1f MB (peak %.1f MB)", Double(output.resident_bytes) / 1e6,
+                Double(output.peak_resident_bytes) / 1e6))
         }
         return 0
     }
@@ -83,10 +86,10 @@ struct BenchCommand: Command {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
     }
 
-    /// VmHWM from /proc/self/status, in bytes.
-    static func peakResidentBytes() -> Int {
+    /// A `/proc/self/status` field given in kB (`VmRSS:`, `VmHWM:`), in bytes; 0 where unknown.
+    static func memoryStatus(_ field: String) -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        for line in status.split(separator: "\n") where line.hasPrefix(field) {
             let digits = line.split(separator: " ").compactMap { Int($0) }
             return (digits.first ?? 0) * 1024
         }

@@ -1,6 +1,12 @@
 import GGUF
 import Kernels
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The tensors of one transformer block, as views into the mapped file.
 struct LayerWeights {
     let attentionNorm: UnsafePointer<Float>  // [dim]
@@ -103,7 +109,10 @@ final class ModelWeights {
                 name: "token_embd.weight", expected: [dim, config.vocabularySize], actual: [dim, embedding.rows])
         }
         func prepared(_ w: WeightMatrix) -> WeightMatrix {
-            pool.map { w.repacked(pool: $0, releasingSource: true) } ?? w
+            guard let pool else { return w }
+            let copy = w.repacked(pool: pool)
+            if copy.isRepacked { Self.dropPages(w.base, byteCount: w.byteCount) }
+            return copy
         }
         var layers: [LayerWeights] = []
         for i in 0..<config.blockCount {
@@ -138,6 +147,22 @@ final class ModelWeights {
         tokenEmbedding = embedding
         ownedVectors = owned
         success = true
+    }
+
+    /// Removes the mapping's pages for a repacked matrix from this process's resident set. The
+    /// file stays in the page cache (no disk read if it is needed again) and the mapping stays
+    /// valid; `MADV_DONTNEED` on a shared file mapping only drops this process's page-table entries.
+    /// (`MADV_PAGEOUT` skips pages other processes map too, so it does not lower resident memory
+    /// while another process has the model open.)
+    static func dropPages(_ base: UnsafeRawPointer, byteCount: Int) {
+        #if os(Linux)
+            let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+            let start = (Int(bitPattern: base) + page - 1) / page * page
+            let end = (Int(bitPattern: base) + byteCount) / page * page
+            if end > start {
+                _ = madvise(UnsafeMutableRawPointer(bitPattern: start), end - start, MADV_DONTNEED)
+            }
+        #endif
     }
 
     /// Bytes of weights read to decode one token: every matrix and vector except the embedding
