@@ -1,9 +1,10 @@
 /// Keys and values of every evaluated position, per layer and KV head, in F32.
 ///
-/// Keys are stored transposed, `[layer][kvHead][headDimension][capacity]`, so that attention
-/// scores for 16 consecutive positions are 16-lane vector FMAs with no horizontal sums; values
-/// are `[layer][kvHead][capacity][headDimension]`, so a weighted sum of value rows is a run of
-/// vector FMAs too. `capacity` is padded to a multiple of 16 so whole vectors can always be read.
+/// Keys are stored in transposed tiles of 16 positions, `[layer][kvHead][capacity / 16]
+/// [headDimension][16]`, so attention scores for 16 consecutive positions are 16-lane vector FMAs
+/// over one contiguous tile, with no horizontal sums; values are `[layer][kvHead][capacity]
+/// [headDimension]`, so a weighted sum of value rows is a run of vector FMAs too. `capacity` is
+/// padded to a multiple of 16 so whole tiles can always be read.
 /// The memory is allocated once; pages are only touched (made resident) as positions are written.
 final class KVCache {
     let layerCount: Int
@@ -38,7 +39,8 @@ final class KVCache {
     /// Bytes held for keys and values together.
     var byteCount: Int { 2 * layerCount * headCount * stride * headDimension * MemoryLayout<Float>.size }
 
-    /// Start of `[headDimension][stride]` (transposed) keys of one head of one layer.
+    /// Start of `[stride / 16][headDimension][16]` (tiled, transposed) keys of one head of one layer;
+    /// key `d` of position `t` is at `(t / 16) · 16 · headDimension + d · 16 + t % 16`.
     @inline(__always)
     func keys(layer: Int, head: Int) -> UnsafeMutablePointer<Float> {
         keys + (layer * headCount + head) * headDimension * stride
@@ -60,7 +62,9 @@ final class KVCache {
             let vd = values(layer: layer, head: h) + start * headDimension
             for t in 0..<count {
                 let source = k + t * width + h * headDimension
-                for d in 0..<headDimension { kd[d * stride + start + t] = source[d] }
+                let position = start + t
+                let tile = kd + (position / 16) * 16 * headDimension + position % 16
+                for d in 0..<headDimension { tile[d * 16] = source[d] }
                 (vd + t * headDimension).update(from: v + t * width + h * headDimension, count: headDimension)
             }
         }

@@ -13,7 +13,7 @@ final class ScratchBuffers {
     let gate: UnsafeMutablePointer<Float>  // [chunk][ffn]
     let up: UnsafeMutablePointer<Float>  // [chunk][ffn]
     let rope: UnsafeMutablePointer<Float>  // [2][chunk][ropeDims / 2]  cosines, then sines
-    let scores: UnsafeMutablePointer<Float>  // [threads][contextLength rounded up to 16]
+    let scores: UnsafeMutablePointer<Float>  // [threads][4][contextLength rounded up to 16]
     let logits: UnsafeMutablePointer<Float>  // [vocab]
     let vocabularySize: Int
     private var allocations: [UnsafeMutableRawPointer] = []
@@ -37,7 +37,7 @@ final class ScratchBuffers {
         gate = buffer(chunk * config.feedForwardLength)
         up = buffer(chunk * config.feedForwardLength)
         rope = buffer(chunk * config.ropeDimensionCount)
-        scores = buffer(threads * ((contextLength + 15) / 16 * 16))
+        scores = buffer(threads * Attention.scratchCount(contextLength: contextLength))
         logits = buffer(config.vocabularySize)
         self.allocations = allocations
     }
