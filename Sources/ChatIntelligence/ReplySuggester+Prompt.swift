@@ -44,12 +44,12 @@ extension ReplySuggester {
         ]
         for example in examples {
             let prompt = prompt(for: example.messages, user: example.user, tone: example.tone)
-            // Written in the layout constrained decoding produces (`": "`, `", "`), so the
-            // examples read like the model's own earlier answers.
-            let quoted = example.replies.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
-            let response = "{\"replies\": [" + quoted.joined(separator: ", ") + "]}"
+            let response = ReplySuggestions(replies: example.replies).generatedContent
             entries.append(.prompt(Transcript.Prompt(segments: [.text(.init(content: prompt))])))
-            entries.append(.response(Transcript.Response(assetIDs: [], segments: [.text(.init(content: response))])))
+            entries.append(
+                .response(
+                    Transcript.Response(
+                        assetIDs: [], segments: [.structure(.init(source: "ReplySuggestions", content: response))])))
         }
         return Transcript(entries: entries)
     }()

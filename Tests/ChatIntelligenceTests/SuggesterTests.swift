@@ -65,7 +65,7 @@ final class CannedBackend: LanguageModelBackend {
         #expect(messages.map(\.role) == [.system, .user, .assistant, .user, .assistant, .user, .assistant, .user])
         #expect(messages.first?.content == ReplySuggester.instructions)
         #expect(messages.last?.content == ReplySuggester.prompt(for: conversation, user: People.alice, tone: .formal))
-        #expect(messages[2].content == #"{"replies": ["Sure, which one?", "Can't tonight, sorry.", "How about tomorrow?"]}"#)
+        #expect(messages[2].content == #"{"replies":["Sure, which one?","Can't tonight, sorry.","How about tomorrow?"]}"#)
         #expect(request.schema != nil)
         #expect(request.options == ReplySuggester.defaultOptions)
     }

@@ -74,6 +74,7 @@ import Testing
                 print("\(name) \(kind) \(verdict) \(String(format: "%5.1f s", seconds))  " + replies.map { "[\($0)]" }.joined(separator: " "))
                 if let failure { print("    error: \(failure)") }
                 for problem in problems { print("    - \(problem)") }
+                fflush(nil)  // a row per conversation as it is scored, even into a pipe
             }
         }
         times.sort()

@@ -26,8 +26,6 @@ package final class GrammarConstraint: TokenConstraint, @unchecked Sendable {
     /// Whether end-of-generation tokens may end the output where the grammar accepts.
     private let allowsEndToken: Bool
     private var scratch: Guidance.TokenMask
-    /// Tokens accepted so far.
-    package private(set) var acceptedTokens: [Int] = []
 
     /// Within this many bytes of the budget, steering toward completion starts.
     static let steeringMargin = 256
@@ -64,7 +62,7 @@ package final class GrammarConstraint: TokenConstraint, @unchecked Sendable {
             return Array(tokens.prefix(budget))
         }
         // The prefix with the grammar's forced start, tokenized together; the last token is left
-        // to sampling (it might merge with what follows) unless it is still part of the prefix.
+        // to sampling (it might merge with what follows).
         var bytes = prefix + matcher.forcedBytes
         bytes.removeLast(bytes.count - Self.wholeCharacterLength(bytes))
         var tokens = spelledTokens(bytes) ?? []
@@ -81,7 +79,7 @@ package final class GrammarConstraint: TokenConstraint, @unchecked Sendable {
         if !prefix.isEmpty {
             // Only reached if forcing failed: allow the token of the prefix's next byte.
             mask.words.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
-            if let token = tokenizer.byteTokenID(prefix[0]) { mask.insert(token) }
+            if let token = tokenizer.byteTokenID(prefix[0]), token < mask.vocabularySize { mask.insert(token) }
             return true
         }
         matcher.fillMask(&scratch)
@@ -106,7 +104,6 @@ package final class GrammarConstraint: TokenConstraint, @unchecked Sendable {
         } else {
             try matcher.accept(token)
         }
-        acceptedTokens.append(token)
         if let budget { self.budget = budget - 1 }
     }
 

@@ -94,7 +94,7 @@ package final class TurnConstraint: TokenConstraint, @unchecked Sendable {
             // The answer's first token or a tagged call; without an answer grammar, anything goes.
             guard let answerStart else { return false }
             _ = answerStart.restrict(&mask)
-            mask.insert(format.openToken)
+            allow(format.openToken, in: &mask)
             return true
         case .text, .done, .closing:
             return false
@@ -102,13 +102,13 @@ package final class TurnConstraint: TokenConstraint, @unchecked Sendable {
             return grammar.restrict(&mask)
         case .afterCall:
             clear(&mask)
-            for token in endTokens where token < mask.vocabularySize { mask.insert(token) }
-            if budget >= 2 { mask.insert(format.separatorToken) }
+            for token in endTokens { allow(token, in: &mask) }
+            if budget >= 2 { allow(format.separatorToken, in: &mask) }
             return true
         case .separated:
             clear(&mask)
-            for token in endTokens where token < mask.vocabularySize { mask.insert(token) }
-            if budget >= minimumCallTokens { mask.insert(format.openToken) }
+            for token in endTokens { allow(token, in: &mask) }
+            if budget >= minimumCallTokens { allow(format.openToken, in: &mask) }
             return true
         }
     }
@@ -193,6 +193,10 @@ package final class TurnConstraint: TokenConstraint, @unchecked Sendable {
     private var minimumCallTokens: Int {
         let probe = TokenMatcher(grammar: callGrammar, index: index)
         return 4 + format.trailingTokens.count + probe.minimumBytesToComplete
+    }
+
+    private func allow(_ token: Int, in mask: inout Inference.TokenMask) {
+        if token >= 0 && token < mask.vocabularySize { mask.insert(token) }
     }
 
     private func clear(_ mask: inout Inference.TokenMask) {

@@ -75,19 +75,21 @@ struct Attention {
         let width = headCount * headDimension
         let length = start + row + 1
         let stride = cache.stride
-        // Pointers for four heads; missing ones repeat the last (same values written twice).
-        func head(_ i: Int) -> Int { first + min(i, heads - 1) }
-        let q = (0..<Self.slice).map { query + row * width + head($0) * headDimension }
-        let s = (0..<Self.slice).map { scores + min($0, heads - 1) * stride }
+        // Four heads; missing ones repeat the last (the same values are computed and written twice).
+        let h1 = min(1, heads - 1), h2 = min(2, heads - 1), h3 = min(3, heads - 1)
+        let q = query + row * width + first * headDimension
+        let o = output + row * width + first * headDimension
         let keys = UnsafePointer(cache.keys(layer: layer, head: kvHead))
         let values = UnsafePointer(cache.values(layer: layer, head: kvHead))
-        Self.scores(q[0], q[1], q[2], q[3], keys: keys, dimension: headDimension, length: length,
-            scale: scale, into: s[0], s[1], s[2], s[3])
-        for i in 0..<heads { VectorMath.softmax(s[i], count: length) }
-        let out = (0..<Self.slice).map { output + row * width + head($0) * headDimension }
+        Self.scores(
+            q, q + h1 * headDimension, q + h2 * headDimension, q + h3 * headDimension, keys: keys,
+            dimension: headDimension, length: length, scale: scale,
+            into: scores, scores + h1 * stride, scores + h2 * stride, scores + h3 * stride)
+        for i in 0..<heads { VectorMath.softmax(scores + i * stride, count: length) }
         Self.weightedSums(
-            s[0], s[1], s[2], s[3], values: values, dimension: headDimension, length: length,
-            into: out[0], out[1], out[2], out[3], heads: heads)
+            scores, scores + h1 * stride, scores + h2 * stride, scores + h3 * stride, values: values,
+            dimension: headDimension, length: length,
+            into: o, o + h1 * headDimension, o + h2 * headDimension, o + h3 * headDimension, heads: heads)
     }
 
     /// `scores_h[t] = scale · Σ_d q_h[d]·K[d][t]` for four heads h and t in 0..<length (rounded up
@@ -131,50 +133,54 @@ struct Attention {
             sums64(p0, p1, p2, p3, values: values, length: length, into: o0, o1, o2, o3)
             return
         }
-        // Other widths: two heads at a time over 16-lane column slices.
-        let ps = [p0, p1, p2, p3]
-        let outs = [o0, o1, o2, o3]
-        var h = 0
-        while h < heads {
-            let pa = ps[h], pb = ps[min(h + 1, heads - 1)]
-            let oa = outs[h], ob = outs[min(h + 1, heads - 1)]
-            var c = 0
-            while c + 64 <= dimension {
-                var a0 = Vector(), a1 = Vector(), a2 = Vector(), a3 = Vector()
-                var b0 = Vector(), b1 = Vector(), b2 = Vector(), b3 = Vector()
-                var v = values + c
-                for t in 0..<length {
-                    let v0 = load(v), v1 = load(v + 16), v2 = load(v + 32), v3 = load(v + 48)
-                    let wa = Vector(repeating: pa[t]), wb = Vector(repeating: pb[t])
-                    a0 = a0.addingProduct(wa, v0)
-                    a1 = a1.addingProduct(wa, v1)
-                    a2 = a2.addingProduct(wa, v2)
-                    a3 = a3.addingProduct(wa, v3)
-                    b0 = b0.addingProduct(wb, v0)
-                    b1 = b1.addingProduct(wb, v1)
-                    b2 = b2.addingProduct(wb, v2)
-                    b3 = b3.addingProduct(wb, v3)
-                    v += dimension
-                }
-                store(a0, oa + c)
-                store(a1, oa + c + 16)
-                store(a2, oa + c + 32)
-                store(a3, oa + c + 48)
-                store(b0, ob + c)
-                store(b1, ob + c + 16)
-                store(b2, ob + c + 32)
-                store(b3, ob + c + 48)
-                c += 64
+        // Other widths: two heads at a time over 64-column slices.
+        sumsPair(p0, p1, values: values, dimension: dimension, length: length, into: o0, o1)
+        if heads > 2 { sumsPair(p2, p3, values: values, dimension: dimension, length: length, into: o2, o3) }
+    }
+
+    /// `weightedSums` for two heads of any width.
+    @inline(__always)
+    static func sumsPair(
+        _ pa: UnsafePointer<Float>, _ pb: UnsafePointer<Float>, values: UnsafePointer<Float>, dimension: Int,
+        length: Int, into oa: UnsafeMutablePointer<Float>, _ ob: UnsafeMutablePointer<Float>
+    ) {
+        var c = 0
+        while c + 64 <= dimension {
+            var a0 = Vector(), a1 = Vector(), a2 = Vector(), a3 = Vector()
+            var b0 = Vector(), b1 = Vector(), b2 = Vector(), b3 = Vector()
+            var v = values + c
+            for t in 0..<length {
+                let v0 = load(v), v1 = load(v + 16), v2 = load(v + 32), v3 = load(v + 48)
+                let wa = Vector(repeating: pa[t]), wb = Vector(repeating: pb[t])
+                a0 = a0.addingProduct(wa, v0)
+                a1 = a1.addingProduct(wa, v1)
+                a2 = a2.addingProduct(wa, v2)
+                a3 = a3.addingProduct(wa, v3)
+                b0 = b0.addingProduct(wb, v0)
+                b1 = b1.addingProduct(wb, v1)
+                b2 = b2.addingProduct(wb, v2)
+                b3 = b3.addingProduct(wb, v3)
+                v += dimension
             }
-            if c < dimension {
-                for (p, o) in [(pa, oa), (pb, ob)] {
-                    (o + c).update(repeating: 0, count: dimension - c)
-                    for t in 0..<length {
-                        VectorMath.addScaled(values + t * dimension + c, p[t], into: o + c, count: dimension - c)
-                    }
-                }
+            store(a0, oa + c)
+            store(a1, oa + c + 16)
+            store(a2, oa + c + 32)
+            store(a3, oa + c + 48)
+            store(b0, ob + c)
+            store(b1, ob + c + 16)
+            store(b2, ob + c + 32)
+            store(b3, ob + c + 48)
+            c += 64
+        }
+        if c < dimension {
+            // Accumulates in memory, so a repeated head (ob == oa) must not be summed twice.
+            let second = ob != oa
+            (oa + c).update(repeating: 0, count: dimension - c)
+            if second { (ob + c).update(repeating: 0, count: dimension - c) }
+            for t in 0..<length {
+                VectorMath.addScaled(values + t * dimension + c, pa[t], into: oa + c, count: dimension - c)
+                if second { VectorMath.addScaled(values + t * dimension + c, pb[t], into: ob + c, count: dimension - c) }
             }
-            h += 2
         }
     }
 
