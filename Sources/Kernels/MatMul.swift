@@ -82,7 +82,13 @@ public enum MatMul {
                 var items = 0
                 for (m, w) in ws.enumerated() {
                     let unitRows = w.isRepacked ? Interleave.rows : 1
-                    perItem[m] = max(1, (n == 1 ? 64 : 16) / unitRows)
+                    if n == 1 && w.isRepacked {
+                        // Decode streams weights: long runs keep each thread's reads sequential
+                        // (fewer cold starts of the prefetchers), enough items keep threads balanced.
+                        perItem[m] = min(16, max(4, w.groupCount / (8 * pool.threadCount)))
+                    } else {
+                        perItem[m] = max(1, (n == 1 ? 64 : 16) / unitRows)
+                    }
                     firstItem[m] = items
                     items += ((w.isRepacked ? w.groupCount : w.rows) + perItem[m] - 1) / perItem[m]
                 }

@@ -26,6 +26,29 @@
     @inline(__always)
     func dpbusd(_ acc: __m512i, _ u: __m512i, _ s: __m512i) -> __m512i { _mm512_dpbusd_epi32(acc, u, s) }
 
+    /// How far ahead of the block being computed decode kernels prefetch weights. The hardware
+    /// prefetcher stops at every 4 KB page and restarts cold; a software prefetch that far ahead
+    /// keeps enough lines in flight to stream at the memory's rate.
+    let prefetchDistance = 3072
+
+    /// Requests the cache lines covering `bytes` bytes from `p` (prefetcht0), for a block that a
+    /// one-row kernel will read `prefetchDistance` bytes later. Tiles of four rows don't need it:
+    /// their compute per byte hides the latency.
+    @inline(__always)
+    func prefetch<W: TileWidth>(_: W.Type, _ p: UnsafeRawPointer, bytes: Int) {
+        guard W.count == 1 else { return }
+        var line = 0
+        while line < bytes {
+            llvmPrefetch(p + prefetchDistance + line, 0, 3, 1)
+            line += 64
+        }
+    }
+
+    /// LLVM's prefetch intrinsic (address, write, locality 0–3, data cache); clang's
+    /// `_mm_prefetch` is a macro Swift cannot import.
+    @_silgen_name("llvm.prefetch.p0")
+    func llvmPrefetch(_ address: UnsafeRawPointer, _ write: Int32, _ locality: Int32, _ cache: Int32)
+
     /// Lanes of the last, possibly partial, group of 16 outputs.
     @inline(__always)
     func laneMask(_ count: Int) -> __mmask16 { count >= 16 ? 0xFFFF : __mmask16((1 << count) - 1) }
