@@ -14,8 +14,8 @@ public enum Benchmark {
         public var cacheBytes: Int
     }
 
-    /// Runs a prefill of `promptTokens` tokens then `generatedTokens` greedy decode steps on a
-    /// fresh KV cache, `repetitions` times, and reports the best speeds.
+    /// Runs a prefill of `promptTokens` tokens, then, on a fresh KV cache holding one token,
+    /// `generatedTokens` greedy decode steps, `repetitions` times, and reports the best speeds.
     ///
     /// The prompt is a fixed pseudo-random sequence of ordinary tokens (as llama-bench uses random
     /// tokens), so results do not depend on a tokenizer.
@@ -44,6 +44,9 @@ public enum Benchmark {
             var logits = try evaluator.evaluate(prompt)
             bestPrefill = max(bestPrefill, GenerationSummary.rate(promptTokens, clock.now - start))
             guard generatedTokens > 0 else { continue }
+            // As llama-bench's tg test: decode from an (almost) empty cache, not after the prompt.
+            evaluator.reset()
+            logits = try evaluator.evaluate([prompt[0]])
             let decodeStart = clock.now
             for _ in 0..<generatedTokens {
                 let next = SamplerChain.argmax(UnsafeBufferPointer(logits)) ?? 0

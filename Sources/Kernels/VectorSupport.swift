@@ -26,20 +26,21 @@
     @inline(__always)
     func dpbusd(_ acc: __m512i, _ u: __m512i, _ s: __m512i) -> __m512i { _mm512_dpbusd_epi32(acc, u, s) }
 
-    /// How far ahead of the block being computed decode kernels prefetch weights. The hardware
-    /// prefetcher stops at every 4 KB page and restarts cold; a software prefetch that far ahead
-    /// keeps enough lines in flight to stream at the memory's rate.
-    let prefetchDistance = 3072
+    /// How far ahead of the block being computed decode kernels prefetch weights into L1; they
+    /// also prefetch four times as far into L2. The hardware prefetcher stops at every 4 KB page
+    /// and restarts cold; software prefetches that far ahead keep enough lines in flight for one
+    /// core to stream at close to the memory's rate (1.5B decode: 17 → 25 tok/s on 2 threads).
+    let prefetchDistance = 4096
 
-    /// Requests the cache lines covering `bytes` bytes from `p` (prefetcht0), for a block that a
-    /// one-row kernel will read `prefetchDistance` bytes later. Tiles of four rows don't need it:
-    /// their compute per byte hides the latency.
+    /// Requests the cache lines covering `bytes` bytes from `p`, for a block that a one-row kernel
+    /// reads later. Tiles of four rows don't need it: their compute per byte hides the latency.
     @inline(__always)
     func prefetch<W: TileWidth>(_: W.Type, _ p: UnsafeRawPointer, bytes: Int) {
         guard W.count == 1 else { return }
         var line = 0
         while line < bytes {
-            llvmPrefetch(p + prefetchDistance + line, 0, 3, 1)
+            llvmPrefetch(p + prefetchDistance + line, 0, 3, 1)  // prefetcht0
+            llvmPrefetch(p + 4 * prefetchDistance + line, 0, 2, 1)  // prefetcht1
             line += 64
         }
     }

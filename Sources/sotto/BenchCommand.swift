@@ -10,7 +10,7 @@ struct BenchCommand: Command {
                            [--repetitions R] [--json]
 
         Loads the model, evaluates a prompt of N pseudo-random tokens in one batch (prefill), then
-        decodes M tokens one at a time, greedy (as llama-bench's pp and tg tests).
+        decodes M tokens one at a time from a fresh cache, greedy (as llama-bench's pp and tg tests).
 
           --model M           a model id or a .gguf path (default: $SOTTO_MODEL, else \(ModelCatalog.defaultModelID))
           --prompt-tokens N   prompt length (default 512)
