@@ -57,10 +57,10 @@ extension ReplySuggester {
     /// The longest message text put in the prompt, in characters; the rest is elided.
     package static let messageCharacterLimit = 400
 
-    /// The prompt for drafting `user`'s next message: the last ``messageLimit`` messages as
-    /// "Name: text" lines, oldest first, then who the user is, and the tone.
+    /// The prompt for drafting `user`'s next message: the last messages (``windowSize(messageCount:)``)
+    /// as "Name: text" lines, oldest first, then who the user is, and the tone.
     package static func prompt(for messages: [ChatMessage], user: Participant, tone: Tone?) -> String {
-        let recent = messages.suffix(messageLimit)
+        let recent = messages.suffix(windowSize(messageCount: messages.count))
         let userName = singleLine(user.name, limit: 64)
         var lines = ["Conversation (oldest first):"]
         for message in recent {

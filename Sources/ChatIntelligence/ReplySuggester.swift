@@ -21,8 +21,21 @@ public struct ReplySuggester: Sendable {
         case casual, formal
     }
 
-    /// How many of the newest messages the model reads.
+    /// How many of the newest messages the model reads at least.
     public static let messageLimit = 8
+
+    /// The prompt's window of messages starts at a multiple of this many messages into the
+    /// conversation (see ``windowSize(messageCount:)``).
+    public static let windowStep = 4
+
+    /// How many of a conversation's last messages the prompt shows, given how many it has: the
+    /// last ``messageLimit``, plus up to ``windowStep`` − 1 older ones, so that the window moves
+    /// only every ``windowStep`` messages. Consecutive prompts of a conversation then begin with
+    /// the same lines and the engine's prefix cache serves them: a new message costs the model
+    /// its own tokens, not the whole window's. Given a window it chose, it returns its size.
+    public static func windowSize(messageCount: Int) -> Int {
+        messageCount <= messageLimit ? messageCount : messageLimit + (messageCount - messageLimit) % windowStep
+    }
 
     /// Most replies returned.
     public static let suggestionCount = 3
@@ -50,8 +63,8 @@ public struct ReplySuggester: Sendable {
     /// Whether the model can be used now (checking does not load it).
     public var isAvailable: Bool { model.availability == .available }
 
-    /// Up to three replies `user` could send next, drafted from the last ``messageLimit``
-    /// `messages` (oldest first).
+    /// Up to three replies `user` could send next, drafted from the last messages of
+    /// `messages` (oldest first; the last ``windowSize(messageCount:)``).
     ///
     /// - Returns: nil when there is nothing to offer: the model is unavailable, the conversation
     ///   is empty or `user` sent its last message, or no usable reply came out.
@@ -62,7 +75,7 @@ public struct ReplySuggester: Sendable {
         guard Self.wantsReply(messages, user: user), isAvailable else { return nil }
         let session = LanguageModelSession(model: model, transcript: Self.transcript)
         let prompt = Self.prompt(for: messages, user: user, tone: tone)
-        let recent = messages.suffix(Self.messageLimit)
+        let recent = messages.suffix(Self.windowSize(messageCount: messages.count))
         let raw: [String]
         if recent.contains(where: { CJKReplySuggestions.isCJK($0.text) }) {
             raw = try await session.respond(

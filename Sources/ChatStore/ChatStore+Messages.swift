@@ -126,6 +126,11 @@ extension ChatStore {
         }
     }
 
+    /// How many messages a channel holds (no membership check).
+    public func messageCount(in cid: ChannelID) throws -> Int {
+        try read { try $0.row("SELECT COUNT(*) FROM messages WHERE cid = ?", [.text(cid.cid)]) { $0.int(0) } ?? 0 }
+    }
+
     /// The newest `limit` messages of a channel, oldest first (no membership check).
     public func recentMessages(in cid: ChannelID, limit: Int) throws -> [Message] {
         try read { db in

@@ -41,23 +41,45 @@ public final class Model: @unchecked Sendable {
     /// With `repacking` (the default), weight matrices are copied once into the layout the kernels
     /// read fastest and the file's pages for them are released; without it they are used in place
     /// in the mapping (faster to load, slower to run).
-    public convenience init(path: String, repacking: Bool = true) throws {
+    ///
+    /// The repacked matrices are saved in `packedWeightsDirectory` (default
+    /// `$SOTTO_HOME/cache/packed`) after the first load, and later loads of the same, unchanged
+    /// file map them from there instead of repacking; nil turns that off. A cache that cannot be
+    /// written or read is skipped silently: the model loads the slow way.
+    public convenience init(
+        path: String, repacking: Bool = true, packedWeightsDirectory: String? = Model.defaultPackedWeightsDirectory
+    ) throws {
         let start = ContinuousClock().now
-        try self.init(file: try GGUFFile(path: path), repacking: repacking, start: start)
+        let file = try GGUFFile(path: path)
+        let location = repacking ? packedWeightsDirectory.flatMap { PackedWeightsFile.location(forModelAt: path, in: $0) } : nil
+        try self.init(file: file, repacking: repacking, packedLocation: location, start: start)
     }
 
     /// Loads a model from an opened GGUF file (also used by tests with synthetic files).
     package convenience init(file: GGUFFile, repacking: Bool = true) throws {
-        try self.init(file: file, repacking: repacking, start: ContinuousClock().now)
+        try self.init(file: file, repacking: repacking, packedLocation: nil, start: ContinuousClock().now)
     }
 
-    private init(file: GGUFFile, repacking: Bool, start: ContinuousClock.Instant) throws {
+    /// `$SOTTO_HOME/cache/packed`: where repacked weights are kept between loads.
+    public static var defaultPackedWeightsDirectory: String {
+        ModelCatalog.home().appendingPathComponent("cache/packed").path
+    }
+
+    /// Whether the weight matrices were mapped from a packed-weights file saved by an earlier load
+    /// rather than repacked now.
+    public var isFromPackedWeights: Bool { weights.isFromPackedFile }
+
+    private init(file: GGUFFile, repacking: Bool, packedLocation: String?, start: ContinuousClock.Instant) throws {
         self.file = file
         let reader = MetadataReader(metadata: file.metadata)
         architecture = try ArchitectureRegistry.architecture(named: try reader.string(GGUFKey.architecture))
         var config = try ModelConfig(architecture: architecture, reader: reader)
         weights = try ModelWeights(
-            file: file, config: config, architecture: architecture, repackingWith: repacking ? ThreadPool() : nil)
+            file: file, config: config, architecture: architecture, repackingWith: repacking ? ThreadPool() : nil,
+            packed: packedLocation.flatMap { PackedWeightsFile(path: $0) })
+        if let packedLocation, !weights.isFromPackedFile, !weights.packedMatrices.isEmpty {
+            try? PackedWeightsFile.write(weights.packedMatrices, to: packedLocation)
+        }
         // The output matrix decides how many logits there are (it may have padding rows).
         config.vocabularySize = weights.output.rows
         self.config = config

@@ -61,6 +61,29 @@ public struct WeightMatrix: @unchecked Sendable {
         storage = nil
     }
 
+    /// Wraps memory that already holds the interleaved copy of a `rows × columns` matrix of
+    /// `type` — bytes a `repacked()` matrix had at `base`, saved and mapped back (the caller keeps
+    /// the memory alive). Nil when this build has no interleaved layout for `type`; check
+    /// `repackedByteCount(type:rows:columns:)` against the memory's size first.
+    public init?(type: GGMLType, rows: Int, columns: Int, interleavedAt base: UnsafeRawPointer) {
+        guard Self.repackedByteCount(type: type, rows: rows, columns: columns) != nil else { return nil }
+        self.type = type
+        self.rows = rows
+        self.columns = columns
+        self.base = base
+        packing = .interleaved16
+        storage = nil
+    }
+
+    /// Bytes of the interleaved copy of a `rows × columns` matrix of `type`, or nil when this
+    /// build has no interleaved layout for it (no vector kernels, or another type).
+    public static func repackedByteCount(type: GGMLType, rows: Int, columns: Int) -> Int? {
+        guard vectorPathAvailable, supports(type), let bytes = Interleave.groupBlockBytes(type), rows > 0,
+            columns > 0, columns % type.blockSize == 0
+        else { return nil }
+        return (rows + Interleave.rows - 1) / Interleave.rows * (columns / type.blockSize * bytes)
+    }
+
     private init(_ w: WeightMatrix, repackedInto storage: RepackedStorage) {
         type = w.type
         rows = w.rows

@@ -2,14 +2,39 @@
 import Testing
 
 @Suite struct PromptTests {
-    @Test func labelsTheLastEightMessagesOldestFirst() {
-        let messages = (1...11).map { index in message(index.isMultiple(of: 2) ? People.alice : People.bob, "message \(index)") }
+    /// The transcript lines of the prompt for messages 1...count.
+    func transcript(ofMessages count: Int) -> [String] {
+        let messages = (1...count).map { index in message(index.isMultiple(of: 2) ? People.alice : People.bob, "message \(index)") }
         let prompt = ReplySuggester.prompt(for: messages, user: People.alice, tone: nil)
         let lines = prompt.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines.first == "Conversation (oldest first):")
-        let transcript = Array(lines.dropFirst().prefix { !$0.isEmpty })
-        #expect(transcript == (4...11).map { "\($0.isMultiple(of: 2) ? "Alice" : "Bob"): message \($0)" })
-        #expect(!prompt.contains("message 3\n"))
+        return Array(lines.dropFirst().prefix { !$0.isEmpty })
+    }
+
+    func lines(_ range: ClosedRange<Int>) -> [String] {
+        range.map { "\($0.isMultiple(of: 2) ? "Alice" : "Bob"): message \($0)" }
+    }
+
+    @Test func labelsTheLastMessagesOldestFirst() {
+        #expect(transcript(ofMessages: 3) == lines(1...3))
+        #expect(transcript(ofMessages: 8) == lines(1...8))
+    }
+
+    /// At least the last eight messages; the window's start moves four messages at a time, so
+    /// consecutive prompts of a conversation begin alike (the engine's prefix cache serves them).
+    @Test func theWindowMovesFourMessagesAtATime() {
+        #expect(transcript(ofMessages: 9) == lines(1...9))
+        #expect(transcript(ofMessages: 11) == lines(1...11))
+        #expect(transcript(ofMessages: 12) == lines(5...12))
+        #expect(transcript(ofMessages: 15) == lines(5...15))
+        #expect(transcript(ofMessages: 16) == lines(9...16))
+        for count in 1...40 {
+            let size = ReplySuggester.windowSize(messageCount: count)
+            #expect(size == min(count, 8) || (8...11).contains(size))
+            #expect(count <= 8 || (count - size) % 4 == 0)
+            // A window handed back (as the server fetches it) is kept whole.
+            #expect(ReplySuggester.windowSize(messageCount: size) == size)
+        }
     }
 
     @Test func saysWhoTheUserIsAndWhomTheyAnswer() {

@@ -64,7 +64,7 @@ import Testing
                 let elapsed = ContinuousClock.now - start
                 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
                 if total > 0 { times.append(seconds) }  // the first request also loads the model
-                let problems = SuggestionScorer.problems(replies, messages: Array(messages.suffix(ReplySuggester.messageLimit)), user: user)
+                let problems = SuggestionScorer.problems(replies, messages: Array(messages.suffix(ReplySuggester.windowSize(messageCount: messages.count))), user: user)
                 let ok = failure == nil && problems.isEmpty
                 total += 1
                 if ok { passed += 1 }

@@ -61,4 +61,20 @@ import Testing
         })
         #expect(suggester.askedFor.map { $0.recentMessages.last?.text } == ["One"])  // not redrafted for "Two"
     }
+
+    /// The suggester reads the last 8 to 11 messages, the window starting every 4 messages.
+    @Test func theSuggesterReadsTheConversationsWindow() throws {
+        let suggester = GatedSuggester(open: true)
+        let server = try TestServer(suggester: suggester)
+        defer { server.server.stop() }
+        let (alice, bob, cid) = try server.pair()
+        let socket = try server.socket(alice)
+        _ = try socket.receiveJSON()
+        for index in 1...13 { _ = try server.client(bob).post(channelPath(cid, "/messages"), ["text": "m\(index)"]) }
+        #expect(try server.client(alice).get(channelPath(cid, "/suggestions")).status == 200)
+        _ = try socket.receive(until: {
+            $0["type"] as? String == "suggestions.updated" && ($0["suggestions"] as? [String])?.first == "Reply to m13"
+        })
+        #expect(suggester.askedFor.last?.recentMessages.map(\.text) == (5...13).map { "m\($0)" })
+    }
 }

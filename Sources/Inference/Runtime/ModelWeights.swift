@@ -44,11 +44,24 @@ final class ModelWeights {
         for vector in ownedVectors { vector.deallocate() }
     }
 
+    /// Every interleaved matrix, in the order the loader prepared them (the order of a
+    /// packed-weights file).
+    private(set) var packedMatrices: [WeightMatrix] = []
+    /// Whether every interleaved matrix came from the packed-weights file (none was repacked).
+    private(set) var isFromPackedFile = false
+    /// The packed-weights file the matrices view, kept mapped.
+    private let packedFile: PackedWeightsFile?
+
     /// Maps every tensor; with `repackingWith`, copies the matrices into the kernels' interleaved
     /// layout (using that pool) and lets the file's pages for them go, so one copy stays resident.
-    init(file: GGUFFile, config: ModelConfig, architecture: Architecture, repackingWith pool: ThreadPool?)
-        throws(InferenceError)
-    {
+    /// With `packed` as well, a matrix the file holds (same position, type and shape) is mapped
+    /// from it instead of repacked.
+    init(
+        file: GGUFFile, config: ModelConfig, architecture: Architecture, repackingWith pool: ThreadPool?,
+        packed: PackedWeightsFile? = nil
+    ) throws(InferenceError) {
+        let source = pool == nil ? nil : packed
+        packedFile = source
         let dim = config.embeddingLength
         let qWidth = config.queryWidth
         let kvWidth = config.keyValueWidth
@@ -108,10 +121,20 @@ final class ModelWeights {
             throw .tensorShape(
                 name: "token_embd.weight", expected: [dim, config.vocabularySize], actual: [dim, embedding.rows])
         }
+        var packedMatrices: [WeightMatrix] = []
+        var repackedCount = 0
         func prepared(_ w: WeightMatrix) -> WeightMatrix {
             guard let pool else { return w }
+            if let view = source?.matrix(packedMatrices.count, matching: w) {
+                packedMatrices.append(view)
+                return view
+            }
             let copy = w.repacked(pool: pool)
-            if copy.isRepacked { Self.dropPages(w.base, byteCount: w.byteCount) }
+            if copy.isRepacked {
+                Self.dropPages(w.base, byteCount: w.byteCount)
+                packedMatrices.append(copy)
+                repackedCount += 1
+            }
             return copy
         }
         var layers: [LayerWeights] = []
@@ -146,6 +169,8 @@ final class ModelWeights {
         }
         tokenEmbedding = embedding
         ownedVectors = owned
+        self.packedMatrices = packedMatrices
+        isFromPackedFile = repackedCount == 0 && !packedMatrices.isEmpty
         success = true
     }
 

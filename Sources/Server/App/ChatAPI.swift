@@ -127,7 +127,8 @@ struct ChatAPI: Sendable {
     /// The conversation as `user` sees it, for the suggester.
     func replyContext(for user: UserID, in cid: ChannelID, tone: Tone?) throws -> ReplyContext {
         let detail = try store.channelDetail(cid, for: user)
-        let recent = try store.recentMessages(in: cid, limit: ReplyContext.messageLimit)
+        let total = try store.messageCount(in: cid)
+        let recent = try store.recentMessages(in: cid, limit: ReplyContext.windowSize(messageCount: total))
         guard let me = detail.members.first(where: { $0.user.id == user })?.user else {
             throw ChatStoreError.notMember(user: user, channel: cid)
         }

@@ -1,3 +1,4 @@
+import ChatIntelligence
 import ChatStore
 
 /// The register replies are drafted in.
@@ -12,12 +13,18 @@ public struct ReplyContext: Hashable, Sendable {
     public var channel: Channel
     /// Every member, the user included, for naming authors.
     public var participants: [User]
-    /// The newest messages, oldest first (at most `ReplyContext.messageLimit`).
+    /// The newest messages, oldest first (`ReplyContext.windowSize(messageCount:)` of them).
     public var recentMessages: [Message]
     public var tone: Tone?
 
-    /// How many recent messages a context carries.
-    public static let messageLimit = 8
+    /// How many recent messages a context carries at least.
+    public static let messageLimit = ChatIntelligence.ReplySuggester.messageLimit
+
+    /// How many of a channel's `messageCount` messages a context carries: the suggester's
+    /// window (8 to 11, moving every 4 messages so consecutive prompts share their start).
+    public static func windowSize(messageCount: Int) -> Int {
+        ChatIntelligence.ReplySuggester.windowSize(messageCount: messageCount)
+    }
 
     public init(user: User, channel: Channel, participants: [User], recentMessages: [Message], tone: Tone?) {
         self.user = user

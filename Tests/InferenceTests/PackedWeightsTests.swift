@@ -1,0 +1,81 @@
+import Foundation
+import GGUF
+import Kernels
+import Testing
+
+@testable import Inference
+
+/// The packed-weights cache: the first load saves the repacked matrices, the next maps them and
+/// computes the same logits; a damaged or foreign file is ignored and replaced.
+@Suite struct PackedWeightsTests {
+    let modelPath = TestModels.directory + "/smollm2-135m.gguf"
+
+    func temporaryDirectory() throws -> String {
+        let path = NSTemporaryDirectory() + "sotto-packed-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    func logits(_ model: Model) throws -> [Float] {
+        let evaluator = Evaluator(model: model, contextLength: 64, threadCount: 2)
+        let tokens = model.tokenizer.encode("The capital of France is", parseSpecial: false)
+        return snapshot(try evaluator.evaluate(tokens))
+    }
+
+    @Test func aSecondLoadMapsTheSavedCopyAndComputesTheSameLogits() throws {
+        try #require(WeightMatrix.repackedByteCount(type: .q8_0, rows: 16, columns: 32) != nil, "no interleaved layouts here")
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first = try Model(path: modelPath, packedWeightsDirectory: directory)
+        #expect(!first.isFromPackedWeights)
+        let saved = try FileManager.default.contentsOfDirectory(atPath: directory)
+        #expect(saved.count == 1 && saved[0].hasPrefix("smollm2-135m.gguf-") && saved[0].hasSuffix(".packed"))
+
+        let second = try Model(path: modelPath, packedWeightsDirectory: directory)
+        #expect(second.isFromPackedWeights)
+        #expect(try logits(first) == logits(second))
+        let unpacked = try Model(path: modelPath, packedWeightsDirectory: nil)
+        #expect(!unpacked.isFromPackedWeights)
+        #expect(try logits(unpacked) == logits(second))
+    }
+
+    @Test(arguments: ["truncated", "bad magic", "wrong shape", "offset past the end", "empty"])
+    func aDamagedFileIsIgnoredAndReplaced(_ damage: String) throws {
+        try #require(WeightMatrix.repackedByteCount(type: .q8_0, rows: 16, columns: 32) != nil, "no interleaved layouts here")
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let reference = try logits(try Model(path: modelPath, packedWeightsDirectory: directory))
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: directory).first)
+        let path = directory + "/" + name
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        func setWord(_ index: Int, _ value: UInt64) {
+            withUnsafeBytes(of: value.littleEndian) { bytes.replaceSubrange((8 * index)..<(8 * index + 8), with: $0) }
+        }
+        switch damage {
+        case "truncated": bytes = bytes.prefix(bytes.count / 2)
+        case "bad magic": setWord(0, 0x1234)
+        case "wrong shape": setWord(3 + 1, 17)  // the first matrix's rows
+        case "offset past the end": setWord(3 + 3, UInt64(bytes.count))
+        default: bytes = Data()
+        }
+        try bytes.write(to: URL(fileURLWithPath: path))
+
+        let model = try Model(path: modelPath, packedWeightsDirectory: directory)
+        #expect(!model.isFromPackedWeights)
+        #expect(try logits(model) == reference)
+        // Rewritten whole: the next load maps it again.
+        #expect(try Model(path: modelPath, packedWeightsDirectory: directory).isFromPackedWeights)
+    }
+
+    @Test func theLocationChangesWithTheModelFile() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let copy = directory + "/model.gguf"
+        try Data(repeating: 7, count: 1000).write(to: URL(fileURLWithPath: copy))
+        let before = try #require(PackedWeightsFile.location(forModelAt: copy, in: directory))
+        #expect(PackedWeightsFile.location(forModelAt: copy, in: directory) == before)
+        try Data(repeating: 7, count: 1001).write(to: URL(fileURLWithPath: copy))
+        #expect(PackedWeightsFile.location(forModelAt: copy, in: directory) != before)
+        #expect(PackedWeightsFile.location(forModelAt: directory + "/missing.gguf", in: directory) == nil)
+    }
+}
