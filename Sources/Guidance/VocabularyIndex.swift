@@ -41,6 +41,10 @@ public final class VocabularyIndex: Sendable {
     let endOfGenerationTokens: [Int32]
     /// Whether each token is matched as text (see `Vocabulary.isText`).
     let isText: [Bool]
+    /// Tokens whose text starts inside a word — with an ASCII letter, digit or `_`, or any
+    /// non-ASCII byte (letters of other scripts) — or with a space: appended to a word, they
+    /// lengthen it or start another.
+    public let wordContinuingTokens: TokenMask
     /// Unions of family prefixes already asked for, keyed by the prefix lengths.
     private let unions = Mutex<[[Int]: TokenMask]>([:])
 
@@ -55,6 +59,16 @@ public final class VocabularyIndex: Sendable {
         for id in vocabulary.endOfGenerationTokenIDs { isText[id] = false }
         for id in vocabulary.excludedTokenIDs where isText.indices.contains(id) { isText[id] = false }
         self.isText = isText
+        var continuing = TokenMask(vocabularySize: vocabulary.count)
+        for id in 0..<vocabulary.count where isText[id] {
+            let first = vocabulary.tokenBytes[id][0]
+            if first >= 0x80 || first == UInt8(ascii: "_") || first == UInt8(ascii: " ") || (0x30...0x39).contains(first)
+                || (0x41...0x5A).contains(first) || (0x61...0x7A).contains(first)
+            {
+                continuing.insert(id)
+            }
+        }
+        wordContinuingTokens = continuing
         for id in 0..<vocabulary.count where isText[id] {
             if let (family, length) = Self.classify(vocabulary.tokenBytes[id]),
                 let slice = bounds.firstIndex(where: { length >= $0.min && length <= $0.max })

@@ -76,6 +76,33 @@ extension EngineTests {
             return mask
         }
 
+        /// At a word bound, when the model wants a new word, the current one is not run on.
+        @Test func aRefusedNewWordEndsTheWordInsteadOfGluingTheNext() throws {
+            let tokenizer = loaded.model.tokenizer
+            let constraint = try constraint(.string(pattern: "[a-z]+( [a-z]+)?"))
+            let forced = constraint.forcedTokens()  // the opening quote, unless left to sampling
+            for token in forced { try constraint.accept(token) }
+            for token in tokenizer.encode(forced.isEmpty ? "\"me to" : "me to", parseSpecial: false) {
+                try constraint.accept(token)
+            }
+            let glued = try #require(tokenizer.encode("help", parseSpecial: false).first)
+            let spaced = try #require(tokenizer.encode(" help", parseSpecial: false).first)
+            let quote = try #require(tokenizer.encode("\"", parseSpecial: false).first)
+            #expect(constraint.refinesRefusals)
+
+            var unrefined = mask(constraint)
+            #expect(!unrefined.contains(spaced) && unrefined.contains(glued) && unrefined.contains(quote))
+            let before = unrefined
+            constraint.refine(&unrefined, refusing: glued)  // not a new word: nothing to do
+            #expect(unrefined == before)
+
+            var refined = mask(constraint)
+            constraint.refine(&refined, refusing: spaced)
+            #expect(!refined.contains(glued))
+            #expect(refined.contains(quote))
+            #expect(refined.count < before.count)
+        }
+
         @Test func structuralTextIsForcedAsWholeTokens() throws {
             let constraint = try constraint(.object([.init("replies", .array(.string(), minCount: 3, maxCount: 3))]))
             let forced = constraint.forcedTokens()

@@ -91,6 +91,24 @@ package final class GrammarConstraint: TokenConstraint, @unchecked Sendable {
         return true
     }
 
+    package var refinesRefusals: Bool { true }
+
+    /// When the model wanted to start a new word (its best token begins with a space) where the
+    /// grammar allows none — a word bound reached — tokens that would run on the current word
+    /// ("to" + "help" → "tohelp") are dropped too, if anything else (punctuation, the closing
+    /// quote) is left: the output then ends the word instead of gluing the next one to it.
+    package func refine(_ mask: inout Inference.TokenMask, refusing preferred: Int) {
+        guard prefix.isEmpty, tokenizer.tokenBytes(preferred).first == UInt8(ascii: " ") else { return }
+        let continuing = matcher.index.wordContinuingTokens.words
+        var narrowed = mask.words
+        var remaining = false
+        for i in 0..<min(narrowed.count, continuing.count) {
+            narrowed[i] &= ~continuing[i]
+            if narrowed[i] != 0 { remaining = true }
+        }
+        if remaining { mask.words = narrowed }
+    }
+
     package func accept(_ token: Int) throws {
         if !prefix.isEmpty {
             let bytes = tokenizer.tokenBytes(token)

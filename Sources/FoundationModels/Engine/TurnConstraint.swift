@@ -113,6 +113,15 @@ package final class TurnConstraint: TokenConstraint, @unchecked Sendable {
         }
     }
 
+    package var refinesRefusals: Bool { true }
+
+    package func refine(_ mask: inout Inference.TokenMask, refusing preferred: Int) {
+        switch phase {
+        case .structured(let grammar), .call(let grammar, _): grammar.refine(&mask, refusing: preferred)
+        default: break
+        }
+    }
+
     package func accept(_ token: Int) throws {
         defer { budget -= 1 }
         if endTokens.contains(token) {

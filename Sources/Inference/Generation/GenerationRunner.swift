@@ -107,6 +107,11 @@ struct GenerationRunner {
         }
         mask.words = allowAll
         let restricted = constraint!.restrict(&mask)
+        if restricted, constraint!.refinesRefusals, let best = SamplerChain.argmax(UnsafeBufferPointer(logits)),
+            !mask.contains(best)
+        {
+            constraint!.refine(&mask, refusing: best)
+        }
         guard let token = sampler.sample(logits, mask: restricted ? mask : nil) else {
             throw InferenceError.noTokenAllowed(step: step)
         }

@@ -17,6 +17,12 @@ public protocol TokenConstraint: Sendable {
     /// Clears disallowed tokens from `mask` (which starts allowing every token). Return `false`
     /// to skip masking for this step (every token allowed).
     mutating func restrict(_ mask: inout TokenMask) -> Bool
+    /// Whether `refine(_:refusing:)` is called when the model's most likely token is not in the
+    /// mask `restrict` built; `false` by default.
+    var refinesRefusals: Bool { get }
+    /// Narrows `mask` (already restricted) knowing that `preferred`, the model's most likely next
+    /// token, is not allowed — e.g. to keep a word the model meant to end from running on.
+    mutating func refine(_ mask: inout TokenMask, refusing preferred: Int)
     /// Advances past `token`.
     mutating func accept(_ token: Int) throws
     /// Whether the output is complete and generation should stop.
@@ -26,4 +32,6 @@ public protocol TokenConstraint: Sendable {
 extension TokenConstraint {
     public var checksSingleTokens: Bool { false }
     public mutating func canAccept(_ token: Int) -> Bool { true }
+    public var refinesRefusals: Bool { false }
+    public mutating func refine(_ mask: inout TokenMask, refusing preferred: Int) {}
 }
