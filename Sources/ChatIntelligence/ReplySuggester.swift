@@ -63,6 +63,14 @@ public struct ReplySuggester: Sendable {
     /// Whether the model can be used now (checking does not load it).
     public var isAvailable: Bool { model.availability == .available }
 
+    /// Loads the model and runs the fixed instructions and worked examples through it in the
+    /// background, so that the first suggestions cost only their own conversation (a server calls
+    /// this when it starts). Does nothing when the model is unavailable.
+    public func prewarm() {
+        guard isAvailable else { return }
+        LanguageModelSession(model: model, transcript: Self.transcript).prewarm()
+    }
+
     /// Up to three replies `user` could send next, drafted from the last messages of
     /// `messages` (oldest first; the last ``windowSize(messageCount:)``).
     ///

@@ -77,7 +77,9 @@ struct ServeCommand: Command {
     /// the web app hides the row.
     static func makeSuggester(model: String?) -> (any ReplySuggester)? {
         let suggester = ModelSuggester(model: model)
-        return suggester.isAvailable ? suggester : nil
+        guard suggester.isAvailable else { return nil }
+        suggester.prewarm()
+        return suggester
     }
 
     /// Suspends until SIGINT or SIGTERM.

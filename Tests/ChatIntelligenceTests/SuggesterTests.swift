@@ -28,7 +28,10 @@ final class CannedBackend: LanguageModelBackend {
         return GenerationOutput(content: .text(reply), promptTokenCount: 10, outputTokenCount: 10)
     }
 
-    func prewarm(_ request: GenerationRequest) async {}
+    private let prewarms = Mutex<[GenerationRequest]>([])
+    var prewarmed: [GenerationRequest] { prewarms.withLock { $0 } }
+
+    func prewarm(_ request: GenerationRequest) async { prewarms.withLock { $0.append(request) } }
 }
 
 @Suite struct SuggesterTests {
@@ -68,6 +71,20 @@ final class CannedBackend: LanguageModelBackend {
         #expect(messages[2].content == #"{"replies":["Sure, which one?","Can't tonight, sorry.","How about tomorrow?"]}"#)
         #expect(request.schema != nil)
         #expect(request.options == ReplySuggester.defaultOptions)
+    }
+
+    @Test func prewarmingRunsTheFixedStartOfEveryRequest() async throws {
+        let backend = CannedBackend(reply: #"{"replies":["Sure!","Nope.","Maybe?"]}"#)
+        let suggester = ReplySuggester(model: SystemLanguageModel(backend: backend))
+        suggester.prewarm()
+        for _ in 0..<200 where backend.prewarmed.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        let warmed = try #require(backend.prewarmed.first).messages
+        _ = try await suggester.suggestions(replyingTo: conversation, as: People.alice)
+        let asked = try #require(backend.requests.first).messages
+        #expect(warmed.count == 7)
+        #expect(asked.count == 8 && Array(asked.prefix(7)) == warmed)
+
+        ReplySuggester(model: SystemLanguageModel(model: .path("/nonexistent/sotto-model.gguf"))).prewarm()  // no-op
     }
 
     @Test func eachRequestStartsAFreshSession() async throws {

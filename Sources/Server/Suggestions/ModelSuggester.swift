@@ -28,6 +28,10 @@ public struct ModelSuggester: ReplySuggester {
     /// the web app hides the suggestions row.
     public var isAvailable: Bool { suggester.isAvailable }
 
+    /// Loads the model and prefills the suggester's fixed instructions and examples in the
+    /// background (see ``ChatIntelligence/ReplySuggester/prewarm()``).
+    public func prewarm() { suggester.prewarm() }
+
     public func suggestions(for context: ReplyContext) async throws -> [String]? {
         let messages = context.recentMessages.map { message in
             ChatMessage(
