@@ -60,6 +60,46 @@ func rowDot(_ type: GGMLType, _ w: UnsafeRawPointer, x: UnsafePointer<Float>, _ 
         }
     }
 
+    /// Saturated blocks (every quant byte, and the K-quants' packed scales, at one bit pattern;
+    /// activations at ±127) drive each vector lane's integer sum to its bound, where a kernel
+    /// that narrows its sums (Q4_K and Q5_K scale theirs as Int16) would first go wrong.
+    @Test(arguments: allWeightTypes.filter { ActivationKind($0) != .float })
+    func saturatedBlocksMatchScalar(type: GGMLType) {
+        var rng = SeededGenerator(seed: 0x5A7 ^ UInt64(type.rawValue))
+        let columns = 1536
+        // The half-precision fields of each block, which `randomWeights` fills with model-like scales.
+        let halves: Range<Int> =
+            switch type {
+            case .q4_0, .q5_0, .q8_0: 0..<2
+            case .q6_K: 208..<210
+            default: 0..<4
+            }
+        for pattern: UInt8 in [0xFF, 0x00, 0xF0, 0x0F] {
+            var bytes = randomWeights(type, rows: 1, columns: columns, using: &rng)
+            for i in bytes.indices where !halves.contains(i % type.bytesPerBlock) { bytes[i] = pattern }
+            for sign: Float in [1, -1] {
+                let x = (0..<columns).map { sign * ($0 % 3 == 0 ? -2 : 2) as Float }
+                let act = ActivationBuffer(kind: ActivationKind(type), columns: columns, count: 1)
+                defer { act.deallocate() }
+                x.withUnsafeBufferPointer { act.quantize($0.baseAddress!, row: 0) }
+                bytes.withUnsafeBytes { raw in
+                    let w = WeightMatrix(type: type, rows: 1, columns: columns, base: raw.baseAddress!)
+                    // Kernels that bias quants to unsigned subtract a term up to 128·|d|·Σ|x| (|d| ≤ 0.05
+                    // here), whose rounding remains even where the weights are all zero.
+                    let bias = 128 * 0.05 * x.reduce(0) { $0 + Double(abs($1)) }
+                    let magnitude = referenceDot(dequantized(w)[...], x[...]).magnitude
+                    x.withUnsafeBufferPointer { xb in
+                        let fast = rowDot(type, raw.baseAddress!, x: xb.baseAddress!, act, columns: columns, reference: false)
+                        let slow = rowDot(type, raw.baseAddress!, x: xb.baseAddress!, act, columns: columns, reference: true)
+                        #expect(
+                            abs(Double(fast - slow)) <= 1e-5 * magnitude + 1e-7 * bias,
+                            "\(type) pattern \(pattern) sign \(sign): \(fast) vs \(slow)")
+                    }
+                }
+            }
+        }
+    }
+
     /// The integer dot product equals the float dot product of the dequantized weights and the
     /// dequantized activation (an independent path through `Dequantize`).
     @Test(arguments: allWeightTypes)
