@@ -66,6 +66,19 @@ public final class GGUFFile: @unchecked Sendable {
     private let storage: UnsafeRawBufferPointer
     private let ownership: Ownership
 
+    /// Lets this process's pages of the header, metadata and tensor directory go (the bytes
+    /// before `dataOffset`), once whatever was needed from the metadata has been copied out (a
+    /// loaded model's tokenizer and template). The file stays in the page cache and the mapping
+    /// valid: a later read faults the pages back in. Does nothing for a file read into memory.
+    public func releaseMetadataPages() {
+        #if os(Linux)
+            guard case .mapped = ownership, let base = storage.baseAddress else { return }
+            let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+            let end = min(dataOffset, storage.count) / page * page
+            if end > 0 { _ = madvise(UnsafeMutableRawPointer(mutating: base), end, MADV_DONTNEED) }
+        #endif
+    }
+
     private enum Ownership {
         case mapped
         case allocated

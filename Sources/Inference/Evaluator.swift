@@ -43,7 +43,7 @@ public final class Evaluator {
     public static let defaultContextLength = 4096
 
     /// Prefill rows processed per forward pass.
-    package static let prefillChunk = 256
+    package static let prefillChunk = 128
 
     /// Creates an evaluator with a KV cache for `contextLength` positions (default 4096, capped
     /// at the model's trained context) and a pool of `threadCount` threads (default: all cores).

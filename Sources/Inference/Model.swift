@@ -86,6 +86,7 @@ public final class Model: @unchecked Sendable {
         tokenizer = try Tokenizer(gguf: file)
         chatTemplateSource = file.string(GGUFKey.chatTemplate)
         parsedTemplate = chatTemplateSource.map { source in Result { try ChatTemplate(source) } }
+        file.releaseMetadataPages()  // the vocabulary and template are copied out
         loadDuration = ContinuousClock().now - start
     }
 
