@@ -27,6 +27,11 @@ import Testing
         #expect(cleaned(["Alice: Perfect!", "Bob: Cool", "3:30 works too"]) == ["Perfect!", "3:30 works too"])
     }
 
+    @Test func removesTheUserAddressingThemself() {
+        #expect(cleaned(["Great news, Alice!", "Alice, what time?", "Sorry, alice."]) == ["Great news!", "What time?", "Sorry."])
+        #expect(cleaned(["Thanks, Bob!", "Ask Alice later.", "Alice!"]) == ["Thanks, Bob!", "Ask Alice later.", "Alice!"])
+    }
+
     @Test func keepsAtMostThree() {
         #expect(cleaned(["One.", "Two.", "Three.", "Four."]) == ["One.", "Two.", "Three."])
     }
