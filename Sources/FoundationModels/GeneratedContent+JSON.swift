@@ -24,7 +24,9 @@ extension GeneratedContent {
         return output
     }
 
-    private func writeJSON(to output: inout String) {
+    /// Writes this content as JSON, with `comma` between members and elements and `colon`
+    /// after keys (compact `","`/`":"`, or the spaced layout constrained decoding writes).
+    func writeJSON(to output: inout String, comma: String = ",", colon: String = ":") {
         switch kind {
         case .null:
             output += "null"
@@ -37,8 +39,8 @@ extension GeneratedContent {
         case .array(let elements):
             output += "["
             for (index, element) in elements.enumerated() {
-                if index > 0 { output += "," }
-                element.writeJSON(to: &output)
+                if index > 0 { output += comma }
+                element.writeJSON(to: &output, comma: comma, colon: colon)
             }
             output += "]"
         case .structure(let properties, let orderedKeys):
@@ -46,11 +48,11 @@ extension GeneratedContent {
             var first = true
             for key in orderedKeys {
                 guard let value = properties[key] else { continue }
-                if !first { output += "," }
+                if !first { output += comma }
                 first = false
                 Self.writeJSONString(key, to: &output)
-                output += ":"
-                value.writeJSON(to: &output)
+                output += colon
+                value.writeJSON(to: &output, comma: comma, colon: colon)
             }
             output += "}"
         }

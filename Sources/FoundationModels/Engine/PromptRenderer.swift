@@ -153,35 +153,7 @@ extension GeneratedContent {
     /// between members and elements.
     var spacedJSON: String {
         var output = ""
-        writeSpacedJSON(to: &output)
+        writeJSON(to: &output, comma: ", ", colon: ": ")
         return output
-    }
-
-    private func writeSpacedJSON(to output: inout String) {
-        switch kind {
-        case .null: output += "null"
-        case .bool(let value): output += value ? "true" : "false"
-        case .number(let value): output += Self.jsonNumber(value)
-        case .string(let value): Self.writeJSONString(value, to: &output)
-        case .array(let elements):
-            output += "["
-            for (index, element) in elements.enumerated() {
-                if index > 0 { output += ", " }
-                element.writeSpacedJSON(to: &output)
-            }
-            output += "]"
-        case .structure(let properties, let orderedKeys):
-            output += "{"
-            var first = true
-            for key in orderedKeys {
-                guard let value = properties[key] else { continue }
-                if !first { output += ", " }
-                first = false
-                Self.writeJSONString(key, to: &output)
-                output += ": "
-                value.writeSpacedJSON(to: &output)
-            }
-            output += "}"
-        }
     }
 }

@@ -33,11 +33,7 @@ extension Evaluator {
                     s.residual + i * dim, weight: layer.attentionNorm, epsilon: epsilon, into: s.normed + i * dim,
                     count: dim)
             }
-            if n == 1 {
-                MatMul.matvec(fusedQueryKeyValue[l], s.normed, queryKeyValueOutputs, pool: pool)
-            } else {
-                MatMul.matmul(fusedQueryKeyValue[l], s.normed, rows: n, queryKeyValueOutputs, pool: pool)
-            }
+            MatMul.matmul(fusedQueryKeyValue[l], s.normed, rows: n, queryKeyValueOutputs, pool: pool)
             rows(n) { i in
                 let q = s.query + i * qWidth
                 let k = s.key + i * kvWidth
@@ -52,7 +48,7 @@ extension Evaluator {
             attention(
                 layer: l, query: s.query, output: s.attention, count: n, start: start, cache: cache, scores: s.scores,
                 pool: pool)
-            product(layer.attentionOutput, s.attention, n, s.projected)
+            MatMul.matmul(layer.attentionOutput, s.attention, rows: n, s.projected, pool: pool)
             VectorMath.add(s.projected, into: s.residual, count: n * dim)
 
             // Feed-forward.
@@ -61,13 +57,9 @@ extension Evaluator {
                     s.residual + i * dim, weight: layer.feedForwardNorm, epsilon: epsilon, into: s.normed + i * dim,
                     count: dim)
             }
-            if n == 1 {
-                MatMul.matvec(fusedGateUp[l], s.normed, gateUpOutputs, pool: pool)
-            } else {
-                MatMul.matmul(fusedGateUp[l], s.normed, rows: n, gateUpOutputs, pool: pool)
-            }
+            MatMul.matmul(fusedGateUp[l], s.normed, rows: n, gateUpOutputs, pool: pool)
             rows(n) { i in VectorMath.swiGLU(s.gate + i * ffn, s.up + i * ffn, count: ffn) }
-            product(layer.down, s.gate, n, s.projected)
+            MatMul.matmul(layer.down, s.gate, rows: n, s.projected, pool: pool)
             VectorMath.add(s.projected, into: s.residual, count: n * dim)
         }
 
@@ -75,15 +67,6 @@ extension Evaluator {
         let last = s.residual + (n - 1) * dim
         VectorMath.rmsNorm(last, weight: weights.outputNorm, epsilon: epsilon, into: s.normed, count: dim)
         MatMul.matvec(weights.output, s.normed, s.logits, pool: pool)
-    }
-
-    /// `y = W·x` for one row, or row by row for a batch.
-    private func product(_ w: WeightMatrix, _ x: UnsafePointer<Float>, _ n: Int, _ y: UnsafeMutablePointer<Float>) {
-        if n == 1 {
-            MatMul.matvec(w, x, y, pool: pool)
-        } else {
-            MatMul.matmul(w, x, rows: n, y, pool: pool)
-        }
     }
 
     /// Runs `body` for rows `0..<n`: inline for one row, spread over the pool for a batch.
