@@ -23,7 +23,8 @@ let syntaxLibraries = [
 
 let syntaxFlags: [SwiftSetting] = [.unsafeFlags(["-I", toolchainHost])]
 let syntaxLinks: [LinkerSetting] = [
-    .unsafeFlags(["-L", toolchainHost, "-Xlinker", "-rpath", "-Xlinker", toolchainHost] + syntaxLibraries.map { "-l" + $0 })
+    .unsafeFlags(
+        ["-L", toolchainHost, "-Xlinker", "-rpath", "-Xlinker", toolchainHost] + syntaxLibraries.map { "-l" + $0 })
 ]
 
 // Numeric code is built for the machine it runs on (AVX2 / AVX-512 / VNNI where present).
@@ -79,9 +80,14 @@ let package = Package(
 
         .testTarget(name: "GGUFTests", dependencies: ["GGUF"], swiftSettings: common),
         .testTarget(name: "KernelsTests", dependencies: ["Kernels"], swiftSettings: common + native),
-        .testTarget(name: "TokenizersTests", dependencies: ["Tokenizers"], resources: [.copy("Fixtures")], swiftSettings: common),
-        .testTarget(name: "ChatTemplatesTests", dependencies: ["ChatTemplates"], resources: [.copy("Fixtures")], swiftSettings: common),
-        .testTarget(name: "InferenceTests", dependencies: ["Inference"], resources: [.copy("Fixtures")], swiftSettings: common),
+        .testTarget(
+            name: "TokenizersTests", dependencies: ["Tokenizers"], resources: [.copy("Fixtures")], swiftSettings: common
+        ),
+        .testTarget(
+            name: "ChatTemplatesTests", dependencies: ["ChatTemplates"], resources: [.copy("Fixtures")],
+            swiftSettings: common),
+        .testTarget(
+            name: "InferenceTests", dependencies: ["Inference"], resources: [.copy("Fixtures")], swiftSettings: common),
         .testTarget(name: "GuidanceTests", dependencies: ["Guidance"], swiftSettings: common),
         .testTarget(
             name: "FoundationModelsMacrosTests", dependencies: ["FoundationModelsMacros"],

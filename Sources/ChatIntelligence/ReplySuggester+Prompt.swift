@@ -25,14 +25,24 @@ extension ReplySuggester {
         let ana = Participant(id: "example-ana", name: "Ana")
         let lee = Participant(id: "example-lee", name: "Lee")
         return [
-            ([ChatMessage(author: sam, text: "Want to see a movie tonight?")], kim, .casual,
-             ["Sure, which one?", "Can't tonight, sorry.", "How about tomorrow?"]),
-            ([ChatMessage(author: kim, text: "How did the interview go?"),
-              ChatMessage(author: ana, text: "Not great. I didn't get the job.")], kim, .casual,
-             ["Oh no, I'm sorry.", "Their loss, honestly.", "Want to talk later?"]),
-            ([ChatMessage(author: kim, text: "The printer is broken again."),
-              ChatMessage(author: lee, text: "I called IT, they will come at 2.")], kim, .formal,
-             ["Thank you, Lee.", "That works for me.", "Should I tell the team?"]),
+            (
+                [ChatMessage(author: sam, text: "Want to see a movie tonight?")], kim, .casual,
+                ["Sure, which one?", "Can't tonight, sorry.", "How about tomorrow?"]
+            ),
+            (
+                [
+                    ChatMessage(author: kim, text: "How did the interview go?"),
+                    ChatMessage(author: ana, text: "Not great. I didn't get the job."),
+                ], kim, .casual,
+                ["Oh no, I'm sorry.", "Their loss, honestly.", "Want to talk later?"]
+            ),
+            (
+                [
+                    ChatMessage(author: kim, text: "The printer is broken again."),
+                    ChatMessage(author: lee, text: "I called IT, they will come at 2."),
+                ], kim, .formal,
+                ["Thank you, Lee.", "That works for me.", "Should I tell the team?"]
+            ),
         ]
     }()
 
@@ -64,11 +74,15 @@ extension ReplySuggester {
         let userName = singleLine(user.name, limit: 64)
         var lines = ["Conversation (oldest first):"]
         for message in recent {
-            lines.append(singleLine(message.author.name, limit: 64) + ": " + singleLine(message.text, limit: messageCharacterLimit))
+            lines.append(
+                singleLine(message.author.name, limit: 64) + ": "
+                    + singleLine(message.text, limit: messageCharacterLimit))
         }
         lines.append("")
         let addressee = recent.last.map { ", answering " + singleLine($0.author.name, limit: 64) } ?? ""
-        lines.append("The user is \(userName). Write three replies \(userName) could send next\(addressee). At most 5 words each.")
+        lines.append(
+            "The user is \(userName). Write three replies \(userName) could send next\(addressee). At most 5 words each."
+        )
         switch tone ?? .casual {
         case .casual: lines.append("Tone: casual and friendly.")
         case .formal: lines.append("Tone: polite and formal.")

@@ -55,7 +55,8 @@ package enum SuggestionScorer {
         var problems: [Problem] = []
         if replies.count != expectedCount { problems.append(.count(replies.count)) }
         let said = Set(messages.map { TextMatching.key($0.text) })
-        let labels = Set(messages.map { TextMatching.normalized($0.author.name) } + [TextMatching.normalized(user.name)])
+        let labels = Set(
+            messages.map { TextMatching.normalized($0.author.name) } + [TextMatching.normalized(user.name)])
         let cjkConversation = messages.contains { CJKReplySuggestions.isCJK($0.text) }
         var seen = Set<String>()
         for reply in replies {
@@ -94,7 +95,9 @@ package enum SuggestionScorer {
         if text.filter({ $0 == "\"" }).count % 2 != 0 { return false }
         let tokens = text.split(whereSeparator: \.isWhitespace)
         let words = tokens.map { word in
-            word.lowercased().replacingOccurrences(of: "’", with: "'").filter { $0.isLetter || $0.isNumber || $0 == "'" }
+            word.lowercased().replacingOccurrences(of: "’", with: "'").filter {
+                $0.isLetter || $0.isNumber || $0 == "'"
+            }
         }
         // The last word (letters or digits): a trailing "…" does not finish a sentence by itself.
         guard let finalIndex = words.lastIndex(where: { !$0.isEmpty }) else { return true }  // numbers, emoji
@@ -103,7 +106,8 @@ package enum SuggestionScorer {
         let isQuestion = finalIndex == tokens.count - 1 && tokens[finalIndex].hasSuffix("?")
         guard prepositions.contains(final), !isQuestion else { return true }
         let previous = finalIndex > 0 ? words[finalIndex - 1] : ""
-        return (final == "to" && verbsBeforeTo.contains(previous)) || (final == "of" && ["sort", "kind"].contains(previous))
+        return (final == "to" && verbsBeforeTo.contains(previous))
+            || (final == "of" && ["sort", "kind"].contains(previous))
     }
 
     /// Whether two words are run together with a punctuation mark between them, without a
@@ -121,7 +125,9 @@ package enum SuggestionScorer {
     /// A reply labelled with a participant's name ("Bob: sure"), or one that names the user
     /// ("Sure, Alice!"), is written as someone else.
     private static func isWrongSide(_ reply: String, labels: Set<String>, user: Participant) -> Bool {
-        if let (label, _) = TextMatching.splitLabel(TextMatching.trimmed(reply)), labels.contains(TextMatching.normalized(label)) {
+        if let (label, _) = TextMatching.splitLabel(TextMatching.trimmed(reply)),
+            labels.contains(TextMatching.normalized(label))
+        {
             return true
         }
         let name = TextMatching.normalized(user.name)

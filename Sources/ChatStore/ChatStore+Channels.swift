@@ -18,7 +18,9 @@ extension ChatStore {
         let now = Timestamp.now.milliseconds
         return try write { db in
             if try Self.channel(cid, db) != nil {
-                guard try Self.isMember(creator, cid, db) else { throw ChatStoreError.notMember(user: creator, channel: cid) }
+                guard try Self.isMember(creator, cid, db) else {
+                    throw ChatStoreError.notMember(user: creator, channel: cid)
+                }
                 return (try Self.detail(cid, db), false)
             }
             for member in memberIDs where try Self.user(member, db) == nil {

@@ -93,7 +93,9 @@ extension ChatStore {
             payload.append(UInt8(ascii: "}"))
         }
         let text = String(decoding: payload, as: UTF8.self)
-        try write { db in try Self.appendEvent(type: type, cid: cid, payload: text, to: recipients, ephemeral: ephemeral, db) }
+        try write { db in
+            try Self.appendEvent(type: type, cid: cid, payload: text, to: recipients, ephemeral: ephemeral, db)
+        }
     }
 
     /// Events in the user's log after `seq`, oldest first, skipping stale ephemeral ones.
@@ -109,8 +111,10 @@ extension ChatStore {
                 """, [.text(user.rawValue), .integer(seq), .integer(freshAfter), .int(max(1, limit))]
             ) { row in
                 StoredEvent(
-                    seq: row.int64(0), type: row.string(1), cid: row.optionalString(2).flatMap { try? ChannelID.parse($0) },
-                    payload: row.string(3), ephemeral: row.int(4) != 0, createdAt: Timestamp(milliseconds: row.int64(5)))
+                    seq: row.int64(0), type: row.string(1),
+                    cid: row.optionalString(2).flatMap { try? ChannelID.parse($0) },
+                    payload: row.string(3), ephemeral: row.int(4) != 0, createdAt: Timestamp(milliseconds: row.int64(5))
+                )
             }
         }
     }
@@ -137,7 +141,8 @@ extension ChatStore {
                     WHERE ue.user_id = users.id AND e.created_at < ?), 0))
                 """, [.integer(durableCutoff)])
             try db.run(
-                "DELETE FROM user_events WHERE seq <= (SELECT pruned_through FROM users WHERE users.id = user_events.user_id)")
+                "DELETE FROM user_events WHERE seq <= (SELECT pruned_through FROM users WHERE users.id = user_events.user_id)"
+            )
             try db.run(
                 """
                 DELETE FROM user_events WHERE event_id IN (SELECT id FROM events WHERE ephemeral = 1 AND created_at < ?)
@@ -163,7 +168,10 @@ extension ChatStore {
         guard !recipients.isEmpty else { return }
         try db.run(
             "INSERT INTO events(type, cid, payload, ephemeral, created_at) VALUES (?, ?, ?, ?, ?)",
-            [.text(type), .optionalText(cid?.cid), .text(payload), .int(ephemeral ? 1 : 0), .integer(Timestamp.now.milliseconds)])
+            [
+                .text(type), .optionalText(cid?.cid), .text(payload), .int(ephemeral ? 1 : 0),
+                .integer(Timestamp.now.milliseconds),
+            ])
         let eventID = try db.row("SELECT last_insert_rowid()") { $0.int64(0) } ?? 0
         for user in recipients {
             guard

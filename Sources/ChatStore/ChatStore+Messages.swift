@@ -52,7 +52,8 @@ extension ChatStore {
             throw ChatStoreError.invalidArgument(field: "text", reason: "must not be empty")
         }
         guard text.count <= Self.maxMessageLength else {
-            throw ChatStoreError.invalidArgument(field: "text", reason: "longer than \(Self.maxMessageLength) characters")
+            throw ChatStoreError.invalidArgument(
+                field: "text", reason: "longer than \(Self.maxMessageLength) characters")
         }
         let id = try new.id.map { try MessageID.validated($0.rawValue) } ?? MessageID.random()
         let now = Timestamp.now
@@ -79,7 +80,8 @@ extension ChatStore {
                 ])
             let position = Int64(try db.row("SELECT last_insert_rowid()") { $0.int64(0) } ?? 0)
             try db.run(
-                "UPDATE channels SET last_message_at = ? WHERE cid = ?", [.integer(now.milliseconds), .text(new.cid.cid)])
+                "UPDATE channels SET last_message_at = ? WHERE cid = ?",
+                [.integer(now.milliseconds), .text(new.cid.cid)])
             // The author has read their own message.
             try db.run(
                 """
@@ -112,7 +114,8 @@ extension ChatStore {
             if let before {
                 guard
                     let position = try db.row(
-                        "SELECT position FROM messages WHERE id = ? AND cid = ?", [.text(before.rawValue), .text(cid.cid)],
+                        "SELECT position FROM messages WHERE id = ? AND cid = ?",
+                        [.text(before.rawValue), .text(cid.cid)],
                         { $0.int64(0) })
                 else { throw ChatStoreError.notFound(what: "message", id: before.rawValue) }
                 bound = position
@@ -185,7 +188,10 @@ extension ChatStore {
                 UPDATE members SET last_read_position = ?, last_read_message_id = ?, last_read_at = ?
                 WHERE cid = ? AND user_id = ?
                 """,
-                [.integer(target.position), .text(target.id), .integer(now.milliseconds), .text(cid.cid), .text(user.rawValue)])
+                [
+                    .integer(target.position), .text(target.id), .integer(now.milliseconds), .text(cid.cid),
+                    .text(user.rawValue),
+                ])
             let read = ReadState(user: user, lastReadMessageID: MessageID(rawValue: target.id), lastReadAt: now)
             let recipients = try Self.memberIDs(cid, db)
             try Self.appendEvent(

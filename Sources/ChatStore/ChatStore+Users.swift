@@ -18,7 +18,9 @@ extension ChatStore {
     /// themselves may rename an existing one. `nil` means the server itself (CLI, seeding),
     /// which may change anyone.
     public func upsertUsers(_ updates: [UserUpdate], by actor: UserID?) throws -> [User] {
-        guard !updates.isEmpty else { throw ChatStoreError.invalidArgument(field: "users", reason: "must not be empty") }
+        guard !updates.isEmpty else {
+            throw ChatStoreError.invalidArgument(field: "users", reason: "must not be empty")
+        }
         guard updates.count <= 100 else {
             throw ChatStoreError.invalidArgument(field: "users", reason: "at most 100 users per request")
         }
@@ -42,7 +44,10 @@ extension ChatStore {
                 } else {
                     try db.run(
                         "INSERT INTO users(id, name, created_at, updated_at) VALUES (?, ?, ?, ?)",
-                        [.text(update.id.rawValue), .text(update.name), .integer(now.milliseconds), .integer(now.milliseconds)])
+                        [
+                            .text(update.id.rawValue), .text(update.name), .integer(now.milliseconds),
+                            .integer(now.milliseconds),
+                        ])
                 }
                 return try Self.user(update.id, db)!
             }

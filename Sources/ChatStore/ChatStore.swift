@@ -48,7 +48,8 @@ public final class ChatStore: Sendable {
         self.options = options
         let writerConnection = try Connection(path: path)
         try writerConnection.execute("PRAGMA journal_mode=WAL")
-        try writerConnection.execute(options.durability == .full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
+        try writerConnection.execute(
+            options.durability == .full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
         try writerConnection.execute("PRAGMA foreign_keys=ON")
         try Schema.migrator.migrate(writerConnection)
         writer = GroupCommit(connection: writerConnection)

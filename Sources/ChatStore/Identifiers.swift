@@ -104,7 +104,8 @@ public struct MessageID: RawRepresentable, Hashable, Sendable, Codable, CustomSt
 }
 
 enum Identifier {
-    static func check(_ text: String, field: String, maxLength: Int, extra: String, lowercaseOnly: Bool = false) throws {
+    static func check(_ text: String, field: String, maxLength: Int, extra: String, lowercaseOnly: Bool = false) throws
+    {
         guard !text.isEmpty else { throw ChatStoreError.invalidArgument(field: field, reason: "must not be empty") }
         guard text.utf8.count <= maxLength else {
             throw ChatStoreError.invalidArgument(field: field, reason: "longer than \(maxLength) characters")
@@ -115,7 +116,8 @@ enum Identifier {
             let upper = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")
             let digit = byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
             guard lower || digit || (upper && !lowercaseOnly) || extraBytes.contains(byte) else {
-                let allowed = (lowercaseOnly ? "a-z" : "A-Z a-z") + " 0-9 " + extra.map(String.init).joined(separator: " ")
+                let allowed =
+                    (lowercaseOnly ? "a-z" : "A-Z a-z") + " 0-9 " + extra.map(String.init).joined(separator: " ")
                 throw ChatStoreError.invalidArgument(
                     field: field, reason: "'\(text.prefix(80))' has a character outside [\(allowed)]")
             }

@@ -90,7 +90,8 @@ struct Statement: Sendable {
         case forLoop(ForLoop)
         case set(AssignTarget, Expression)
         /// `{% set x %}…{% endset %}`, with optional filters applied to the captured text.
-        case setBlock(AssignTarget, body: [Statement], filters: [(name: String, arguments: Arguments, location: SourceLocation)])
+        case setBlock(
+            AssignTarget, body: [Statement], filters: [(name: String, arguments: Arguments, location: SourceLocation)])
         case breakLoop
         case continueLoop
     }

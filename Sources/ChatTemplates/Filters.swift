@@ -5,7 +5,8 @@ enum Parameters {
         _ function: String, _ parameters: [(String, Value?)], _ positional: [Value], _ keyword: [(String, Value)]
     ) throws(Failure) -> [Value] {
         if positional.count > parameters.count {
-            throw Failure(.runtime, "\(function)() takes at most \(parameters.count) arguments (\(positional.count) given)")
+            throw Failure(
+                .runtime, "\(function)() takes at most \(parameters.count) arguments (\(positional.count) given)")
         }
         var values: [Value?] = parameters.map(\.1)
         var given = [Bool](repeating: false, count: parameters.count)
@@ -43,16 +44,21 @@ enum Filters {
 }
 
 extension Renderer {
-    func filter(_ name: String, _ value: Value, _ positional: [Value], _ keyword: [(String, Value)]) throws(Failure) -> Value {
+    func filter(_ name: String, _ value: Value, _ positional: [Value], _ keyword: [(String, Value)]) throws(Failure)
+        -> Value
+    {
         func bind(_ parameters: [(String, Value?)]) throws(Failure) -> [Value] {
             try Parameters.bind(name, parameters, positional, keyword)
         }
         switch name {
         case "tojson":
             let a = try bind([
-                ("ensure_ascii", .bool(false)), ("indent", Value.none), ("separators", Value.none), ("sort_keys", .bool(false)),
+                ("ensure_ascii", .bool(false)), ("indent", Value.none), ("separators", Value.none),
+                ("sort_keys", .bool(false)),
             ])
-            return .string(try Self.json(value, ensureASCII: a[0].isTruthy, indent: a[1], separators: a[2], sortKeys: a[3].isTruthy))
+            return .string(
+                try Self.json(
+                    value, ensureASCII: a[0].isTruthy, indent: a[1], separators: a[2], sortKeys: a[3].isTruthy))
         case "trim":
             let a = try bind([("chars", Value.none)])
             return .string(TextOps.strip(PythonFormat.str(value), try Self.optionalString(a[0], "trim")))
@@ -84,7 +90,10 @@ extension Renderer {
         case "join":
             let a = try bind([("d", .string("")), ("attribute", Value.none)])
             var items = try Self.iterate(value)
-            if case .none = a[1] {} else { items = try items.map { (item) throws(Failure) in try Self.attributePath(a[1], of: item) } }
+            if case .none = a[1] {
+            } else {
+                items = try items.map { (item) throws(Failure) in try Self.attributePath(a[1], of: item) }
+            }
             return .string(items.map(PythonFormat.str).joined(separator: PythonFormat.str(a[0])))
         case "first":
             _ = try bind([])
@@ -96,7 +105,8 @@ extension Renderer {
             let a = try bind([("old", nil), ("new", nil), ("count", Value.none)])
             var count = -1
             if case .int(let n) = a[2] { count = n }
-            return .string(TextOps.replace(PythonFormat.str(value), PythonFormat.str(a[0]), PythonFormat.str(a[1]), count: count))
+            return .string(
+                TextOps.replace(PythonFormat.str(value), PythonFormat.str(a[0]), PythonFormat.str(a[1]), count: count))
         case "list":
             _ = try bind([])
             return .array(try Self.iterate(value))
@@ -130,8 +140,13 @@ extension Renderer {
         case "indent":
             let a = try bind([("width", .int(4)), ("first", .bool(false)), ("blank", .bool(false))])
             var prefix = "    "
-            if case .string(let given) = a[0] { prefix = given } else if case .int(let n) = a[0] { prefix = try Self.spaces(n) }
-            return .string(Self.indent(PythonFormat.str(value), prefix: prefix, first: a[1].isTruthy, blank: a[2].isTruthy))
+            if case .string(let given) = a[0] {
+                prefix = given
+            } else if case .int(let n) = a[0] {
+                prefix = try Self.spaces(n)
+            }
+            return .string(
+                Self.indent(PythonFormat.str(value), prefix: prefix, first: a[1].isTruthy, blank: a[2].isTruthy))
         case "sum":
             let a = try bind([("attribute", Value.none), ("start", .int(0))])
             var total = a[1]
@@ -153,7 +168,8 @@ extension Renderer {
     private func map(_ value: Value, _ positional: [Value], _ keyword: [(String, Value)]) throws(Failure) -> Value {
         let items = try Self.iterate(value)
         if positional.isEmpty, keyword.contains(where: { $0.0 == "attribute" }) {
-            let a = try Parameters.bind("map", [("attribute", nil), ("default", .undefined(.name("default")))], [], keyword)
+            let a = try Parameters.bind(
+                "map", [("attribute", nil), ("default", .undefined(.name("default")))], [], keyword)
             return .array(
                 try items.map { (item) throws(Failure) in
                     let result = try Self.attributePath(a[0], of: item)
@@ -164,12 +180,16 @@ extension Renderer {
         guard case .string(let filterName)? = positional.first else {
             throw Failure(.runtime, "map requires a filter name or attribute=")
         }
-        guard Filters.names.contains(filterName) else { throw Failure(.unsupported, "unsupported filter '\(filterName)'") }
+        guard Filters.names.contains(filterName) else {
+            throw Failure(.unsupported, "unsupported filter '\(filterName)'")
+        }
         let rest = Array(positional.dropFirst())
         return .array(try items.map { (item) throws(Failure) in try filter(filterName, item, rest, keyword) })
     }
 
-    private func select(_ name: String, _ value: Value, _ positional: [Value], _ keyword: [(String, Value)]) throws(Failure) -> Value {
+    private func select(_ name: String, _ value: Value, _ positional: [Value], _ keyword: [(String, Value)])
+        throws(Failure) -> Value
+    {
         if !keyword.isEmpty { throw Failure(.unsupported, "unsupported keyword arguments to \(name)") }
         let byAttribute = name.hasSuffix("attr")
         let keep = name.hasPrefix("select")
@@ -181,14 +201,18 @@ extension Renderer {
         }
         var testName: String?
         if !arguments.isEmpty {
-            guard case .string(let given) = arguments.removeFirst() else { throw Failure(.runtime, "test name must be a string") }
+            guard case .string(let given) = arguments.removeFirst() else {
+                throw Failure(.runtime, "test name must be a string")
+            }
             guard Tests.names.contains(given) else { throw Failure(.unsupported, "unsupported test '\(given)'") }
             testName = given
         }
         var result: [Value] = []
         for item in try Self.iterate(value) {
             let subject = try attribute.map { (path) throws(Failure) in try Self.attributePath(path, of: item) } ?? item
-            let passes = try testName.map { (test) throws(Failure) in try self.test(test, subject, arguments, []) } ?? subject.isTruthy
+            let passes =
+                try testName.map { (test) throws(Failure) in try self.test(test, subject, arguments, []) }
+                ?? subject.isTruthy
             if passes == keep { result.append(item) }
         }
         return .array(result)
@@ -230,7 +254,9 @@ extension Renderer {
         }
     }
 
-    static func json(_ value: Value, ensureASCII: Bool, indent: Value, separators: Value, sortKeys: Bool) throws(Failure) -> String {
+    static func json(_ value: Value, ensureASCII: Bool, indent: Value, separators: Value, sortKeys: Bool)
+        throws(Failure) -> String
+    {
         var indentText: String?
         switch indent {
         case .none: indentText = nil

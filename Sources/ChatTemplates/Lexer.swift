@@ -402,7 +402,9 @@ struct Lexer {
                 }
             if let radix {
                 var j = start + 2
-                while j < source.count, source[j] == "_" || Character(source[j]).hexDigitValue.map({ $0 < radix }) == true {
+                while j < source.count,
+                    source[j] == "_" || Character(source[j]).hexDigitValue.map({ $0 < radix }) == true
+                {
                     j += 1
                 }
                 if j > start + 2, let value = Int(digits(start + 2..<j), radix: radix) {
@@ -414,7 +416,9 @@ struct Lexer {
         let end: Int
         if source[start] == "0" {
             var j = start + 1
-            while j < source.count, source[j] == "0" || (source[j] == "_" && j + 1 < source.count && source[j + 1] == "0") {
+            while j < source.count,
+                source[j] == "0" || (source[j] == "_" && j + 1 < source.count && source[j + 1] == "0")
+            {
                 j += 1
             }
             end = j

@@ -86,7 +86,8 @@ extension Parser {
         var operations: [(op: CompareOperator, operand: Expression)] = []
         let location = current.location
         while true {
-            if case .op(let symbol) = current.kind, let op = CompareOperator(rawValue: symbol), op != .in, op != .notIn {
+            if case .op(let symbol) = current.kind, let op = CompareOperator(rawValue: symbol), op != .in, op != .notIn
+            {
                 advance()
                 operations.append((op, try parseMath1()))
             } else if isName("in") {
@@ -107,7 +108,9 @@ extension Parser {
     private var currentOp: String? { if case .op(let op) = current.kind { return op } else { return nil } }
     private var currentName: String? { if case .name(let name) = current.kind { return name } else { return nil } }
 
-    private mutating func parseBinary(_ operators: [String: BinaryOperator], operand: (inout Parser) throws(TemplateError) -> Expression)
+    private mutating func parseBinary(
+        _ operators: [String: BinaryOperator], operand: (inout Parser) throws(TemplateError) -> Expression
+    )
         throws(TemplateError) -> Expression
     {
         var left = try operand(&self)
@@ -248,7 +251,9 @@ extension Parser {
         }
     }
 
-    private mutating func parseSubscript(_ base: Expression, location: SourceLocation) throws(TemplateError) -> Expression {
+    private mutating func parseSubscript(_ base: Expression, location: SourceLocation) throws(TemplateError)
+        -> Expression
+    {
         var start: Expression?
         if !isOp(":") { start = try parseExpression() }
         if skipOp("]") {

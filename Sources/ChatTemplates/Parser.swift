@@ -36,7 +36,9 @@ struct Parser {
 
     // MARK: Token stream
 
-    var current: Token { index < tokens.count ? tokens[index] : Token(kind: .eof, location: tokens.last?.location ?? .start) }
+    var current: Token {
+        index < tokens.count ? tokens[index] : Token(kind: .eof, location: tokens.last?.location ?? .start)
+    }
 
     var peek: Token { index + 1 < tokens.count ? tokens[index + 1] : Token(kind: .eof, location: current.location) }
 
@@ -170,7 +172,9 @@ struct Parser {
 
     /// The body after a tag's header, up to one of `endTags`; returns which end tag was found,
     /// leaving the stream after its name.
-    private mutating func parseBlock(until endTags: Set<String>) throws(TemplateError) -> (body: [Statement], end: String) {
+    private mutating func parseBlock(until endTags: Set<String>) throws(TemplateError) -> (
+        body: [Statement], end: String
+    ) {
         try expect(.blockEnd)
         let body = try parseBody(until: endTags)
         guard case .name(let end) = current.kind else { throw syntaxError("tag name expected") }
@@ -241,7 +245,8 @@ struct Parser {
     }
 
     /// `name`, `a, b` or (for `set`) `ns.attr`.
-    private mutating func parseAssignTarget(withNamespace: Bool, endName: String?) throws(TemplateError) -> AssignTarget {
+    private mutating func parseAssignTarget(withNamespace: Bool, endName: String?) throws(TemplateError) -> AssignTarget
+    {
         var targets: [AssignTarget] = []
         var isTuple = false
         while true {

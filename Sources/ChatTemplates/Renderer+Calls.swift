@@ -22,7 +22,9 @@ extension Renderer {
         }
     }
 
-    private func callGlobal(_ name: String, _ positional: [Value], _ keyword: [(String, Value)]) throws(Failure) -> Value {
+    private func callGlobal(_ name: String, _ positional: [Value], _ keyword: [(String, Value)]) throws(Failure)
+        -> Value
+    {
         switch name {
         case "raise_exception":
             let a = try Parameters.bind(name, [("message", nil)], positional, keyword)
@@ -80,7 +82,9 @@ extension Renderer {
         return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    private func callMethod(_ name: String, of owner: Value, _ positional: [Value], _ keyword: [(String, Value)]) throws(Failure) -> Value {
+    private func callMethod(_ name: String, of owner: Value, _ positional: [Value], _ keyword: [(String, Value)])
+        throws(Failure) -> Value
+    {
         func bind(_ parameters: [(String, Value?)]) throws(Failure) -> [Value] {
             try Parameters.bind(name, parameters, positional, keyword)
         }
@@ -114,11 +118,14 @@ extension Renderer {
             case "strip", "lstrip", "rstrip":
                 let a = try bind([("chars", Value.none)])
                 return .string(
-                    TextOps.strip(string, try optionalText(a[0]), leading: name != "rstrip", trailing: name != "lstrip"))
+                    TextOps.strip(string, try optionalText(a[0]), leading: name != "rstrip", trailing: name != "lstrip")
+                )
             case "split":
                 let a = try bind([("sep", Value.none), ("maxsplit", .int(-1))])
                 guard case .int(let maxSplit) = a[1] else { throw Failure(.runtime, "maxsplit must be an integer") }
-                return .array(try TextOps.split(string, separator: try optionalText(a[0]), maxSplit: maxSplit).map { .string($0) })
+                return .array(
+                    try TextOps.split(string, separator: try optionalText(a[0]), maxSplit: maxSplit).map { .string($0) }
+                )
             case "splitlines":
                 _ = try bind([])
                 return .array(TextOps.splitLines(string).map { .string($0) })

@@ -99,7 +99,8 @@ final class Renderer {
             if items.count != targets.count {
                 let problem = items.count < targets.count ? "not enough" : "too many"
                 throw TemplateError(
-                    .runtime, "\(problem) values to unpack (expected \(targets.count), got \(items.count))", at: location)
+                    .runtime, "\(problem) values to unpack (expected \(targets.count), got \(items.count))",
+                    at: location)
             }
             for (item, target) in zip(items, targets) { try assign(item, to: target, at: location) }
         case .namespaceAttribute(let name, let attribute):
@@ -148,7 +149,8 @@ final class Renderer {
             for pair in pairs {
                 let key = try evaluate(pair.key)
                 guard case .string(let name) = key else {
-                    throw TemplateError(.unsupported, "unsupported dict key of type '\(key.typeName)'", at: pair.key.location)
+                    throw TemplateError(
+                        .unsupported, "unsupported dict key of type '\(key.typeName)'", at: pair.key.location)
                 }
                 dict[name] = try evaluate(pair.value)
             }
@@ -205,7 +207,8 @@ final class Renderer {
         case .conditional(let then, let condition, let otherwise):
             if try evaluate(condition).isTruthy { return try evaluate(then) }
             guard let otherwise else {
-                return .undefined(Undefined(message: "the inline if-expression evaluated to false and no else section was defined"))
+                return .undefined(
+                    Undefined(message: "the inline if-expression evaluated to false and no else section was defined"))
             }
             return try evaluate(otherwise)
         }

@@ -9,7 +9,9 @@ enum Tests {
 }
 
 extension Renderer {
-    func test(_ name: String, _ value: Value, _ positional: [Value], _ keyword: [(String, Value)]) throws(Failure) -> Bool {
+    func test(_ name: String, _ value: Value, _ positional: [Value], _ keyword: [(String, Value)]) throws(Failure)
+        -> Bool
+    {
         func argument() throws(Failure) -> Value {
             try Parameters.bind(name, [("other", nil)], positional, keyword)[0]
         }

@@ -122,8 +122,10 @@ final class LoopContext {
         case "length": return .int(length)
         case "depth": return .int(1)
         case "depth0": return .int(0)
-        case "previtem": return index0 > 0 ? items[index0 - 1] : .undefined(Undefined(message: "there is no previous item"))
-        case "nextitem": return index0 + 1 < length ? items[index0 + 1] : .undefined(Undefined(message: "there is no next item"))
+        case "previtem":
+            return index0 > 0 ? items[index0 - 1] : .undefined(Undefined(message: "there is no previous item"))
+        case "nextitem":
+            return index0 + 1 < length ? items[index0 + 1] : .undefined(Undefined(message: "there is no next item"))
         case "cycle": return .function(Function(kind: .method(.loop(self), "cycle")))
         default: return nil
         }

@@ -87,7 +87,8 @@ public struct DynamicGenerationSchema: Sendable {
         package let isOptional: Bool
 
         /// A property named `name` whose value follows `schema`; an optional one may be left out.
-        public init(name: String, description: String? = nil, schema: DynamicGenerationSchema, isOptional: Bool = false) {
+        public init(name: String, description: String? = nil, schema: DynamicGenerationSchema, isOptional: Bool = false)
+        {
             self.name = name
             self.description = description
             self.schema = schema
@@ -129,7 +130,8 @@ extension GenerationSchema {
         guard undefined.isEmpty else {
             throw SchemaError.undefinedReferences(
                 schema: rootName, references: undefined,
-                context: .init(debugDescription: "no schema named \(undefined.map { "'\($0)'" }.joined(separator: ", "))"))
+                context: .init(
+                    debugDescription: "no schema named \(undefined.map { "'\($0)'" }.joined(separator: ", "))"))
         }
         self.init(root: rootNode, definitions: definitions, problems: converter.builder.problems)
     }
@@ -155,7 +157,9 @@ private struct DynamicSchemaConverter {
                         context: .init(debugDescription: "'\(name)' has two properties named '\(property.name)'"))
                 }
                 var node = try self.node(for: property.schema)
-                if property.isOptional && explicitNil { node = .anyOf(name: nil, description: nil, choices: [node, .null]) }
+                if property.isOptional && explicitNil {
+                    node = .anyOf(name: nil, description: nil, choices: [node, .null])
+                }
                 nodes.append(
                     SchemaProperty(
                         name: property.name, description: property.description, node: node,
@@ -164,12 +168,14 @@ private struct DynamicSchemaConverter {
             return .object(ObjectNode(name: name, description: description, properties: nodes))
         case .anyOfSchemas(let name, let description, let choices):
             guard !choices.isEmpty else {
-                throw SchemaError.emptyTypeChoices(schema: name, context: .init(debugDescription: "'\(name)' has no choices"))
+                throw SchemaError.emptyTypeChoices(
+                    schema: name, context: .init(debugDescription: "'\(name)' has no choices"))
             }
             return .anyOf(name: name, description: description, choices: try choices.map { try node(for: $0) })
         case .anyOfStrings(let name, let description, let choices):
             guard !choices.isEmpty else {
-                throw SchemaError.emptyTypeChoices(schema: name, context: .init(debugDescription: "'\(name)' has no choices"))
+                throw SchemaError.emptyTypeChoices(
+                    schema: name, context: .init(debugDescription: "'\(name)' has no choices"))
             }
             return .enumeration(name: name, description: description, cases: choices)
         case .array(let element, let minimum, let maximum):
@@ -212,9 +218,11 @@ extension GenerationSchema {
         public var errorDescription: String? {
             switch self {
             case .duplicateType(_, let type, _): "Duplicate schema name '\(type)'."
-            case .duplicateProperty(let schema, let property, _): "Schema '\(schema)' has more than one property named '\(property)'."
+            case .duplicateProperty(let schema, let property, _):
+                "Schema '\(schema)' has more than one property named '\(property)'."
             case .emptyTypeChoices(let schema, _): "Schema '\(schema)' has no choices."
-            case .undefinedReferences(_, let references, _): "Undefined schema references: \(references.joined(separator: ", "))."
+            case .undefinedReferences(_, let references, _):
+                "Undefined schema references: \(references.joined(separator: ", "))."
             }
         }
 

@@ -26,7 +26,9 @@ extension Bool: Generable {
 }
 
 extension Int: Generable {
-    public static var generationSchema: GenerationSchema { GenerationSchema(primitive: .integer(minimum: nil, maximum: nil)) }
+    public static var generationSchema: GenerationSchema {
+        GenerationSchema(primitive: .integer(minimum: nil, maximum: nil))
+    }
 
     public init(_ content: GeneratedContent) throws {
         guard case .number(let value) = content.kind, let integer = Int(exactly: value) else {
@@ -39,7 +41,9 @@ extension Int: Generable {
 }
 
 extension Double: Generable {
-    public static var generationSchema: GenerationSchema { GenerationSchema(primitive: .number(minimum: nil, maximum: nil)) }
+    public static var generationSchema: GenerationSchema {
+        GenerationSchema(primitive: .number(minimum: nil, maximum: nil))
+    }
 
     public init(_ content: GeneratedContent) throws {
         guard case .number(let value) = content.kind else { throw content.mismatch(expected: "a number") }
@@ -50,7 +54,9 @@ extension Double: Generable {
 }
 
 extension Float: Generable {
-    public static var generationSchema: GenerationSchema { GenerationSchema(primitive: .number(minimum: nil, maximum: nil)) }
+    public static var generationSchema: GenerationSchema {
+        GenerationSchema(primitive: .number(minimum: nil, maximum: nil))
+    }
 
     public init(_ content: GeneratedContent) throws {
         guard case .number(let value) = content.kind else { throw content.mismatch(expected: "a number") }
@@ -61,7 +67,9 @@ extension Float: Generable {
 }
 
 extension Decimal: Generable {
-    public static var generationSchema: GenerationSchema { GenerationSchema(primitive: .number(minimum: nil, maximum: nil)) }
+    public static var generationSchema: GenerationSchema {
+        GenerationSchema(primitive: .number(minimum: nil, maximum: nil))
+    }
 
     public init(_ content: GeneratedContent) throws {
         // Through the shortest decimal text, so 0.1 stays 0.1 rather than its binary expansion.
@@ -77,7 +85,9 @@ extension Decimal: Generable {
 }
 
 extension Never: Generable {
-    public static var generationSchema: GenerationSchema { GenerationSchema(primitive: .anyOf(name: nil, description: nil, choices: [])) }
+    public static var generationSchema: GenerationSchema {
+        GenerationSchema(primitive: .anyOf(name: nil, description: nil, choices: []))
+    }
 
     public init(_ content: GeneratedContent) throws {
         throw content.mismatch(expected: "no value (Never cannot be generated)")

@@ -49,10 +49,11 @@ extension LanguageModelSession {
 
             /// The model's explanation of the refusal, as a stream.
             public var explanationStream: ResponseStream<String> {
-                let text = transcriptEntries.reversed().lazy.compactMap { entry -> String? in
-                    if case .response(let response) = entry { return response.segments.text }
-                    return nil
-                }.first ?? "The model declined to respond."
+                let text =
+                    transcriptEntries.reversed().lazy.compactMap { entry -> String? in
+                        if case .response(let response) = entry { return response.segments.text }
+                        return nil
+                    }.first ?? "The model declined to respond."
                 return ResponseStream(finishedWith: text, entries: transcriptEntries)
             }
         }
@@ -103,7 +104,8 @@ extension LanguageModelSession {
         public var recoverySuggestion: String? {
             switch self {
             case .exceededContextWindowSize: "Start a new session with a shorter transcript, or shorten the prompt."
-            case .assetsUnavailable: "Check the model's availability; download it with `sotto model pull`, or set SOTTO_MODEL."
+            case .assetsUnavailable:
+                "Check the model's availability; download it with `sotto model pull`, or set SOTTO_MODEL."
             case .guardrailViolation: "Rephrase the request."
             case .unsupportedGuide: "Remove or change the guide."
             case .unsupportedLanguageOrLocale: "Use a supported language."

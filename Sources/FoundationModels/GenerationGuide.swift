@@ -42,9 +42,13 @@ extension GenerationGuide where Value == String {
 
 extension GenerationGuide where Value == Int {
     /// The value is at least `value`.
-    public static func minimum(_ value: Int) -> GenerationGuide<Int> { .init(.integerRange(minimum: value, maximum: nil)) }
+    public static func minimum(_ value: Int) -> GenerationGuide<Int> {
+        .init(.integerRange(minimum: value, maximum: nil))
+    }
     /// The value is at most `value`.
-    public static func maximum(_ value: Int) -> GenerationGuide<Int> { .init(.integerRange(minimum: nil, maximum: value)) }
+    public static func maximum(_ value: Int) -> GenerationGuide<Int> {
+        .init(.integerRange(minimum: nil, maximum: value))
+    }
     /// The value lies in `range` (inclusive).
     public static func range(_ range: ClosedRange<Int>) -> GenerationGuide<Int> {
         .init(.integerRange(minimum: range.lowerBound, maximum: range.upperBound))
@@ -53,9 +57,13 @@ extension GenerationGuide where Value == Int {
 
 extension GenerationGuide where Value == Double {
     /// The value is at least `value`.
-    public static func minimum(_ value: Double) -> GenerationGuide<Double> { .init(.numberRange(minimum: value, maximum: nil)) }
+    public static func minimum(_ value: Double) -> GenerationGuide<Double> {
+        .init(.numberRange(minimum: value, maximum: nil))
+    }
     /// The value is at most `value`.
-    public static func maximum(_ value: Double) -> GenerationGuide<Double> { .init(.numberRange(minimum: nil, maximum: value)) }
+    public static func maximum(_ value: Double) -> GenerationGuide<Double> {
+        .init(.numberRange(minimum: nil, maximum: value))
+    }
     /// The value lies in `range` (inclusive).
     public static func range(_ range: ClosedRange<Double>) -> GenerationGuide<Double> {
         .init(.numberRange(minimum: range.lowerBound, maximum: range.upperBound))
@@ -64,9 +72,13 @@ extension GenerationGuide where Value == Double {
 
 extension GenerationGuide where Value == Float {
     /// The value is at least `value`.
-    public static func minimum(_ value: Float) -> GenerationGuide<Float> { .init(.numberRange(minimum: Double(value), maximum: nil)) }
+    public static func minimum(_ value: Float) -> GenerationGuide<Float> {
+        .init(.numberRange(minimum: Double(value), maximum: nil))
+    }
     /// The value is at most `value`.
-    public static func maximum(_ value: Float) -> GenerationGuide<Float> { .init(.numberRange(minimum: nil, maximum: Double(value))) }
+    public static func maximum(_ value: Float) -> GenerationGuide<Float> {
+        .init(.numberRange(minimum: nil, maximum: Double(value)))
+    }
     /// The value lies in `range` (inclusive).
     public static func range(_ range: ClosedRange<Float>) -> GenerationGuide<Float> {
         .init(.numberRange(minimum: Double(range.lowerBound), maximum: Double(range.upperBound)))
@@ -100,7 +112,8 @@ extension GenerationGuide {
     }
 
     /// The number of elements lies in `range` (inclusive).
-    public static func count<Element>(_ range: ClosedRange<Int>) -> GenerationGuide<[Element]> where Value == [Element] {
+    public static func count<Element>(_ range: ClosedRange<Int>) -> GenerationGuide<[Element]>
+    where Value == [Element] {
         .init(.count(minimum: range.lowerBound, maximum: range.upperBound))
     }
 
@@ -120,10 +133,14 @@ extension GenerationGuide {
 // let the guide resolve on its own. Only macro attributes use them.
 extension GenerationGuide where Value == [Never] {
     @_documentation(visibility: private)
-    public static func minimumCount(_ count: Int) -> GenerationGuide<[Never]> { .init(.count(minimum: count, maximum: nil)) }
+    public static func minimumCount(_ count: Int) -> GenerationGuide<[Never]> {
+        .init(.count(minimum: count, maximum: nil))
+    }
 
     @_documentation(visibility: private)
-    public static func maximumCount(_ count: Int) -> GenerationGuide<[Never]> { .init(.count(minimum: nil, maximum: count)) }
+    public static func maximumCount(_ count: Int) -> GenerationGuide<[Never]> {
+        .init(.count(minimum: nil, maximum: count))
+    }
 
     @_documentation(visibility: private)
     public static func count(_ range: ClosedRange<Int>) -> GenerationGuide<[Never]> {

@@ -30,7 +30,9 @@ extension GenerationID {
                     hash ^= UInt64(byte)
                     hash &*= 0x0000_0100_0000_01b3
                 }
-                for index in 0..<8 { buffer[half * 8 + index] ^= UInt8(truncatingIfNeeded: hash >> (8 * UInt64(index))) }
+                for index in 0..<8 {
+                    buffer[half * 8 + index] ^= UInt8(truncatingIfNeeded: hash >> (8 * UInt64(index)))
+                }
             }
         }
         value = UUID(uuid: bytes)
@@ -47,15 +49,18 @@ extension GeneratedContent {
         var kind = self.kind
         switch kind {
         case .array(let elements):
-            kind = .array(elements.enumerated().map { index, element in
-                let elementPath = "\(path)[\(index)]"
-                return element.identified(by: GenerationID(derivedFrom: base, path: elementPath), base: base, path: elementPath)
-            })
+            kind = .array(
+                elements.enumerated().map { index, element in
+                    let elementPath = "\(path)[\(index)]"
+                    return element.identified(
+                        by: GenerationID(derivedFrom: base, path: elementPath), base: base, path: elementPath)
+                })
         case .structure(let properties, let keys):
             var identified: [String: GeneratedContent] = [:]
             for (key, value) in properties {
                 let propertyPath = "\(path).\(key)"
-                identified[key] = value.identified(by: GenerationID(derivedFrom: base, path: propertyPath), base: base, path: propertyPath)
+                identified[key] = value.identified(
+                    by: GenerationID(derivedFrom: base, path: propertyPath), base: base, path: propertyPath)
             }
             kind = .structure(properties: identified, orderedKeys: keys)
         default:

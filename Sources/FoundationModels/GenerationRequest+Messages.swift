@@ -13,7 +13,8 @@ package struct RenderedMessage: Sendable, Equatable {
     package var toolName: String?
 
     package init(
-        role: Role, content: String, toolCalls: [Transcript.ToolCall] = [], toolCallID: String? = nil, toolName: String? = nil
+        role: Role, content: String, toolCalls: [Transcript.ToolCall] = [], toolCallID: String? = nil,
+        toolName: String? = nil
     ) {
         self.role = role
         self.content = content
@@ -47,7 +48,8 @@ extension GenerationRequest {
                 messages.append(RenderedMessage(role: .assistant, content: "", toolCalls: Array(calls)))
             case .toolOutput(let output):
                 messages.append(
-                    RenderedMessage(role: .tool, content: output.segments.text, toolCallID: output.id, toolName: output.toolName))
+                    RenderedMessage(
+                        role: .tool, content: output.segments.text, toolCallID: output.id, toolName: output.toolName))
             case .response(let response):
                 messages.append(RenderedMessage(role: .assistant, content: response.segments.text))
             }

@@ -22,7 +22,8 @@ extension GenerationSchema {
         switch node {
         case .reference(let name):
             guard let definition = definitions.first(where: { $0.name == name }) else {
-                throw LanguageModelSession.GenerationError.unsupportedGuide(.init(debugDescription: "undefined schema reference '\(name)'"))
+                throw LanguageModelSession.GenerationError.unsupportedGuide(
+                    .init(debugDescription: "undefined schema reference '\(name)'"))
             }
             let depth = expanding[name, default: 0]
             if depth >= maximumDepth { return nil }

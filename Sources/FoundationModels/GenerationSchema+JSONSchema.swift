@@ -12,7 +12,9 @@ extension GenerationSchema {
     package func jsonSchema(includeOrder: Bool) -> GeneratedContent {
         var pairs = Self.jsonSchema(for: root, includeOrder: includeOrder)
         if !definitions.isEmpty {
-            let definitionPairs = definitions.map { ($0.name, Self.object(Self.jsonSchema(for: $0.node, includeOrder: includeOrder))) }
+            let definitionPairs = definitions.map {
+                ($0.name, Self.object(Self.jsonSchema(for: $0.node, includeOrder: includeOrder)))
+            }
             pairs.append(("$defs", Self.object(definitionPairs)))
         }
         return Self.object(pairs)
@@ -22,9 +24,13 @@ extension GenerationSchema {
         var pairs: [(String, GeneratedContent)] = []
         func add(_ key: String, _ value: GeneratedContent?) { if let value { pairs.append((key, value)) } }
         func string(_ text: String?) -> GeneratedContent? { text.map { GeneratedContent(kind: .string($0)) } }
-        func number<N: BinaryInteger>(_ value: N?) -> GeneratedContent? { value.map { GeneratedContent(kind: .number(Double($0))) } }
+        func number<N: BinaryInteger>(_ value: N?) -> GeneratedContent? {
+            value.map { GeneratedContent(kind: .number(Double($0))) }
+        }
         func number(_ value: Double?) -> GeneratedContent? { value.map { GeneratedContent(kind: .number($0)) } }
-        func strings(_ values: [String]) -> GeneratedContent { GeneratedContent(kind: .array(values.map { GeneratedContent(kind: .string($0)) })) }
+        func strings(_ values: [String]) -> GeneratedContent {
+            GeneratedContent(kind: .array(values.map { GeneratedContent(kind: .string($0)) }))
+        }
 
         switch node {
         case .object(let object):
@@ -74,7 +80,10 @@ extension GenerationSchema {
         case .anyOf(let name, let description, let choices):
             add("title", string(name))
             add("description", string(description))
-            add("anyOf", GeneratedContent(kind: .array(choices.map { Self.object(jsonSchema(for: $0, includeOrder: includeOrder)) })))
+            add(
+                "anyOf",
+                GeneratedContent(
+                    kind: .array(choices.map { Self.object(jsonSchema(for: $0, includeOrder: includeOrder)) })))
         case .reference(let name):
             add("$ref", string("#/$defs/\(name)"))
         case .anyValue:
@@ -84,7 +93,9 @@ extension GenerationSchema {
     }
 
     private static func object(_ pairs: [(String, GeneratedContent)]) -> GeneratedContent {
-        GeneratedContent(kind: .structure(properties: Dictionary(pairs, uniquingKeysWith: { _, last in last }), orderedKeys: pairs.map(\.0)))
+        GeneratedContent(
+            kind: .structure(
+                properties: Dictionary(pairs, uniquingKeysWith: { _, last in last }), orderedKeys: pairs.map(\.0)))
     }
 }
 
@@ -146,9 +157,11 @@ extension GenerationSchema {
                     object.description = nil
                     node = .object(object)
                 }
-                return SchemaProperty(name: key, description: description, node: node, isOptional: !required.contains(key))
+                return SchemaProperty(
+                    name: key, description: description, node: node, isOptional: !required.contains(key))
             }
-            return .object(ObjectNode(name: string("title"), description: string("description"), properties: properties))
+            return .object(
+                ObjectNode(name: string("title"), description: string("description"), properties: properties))
         case "array":
             let items = try fields["items"].map { try node(from: $0, at: "\(path).items") } ?? .anyValue
             return .array(element: items, minimumCount: int("minItems"), maximumCount: int("maxItems"))
@@ -190,7 +203,9 @@ extension GenerationSchema: Codable {
             try self.init(jsonSchema: content)
         } catch {
             throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: String(describing: error), underlyingError: error))
+                .init(
+                    codingPath: decoder.codingPath, debugDescription: String(describing: error), underlyingError: error)
+            )
         }
     }
 

@@ -64,7 +64,10 @@ public struct GenerationSchema: Sendable, CustomDebugStringConvertible {
     private init(type: any Generable.Type, description: String?, explicitNil: Bool, properties: [Property]) {
         let name = Self.name(of: type)
         self = Self.building(name) { builder in
-            .object(ObjectNode(name: name, description: description, properties: builder.nodes(for: properties, in: name, explicitNil: explicitNil)))
+            .object(
+                ObjectNode(
+                    name: name, description: description,
+                    properties: builder.nodes(for: properties, in: name, explicitNil: explicitNil)))
         }
     }
 
@@ -81,7 +84,9 @@ public struct GenerationSchema: Sendable, CustomDebugStringConvertible {
             var builder = SchemaBuilder()
             let root = body(&builder)
             // A recursive type refers to itself, so it is a definition as well as the root.
-            if builder.definitions.contains(where: { $0.node.references.contains(name) }) || root.references.contains(name) {
+            if builder.definitions.contains(where: { $0.node.references.contains(name) })
+                || root.references.contains(name)
+            {
                 builder.addDefinition(name: name, node: root)
             }
             return GenerationSchema(root: root, builder: builder)
@@ -127,14 +132,17 @@ extension GenerationSchema {
         public init<Value: Generable>(
             name: String, description: String? = nil, type: Value.Type, guides: [GenerationGuide<Value>] = []
         ) {
-            self.init(name: name, description: description, type: type, isOptional: false, guides: guides.map(\.constraint))
+            self.init(
+                name: name, description: description, type: type, isOptional: false, guides: guides.map(\.constraint))
         }
 
         /// An optional property of type `Value`, constrained by `guides` when present.
         public init<Value: Generable>(
             name: String, description: String? = nil, type: Value?.Type, guides: [GenerationGuide<Value>] = []
         ) {
-            self.init(name: name, description: description, type: Value.self, isOptional: true, guides: guides.map(\.constraint))
+            self.init(
+                name: name, description: description, type: Value.self, isOptional: true,
+                guides: guides.map(\.constraint))
         }
 
         /// A string property that matches a regular expression (the last one given applies).
@@ -153,7 +161,9 @@ extension GenerationSchema {
             self.init(name: name, description: description, type: String.self, isOptional: true, guides: patterns)
         }
 
-        private init(name: String, description: String?, type: any Generable.Type, isOptional: Bool, guides: [GuideConstraint]) {
+        private init(
+            name: String, description: String?, type: any Generable.Type, isOptional: Bool, guides: [GuideConstraint]
+        ) {
             self.name = name
             self.description = description
             self.type = type
@@ -186,10 +196,15 @@ extension GenerationSchema {
                 guard let properties = item.properties else {
                     return .string(StringConstraints(choices: [item.name]))
                 }
-                let payload = ObjectNode(name: nil, description: nil, properties: builder.nodes(for: properties, in: "\(name).\(item.name)", explicitNil: false))
-                return .object(ObjectNode(name: nil, description: nil, properties: [
-                    SchemaProperty(name: item.name, description: nil, node: .object(payload), isOptional: false)
-                ]))
+                let payload = ObjectNode(
+                    name: nil, description: nil,
+                    properties: builder.nodes(for: properties, in: "\(name).\(item.name)", explicitNil: false))
+                return .object(
+                    ObjectNode(
+                        name: nil, description: nil,
+                        properties: [
+                            SchemaProperty(name: item.name, description: nil, node: .object(payload), isOptional: false)
+                        ]))
             }
             if choices.isEmpty { builder.problems.append("\(name) has no cases") }
             return .anyOf(name: name, description: description, choices: choices)
@@ -224,7 +239,9 @@ struct SchemaBuilder {
         }
     }
 
-    mutating func nodes(for properties: [GenerationSchema.Property], in typeName: String, explicitNil: Bool) -> [SchemaProperty] {
+    mutating func nodes(for properties: [GenerationSchema.Property], in typeName: String, explicitNil: Bool)
+        -> [SchemaProperty]
+    {
         properties.map { property in
             var node = embed(property.type.generationSchema)
             for guide in property.guides {
@@ -259,7 +276,9 @@ struct SchemaBuilder {
         case (.integerRange(let low, let high), .integer(let minimum, let maximum)):
             return .integer(minimum: tighter(minimum, low, by: max), maximum: tighter(maximum, high, by: min))
         case (.integerRange(let low, let high), .number(let minimum, let maximum)):
-            return .number(minimum: tighter(minimum, low.map(Double.init), by: max), maximum: tighter(maximum, high.map(Double.init), by: min))
+            return .number(
+                minimum: tighter(minimum, low.map(Double.init), by: max),
+                maximum: tighter(maximum, high.map(Double.init), by: min))
         case (.numberRange(let low, let high), .number(let minimum, let maximum)):
             return .number(minimum: tighter(minimum, low, by: max), maximum: tighter(maximum, high, by: min))
         case (.numberRange(let low, let high), .integer(let minimum, let maximum)):
@@ -268,9 +287,12 @@ struct SchemaBuilder {
             return .integer(minimum: tighter(minimum, lowInt, by: max), maximum: tighter(maximum, highInt, by: min))
         case (.count(let low, let high), .array(let element, let minimum, let maximum)):
             if let low, let high, low > high { problems.append("\(path): count range \(low)...\(high) is empty") }
-            return .array(element: element, minimumCount: tighter(minimum, low, by: max), maximumCount: tighter(maximum, high, by: min))
+            return .array(
+                element: element, minimumCount: tighter(minimum, low, by: max),
+                maximumCount: tighter(maximum, high, by: min))
         case (.element(let inner), .array(let element, let minimum, let maximum)):
-            return .array(element: apply(inner, to: element, at: "\(path)[]"), minimumCount: minimum, maximumCount: maximum)
+            return .array(
+                element: apply(inner, to: element, at: "\(path)[]"), minimumCount: minimum, maximumCount: maximum)
         default:
             problems.append("\(path): guide \(guide) does not apply to this property's type")
             return node

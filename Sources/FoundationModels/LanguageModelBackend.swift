@@ -23,7 +23,8 @@ package protocol LanguageModelBackend: Sendable {
     /// - Returns: the full response text, or the tool calls the model made, with token counts.
     /// - Throws: ``LanguageModelSession/GenerationError`` where one applies (for example
     ///   `exceededContextWindowSize` when the response runs out of context), or any engine error.
-    func generate(_ request: GenerationRequest, onText: @escaping @Sendable (String) -> Void) async throws -> GenerationOutput
+    func generate(_ request: GenerationRequest, onText: @escaping @Sendable (String) -> Void) async throws
+        -> GenerationOutput
 
     /// Prepares for a request that starts like `request`: loads weights, and may prefill the
     /// rendered prompt. Failures are ignored (it is a hint).

@@ -28,7 +28,9 @@ extension LanguageModelSession {
                     throw error
                 } catch {
                     throw GenerationError.decodingFailure(
-                        .init(debugDescription: "\(Content.self) could not be created from \(content.jsonString): \(error)"))
+                        .init(
+                            debugDescription:
+                                "\(Content.self) could not be created from \(content.jsonString): \(error)"))
                 }
             }
         }
@@ -62,7 +64,8 @@ extension LanguageModelSession {
         _ spec: RequestSpec, from original: Transcript, usage: inout Usage, onText: @escaping @Sendable (String) -> Void
     ) async throws -> RawResponse {
         var entries: [Transcript.Entry] = [
-            .prompt(Transcript.Prompt(segments: spec.prompt.segments, options: spec.options, responseFormat: spec.format))
+            .prompt(
+                Transcript.Prompt(segments: spec.prompt.segments, options: spec.options, responseFormat: spec.format))
         ]
         setTranscript(Transcript(entries: original.entries + entries))
         let schema = spec.format?.schema
@@ -92,10 +95,14 @@ extension LanguageModelSession {
             case .toolCalls(let calls):
                 guard toolsAllowed, !calls.isEmpty else {
                     throw GenerationError.decodingFailure(
-                        .init(debugDescription: "The model called a tool when none could be called (round \(round + 1))."))
+                        .init(
+                            debugDescription: "The model called a tool when none could be called (round \(round + 1)).")
+                    )
                 }
                 let identified = calls.map { call in
-                    call.id.isEmpty ? Transcript.ToolCall(id: UUID().uuidString, toolName: call.toolName, arguments: call.arguments) : call
+                    call.id.isEmpty
+                        ? Transcript.ToolCall(id: UUID().uuidString, toolName: call.toolName, arguments: call.arguments)
+                        : call
                 }
                 entries.append(.toolCalls(Transcript.ToolCalls(identified)))
                 setTranscript(Transcript(entries: original.entries + entries))
@@ -136,7 +143,8 @@ extension LanguageModelSession {
     private func callTools(_ calls: [Transcript.ToolCall]) async throws -> [Transcript.ToolOutput] {
         let tools = try calls.map { call -> any Tool in
             guard let tool = self.tools.first(where: { $0.name == call.toolName }) else {
-                throw GenerationError.decodingFailure(.init(debugDescription: "The model called an unknown tool '\(call.toolName)'."))
+                throw GenerationError.decodingFailure(
+                    .init(debugDescription: "The model called an unknown tool '\(call.toolName)'."))
             }
             return tool
         }

@@ -43,7 +43,8 @@ extension LanguageModelSession {
         to prompt: String, schema: GenerationSchema, includeSchemaInPrompt: Bool = true,
         options: GenerationOptions = GenerationOptions()
     ) async throws -> Response<GeneratedContent> {
-        try await respond(to: Prompt(prompt), schema: schema, includeSchemaInPrompt: includeSchemaInPrompt, options: options)
+        try await respond(
+            to: Prompt(prompt), schema: schema, includeSchemaInPrompt: includeSchemaInPrompt, options: options)
     }
 
     /// Responds with content that follows `schema` to the prompt a builder closure lists.
@@ -66,7 +67,8 @@ extension LanguageModelSession {
         options: GenerationOptions = GenerationOptions()
     ) async throws -> Response<Content> {
         try await respond(
-            prompt, format: Self.format(for: type), includeSchemaInPrompt: includeSchemaInPrompt, options: options, as: type)
+            prompt, format: Self.format(for: type), includeSchemaInPrompt: includeSchemaInPrompt, options: options,
+            as: type)
     }
 
     /// Responds to a prompt with a value of a `Generable` type.
@@ -75,7 +77,8 @@ extension LanguageModelSession {
         to prompt: String, generating type: Content.Type = Content.self, includeSchemaInPrompt: Bool = true,
         options: GenerationOptions = GenerationOptions()
     ) async throws -> Response<Content> {
-        try await respond(to: Prompt(prompt), generating: type, includeSchemaInPrompt: includeSchemaInPrompt, options: options)
+        try await respond(
+            to: Prompt(prompt), generating: type, includeSchemaInPrompt: includeSchemaInPrompt, options: options)
     }
 
     /// Responds with a value of a `Generable` type to the prompt a builder closure lists.
@@ -84,7 +87,8 @@ extension LanguageModelSession {
         generating type: Content.Type = Content.self, includeSchemaInPrompt: Bool = true,
         options: GenerationOptions = GenerationOptions(), @PromptBuilder prompt: () throws -> Prompt
     ) async throws -> Response<Content> {
-        try await respond(to: prompt(), generating: type, includeSchemaInPrompt: includeSchemaInPrompt, options: options)
+        try await respond(
+            to: prompt(), generating: type, includeSchemaInPrompt: includeSchemaInPrompt, options: options)
     }
 
     /// The response format for `type`: none for `String`, which is generated as plain text.
@@ -100,6 +104,7 @@ extension LanguageModelSession {
             prompt: prompt, options: options, format: format, includeSchemaInPrompt: includeSchemaInPrompt, as: type)
         let raw = try await run(spec, from: try claim(), onText: { _ in })
         return Response(
-            content: try Content(raw.rawContent), rawContent: raw.rawContent, transcriptEntries: raw.entries, usage: raw.usage)
+            content: try Content(raw.rawContent), rawContent: raw.rawContent, transcriptEntries: raw.entries,
+            usage: raw.usage)
     }
 }

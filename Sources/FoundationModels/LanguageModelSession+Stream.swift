@@ -4,13 +4,17 @@
 
 extension LanguageModelSession {
     /// Streams a text response to a prompt.
-    public func streamResponse(to prompt: Prompt, options: GenerationOptions = GenerationOptions()) -> ResponseStream<String> {
+    public func streamResponse(to prompt: Prompt, options: GenerationOptions = GenerationOptions()) -> ResponseStream<
+        String
+    > {
         stream(prompt, format: nil, includeSchemaInPrompt: false, options: options, as: String.self)
     }
 
     /// Streams a text response to a prompt.
     @_disfavoredOverload
-    public func streamResponse(to prompt: String, options: GenerationOptions = GenerationOptions()) -> ResponseStream<String> {
+    public func streamResponse(to prompt: String, options: GenerationOptions = GenerationOptions()) -> ResponseStream<
+        String
+    > {
         streamResponse(to: Prompt(prompt), options: options)
     }
 
@@ -37,7 +41,8 @@ extension LanguageModelSession {
         to prompt: String, schema: GenerationSchema, includeSchemaInPrompt: Bool = true,
         options: GenerationOptions = GenerationOptions()
     ) -> ResponseStream<GeneratedContent> {
-        streamResponse(to: Prompt(prompt), schema: schema, includeSchemaInPrompt: includeSchemaInPrompt, options: options)
+        streamResponse(
+            to: Prompt(prompt), schema: schema, includeSchemaInPrompt: includeSchemaInPrompt, options: options)
     }
 
     /// Streams content that follows `schema`, for the prompt a builder closure lists.
@@ -54,7 +59,9 @@ extension LanguageModelSession {
         to prompt: Prompt, generating type: Content.Type = Content.self, includeSchemaInPrompt: Bool = true,
         options: GenerationOptions = GenerationOptions()
     ) -> ResponseStream<Content> {
-        stream(prompt, format: Self.format(for: type), includeSchemaInPrompt: includeSchemaInPrompt, options: options, as: type)
+        stream(
+            prompt, format: Self.format(for: type), includeSchemaInPrompt: includeSchemaInPrompt, options: options,
+            as: type)
     }
 
     /// Streams a value of a `Generable` type as it is generated.
@@ -63,7 +70,8 @@ extension LanguageModelSession {
         to prompt: String, generating type: Content.Type = Content.self, includeSchemaInPrompt: Bool = true,
         options: GenerationOptions = GenerationOptions()
     ) -> ResponseStream<Content> {
-        streamResponse(to: Prompt(prompt), generating: type, includeSchemaInPrompt: includeSchemaInPrompt, options: options)
+        streamResponse(
+            to: Prompt(prompt), generating: type, includeSchemaInPrompt: includeSchemaInPrompt, options: options)
     }
 
     /// Streams a value of a `Generable` type, for the prompt a builder closure lists.
@@ -71,7 +79,8 @@ extension LanguageModelSession {
         generating type: Content.Type = Content.self, includeSchemaInPrompt: Bool = true,
         options: GenerationOptions = GenerationOptions(), @PromptBuilder prompt: () throws -> Prompt
     ) rethrows -> ResponseStream<Content> {
-        streamResponse(to: try prompt(), generating: type, includeSchemaInPrompt: includeSchemaInPrompt, options: options)
+        streamResponse(
+            to: try prompt(), generating: type, includeSchemaInPrompt: includeSchemaInPrompt, options: options)
     }
 
     private func stream<Content: Generable>(

@@ -33,26 +33,32 @@ public final class LanguageModelSession: Sendable, Observable {
 
     /// A session with instructions given as a string.
     @_disfavoredOverload
-    public convenience init(model: SystemLanguageModel = .default, tools: [any Tool] = [], instructions: String? = nil) {
+    public convenience init(model: SystemLanguageModel = .default, tools: [any Tool] = [], instructions: String? = nil)
+    {
         self.init(model: model, tools: tools, instructions: instructions.map { Instructions($0) })
     }
 
     /// A session with instructions listed in a builder closure.
     public convenience init(
-        model: SystemLanguageModel = .default, tools: [any Tool] = [], @InstructionsBuilder instructions: () throws -> Instructions
+        model: SystemLanguageModel = .default, tools: [any Tool] = [],
+        @InstructionsBuilder instructions: () throws -> Instructions
     ) rethrows {
         self.init(model: model, tools: tools, instructions: try instructions())
     }
 
     /// A session with instructions.
-    public convenience init(model: SystemLanguageModel = .default, tools: [any Tool] = [], instructions: Instructions? = nil) {
+    public convenience init(
+        model: SystemLanguageModel = .default, tools: [any Tool] = [], instructions: Instructions? = nil
+    ) {
         var entries: [Transcript.Entry] = []
         if instructions != nil || !tools.isEmpty {
             entries.append(
                 .instructions(
                     Transcript.Instructions(
                         segments: instructions?.segments ?? [],
-                        toolDefinitions: tools.filter(\.includesSchemaInInstructions).map { Transcript.ToolDefinition(tool: $0) })))
+                        toolDefinitions: tools.filter(\.includesSchemaInInstructions).map {
+                            Transcript.ToolDefinition(tool: $0)
+                        })))
         }
         self.init(model: model, tools: tools, transcript: Transcript(entries: entries))
     }
@@ -111,7 +117,9 @@ public final class LanguageModelSession: Sendable, Observable {
         }
         guard let claimed else {
             throw GenerationError.concurrentRequests(
-                .init(debugDescription: "The session is already responding to a request; wait for it to finish before making another."))
+                .init(
+                    debugDescription:
+                        "The session is already responding to a request; wait for it to finish before making another."))
         }
         return claimed
     }

@@ -57,7 +57,9 @@ extension SystemLanguageModel {
             let chosen: LocalModel
             if let model {
                 chosen = model
-            } else if let configured = environment["SOTTO_MODEL"]?.trimmingCharacters(in: .whitespaces), !configured.isEmpty {
+            } else if let configured = environment["SOTTO_MODEL"]?.trimmingCharacters(in: .whitespaces),
+                !configured.isEmpty
+            {
                 if disablingValues.contains(configured.lowercased()) { return .disabled }
                 let looksLikePath = configured.contains("/") || configured.hasSuffix(".gguf")
                 chosen = looksLikePath ? .path(configured) : .id(configured)

@@ -51,7 +51,9 @@ struct PartialJSONParser {
         case UInt8(ascii: "f"): return try parseLiteral("false", .bool(false))
         case UInt8(ascii: "n"): return try parseLiteral("null", .null)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
-        default: throw JSONSyntaxError(offset: index, message: "unexpected character '\(Character(Unicode.Scalar(bytes[index])))'")
+        default:
+            throw JSONSyntaxError(
+                offset: index, message: "unexpected character '\(Character(Unicode.Scalar(bytes[index])))'")
         }
     }
 
@@ -101,7 +103,8 @@ struct PartialJSONParser {
                 index += 1
             case UInt8(ascii: "}"):
                 index += 1
-                return GeneratedContent(kind: .structure(properties: properties, orderedKeys: orderedKeys), isComplete: true)
+                return GeneratedContent(
+                    kind: .structure(properties: properties, orderedKeys: orderedKeys), isComplete: true)
             default:
                 throw JSONSyntaxError(offset: index, message: "expected ',' or '}' after property \"\(key)\"")
             }
@@ -118,7 +121,9 @@ struct PartialJSONParser {
             return GeneratedContent(kind: .array([]), isComplete: true)
         }
         while true {
-            guard let element = try parseValue() else { return GeneratedContent(kind: .array(elements), isComplete: false) }
+            guard let element = try parseValue() else {
+                return GeneratedContent(kind: .array(elements), isComplete: false)
+            }
             elements.append(element)
             skipWhitespace()
             if atEnd { return GeneratedContent(kind: .array(elements), isComplete: false) }
@@ -129,7 +134,8 @@ struct PartialJSONParser {
                 index += 1
                 return GeneratedContent(kind: .array(elements), isComplete: true)
             default:
-                throw JSONSyntaxError(offset: index, message: "expected ',' or ']' after array element \(elements.count - 1)")
+                throw JSONSyntaxError(
+                    offset: index, message: "expected ',' or ']' after array element \(elements.count - 1)")
             }
         }
     }
@@ -150,7 +156,10 @@ struct PartialJSONParser {
                 index += 1
                 continue
             }
-            guard index + 1 < bytes.count else { index = bytes.count; break }
+            guard index + 1 < bytes.count else {
+                index = bytes.count
+                break
+            }
             let escape = bytes[index + 1]
             switch escape {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escape)
@@ -231,7 +240,9 @@ struct PartialJSONParser {
     }
 
     /// `true`/`false`/`null`; nil when the input ends partway through the word.
-    private mutating func parseLiteral(_ word: String, _ kind: GeneratedContent.Kind) throws(JSONSyntaxError) -> GeneratedContent? {
+    private mutating func parseLiteral(_ word: String, _ kind: GeneratedContent.Kind) throws(JSONSyntaxError)
+        -> GeneratedContent?
+    {
         for expected in word.utf8 {
             guard index < bytes.count else { return nil }
             guard bytes[index] == expected else {

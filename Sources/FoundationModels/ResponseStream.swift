@@ -43,7 +43,8 @@ extension LanguageModelSession {
         nonisolated(nonsending) public func collect() async throws -> Response<Content> {
             let raw = try await core.result()
             return Response(
-                content: try Content(raw.rawContent), rawContent: raw.rawContent, transcriptEntries: raw.entries, usage: raw.usage)
+                content: try Content(raw.rawContent), rawContent: raw.rawContent, transcriptEntries: raw.entries,
+                usage: raw.usage)
         }
 
         /// Reads the snapshots of a stream.
@@ -67,7 +68,8 @@ extension LanguageModelSession {
                     let progress = core.progress
                     if progress.pieceEnds.count > consumed {
                         consumed += 1
-                        let text = String(decoding: progress.text.utf8.prefix(progress.pieceEnds[consumed - 1]), as: UTF8.self)
+                        let text = String(
+                            decoding: progress.text.utf8.prefix(progress.pieceEnds[consumed - 1]), as: UTF8.self)
                         if let snapshot = snapshot(of: text) { return snapshot }
                         continue
                     }
@@ -76,7 +78,9 @@ extension LanguageModelSession {
                         let raw = try outcome.get()
                         if yieldedComplete { return nil }
                         guard let content = try? Content.PartiallyGenerated(raw.rawContent) else { return nil }
-                        return Snapshot(content: content, rawContent: raw.rawContent, transcriptEntries: raw.entries, usage: raw.usage)
+                        return Snapshot(
+                            content: content, rawContent: raw.rawContent, transcriptEntries: raw.entries,
+                            usage: raw.usage)
                     }
                     await core.waitForProgress(beyond: consumed)
                     try Task.checkCancellation()
@@ -114,7 +118,8 @@ extension LanguageModelSession.ResponseStream where Content == String {
         core.finish(
             .success(
                 LanguageModelSession.RawResponse(
-                    rawContent: GeneratedContent(kind: .string(text), id: core.responseID), entries: entries[...], usage: .zero)))
+                    rawContent: GeneratedContent(kind: .string(text), id: core.responseID), entries: entries[...],
+                    usage: .zero)))
         self.init(core: core)
     }
 }
@@ -186,7 +191,9 @@ package final class ResponseStreamCore: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let ready = state.withLock { state in
-                    if state.progress.pieceEnds.count > pieces || state.progress.outcome != nil || Task.isCancelled { return true }
+                    if state.progress.pieceEnds.count > pieces || state.progress.outcome != nil || Task.isCancelled {
+                        return true
+                    }
                     state.waiters[id] = continuation
                     return false
                 }

@@ -56,7 +56,9 @@ public final class SystemLanguageModel: Sendable, Observable {
     }
 
     /// A model backed by `backend` directly.
-    package convenience init(backend: any LanguageModelBackend, useCase: UseCase = .general, guardrails: Guardrails = .default) {
+    package convenience init(
+        backend: any LanguageModelBackend, useCase: UseCase = .general, guardrails: Guardrails = .default
+    ) {
         self.init(engine: .backend(backend), useCase: useCase, guardrails: guardrails)
     }
 
@@ -71,7 +73,8 @@ public final class SystemLanguageModel: Sendable, Observable {
         switch engine {
         case .backend: return .available
         case .local(let model, _):
-            return Self.availability(of: LocalModel.resolve(model), physicalMemory: ProcessInfo.processInfo.physicalMemory)
+            return Self.availability(
+                of: LocalModel.resolve(model), physicalMemory: ProcessInfo.processInfo.physicalMemory)
         }
     }
 
@@ -101,7 +104,8 @@ public final class SystemLanguageModel: Sendable, Observable {
                 if let loaded { return loaded }
                 let resolution = LocalModel.resolve(model)
                 guard case .file(let path, _) = resolution else {
-                    throw LanguageModelSession.GenerationError.assetsUnavailable(.init(debugDescription: resolution.explanation))
+                    throw LanguageModelSession.GenerationError.assetsUnavailable(
+                        .init(debugDescription: resolution.explanation))
                 }
                 let backend = try EngineBackendFactory.makeBackend(
                     modelPath: path, contextSize: requested ?? Self.defaultContextSize)
@@ -199,7 +203,8 @@ extension SystemLanguageModel {
     public func tokenCount(for tools: [any Tool]) async throws -> Int {
         let text = tools.map { tool in
             GeneratedContent(properties: [
-                "name": tool.name, "description": tool.description, "parameters": tool.parameters.jsonSchema(includeOrder: false),
+                "name": tool.name, "description": tool.description,
+                "parameters": tool.parameters.jsonSchema(includeOrder: false),
             ]).jsonString
         }.joined(separator: "\n")
         return try await backend().tokenCount(for: text)

@@ -35,7 +35,8 @@ private struct SegmentRecord: Codable {
 
     func segment() throws -> Transcript.Segment {
         if let json {
-            return .structure(Transcript.StructuredSegment(id: id, source: source ?? "", content: try GeneratedContent(json: json)))
+            return .structure(
+                Transcript.StructuredSegment(id: id, source: source ?? "", content: try GeneratedContent(json: json)))
         }
         return .text(Transcript.TextSegment(id: id, content: text ?? ""))
     }
@@ -55,7 +56,8 @@ private struct OptionsRecord: Codable {
         switch options.sampling?.kind {
         case .greedy?: sampling = "greedy"
         case .top(let k, let seed)?: (sampling, topK, self.seed) = ("top", k, seed)
-        case .nucleus(let threshold, let seed)?: (sampling, probabilityThreshold, self.seed) = ("nucleus", threshold, seed)
+        case .nucleus(let threshold, let seed)?:
+            (sampling, probabilityThreshold, self.seed) = ("nucleus", threshold, seed)
         case nil: break
         }
     }
@@ -102,7 +104,9 @@ private struct EntryRecord: Codable {
         case .instructions(let instructions):
             type = "instructions"
             segments = instructions.segments.map(SegmentRecord.init)
-            tools = instructions.toolDefinitions.map { ToolRecord(name: $0.name, description: $0.description, parameters: $0.parameters) }
+            tools = instructions.toolDefinitions.map {
+                ToolRecord(name: $0.name, description: $0.description, parameters: $0.parameters)
+            }
         case .prompt(let prompt):
             type = "prompt"
             segments = prompt.segments.map(SegmentRecord.init)
@@ -132,12 +136,17 @@ private struct EntryRecord: Codable {
             }
             return .instructions(Transcript.Instructions(id: id, segments: segments, toolDefinitions: definitions))
         case "prompt":
-            let format = responseFormatSchema.map { Transcript.ResponseFormat(schema: $0, name: responseFormatName ?? "GeneratedContent") }
+            let format = responseFormatSchema.map {
+                Transcript.ResponseFormat(schema: $0, name: responseFormatName ?? "GeneratedContent")
+            }
             return .prompt(
-                Transcript.Prompt(id: id, segments: segments, options: options?.options ?? GenerationOptions(), responseFormat: format))
+                Transcript.Prompt(
+                    id: id, segments: segments, options: options?.options ?? GenerationOptions(), responseFormat: format
+                ))
         case "toolCalls":
             let calls = try (self.calls ?? []).map {
-                Transcript.ToolCall(id: $0.id, toolName: $0.toolName, arguments: try GeneratedContent(json: $0.arguments))
+                Transcript.ToolCall(
+                    id: $0.id, toolName: $0.toolName, arguments: try GeneratedContent(json: $0.arguments))
             }
             return .toolCalls(Transcript.ToolCalls(id: id, calls))
         case "toolOutput":

@@ -56,7 +56,8 @@ extension Transcript {
             switch self {
             case .instructions(let entry): "(Instructions) \(entry.segments.text)"
             case .prompt(let entry): "(Prompt) \(entry.segments.text)"
-            case .toolCalls(let entry): "(Tool calls) " + entry.map { "\($0.toolName)(\($0.arguments.jsonString))" }.joined(separator: ", ")
+            case .toolCalls(let entry):
+                "(Tool calls) " + entry.map { "\($0.toolName)(\($0.arguments.jsonString))" }.joined(separator: ", ")
             case .toolOutput(let entry): "(Tool output: \(entry.toolName)) \(entry.segments.text)"
             case .response(let entry): "(Response) \(entry.segments.text)"
             }
@@ -191,7 +192,8 @@ extension Transcript {
         }
 
         public static func == (lhs: ResponseFormat, rhs: ResponseFormat) -> Bool {
-            lhs.name == rhs.name && lhs.schema.root == rhs.schema.root && lhs.schema.definitions == rhs.schema.definitions
+            lhs.name == rhs.name && lhs.schema.root == rhs.schema.root
+                && lhs.schema.definitions == rhs.schema.definitions
         }
     }
 

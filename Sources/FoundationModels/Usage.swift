@@ -42,7 +42,8 @@ extension LanguageModelSession {
         public var totalTokenCount: Int { input.totalTokenCount + output.totalTokenCount }
 
         package static let zero = Usage(
-            input: Input(totalTokenCount: 0, cachedTokenCount: 0), output: Output(totalTokenCount: 0, reasoningTokenCount: 0))
+            input: Input(totalTokenCount: 0, cachedTokenCount: 0),
+            output: Output(totalTokenCount: 0, reasoningTokenCount: 0))
 
         package mutating func add(_ other: Usage) {
             input.totalTokenCount += other.input.totalTokenCount
@@ -70,7 +71,10 @@ extension LanguageModelSession {
         /// The tokens this request read and generated.
         public let usage: Usage
 
-        package init(content: Content, rawContent: GeneratedContent, transcriptEntries: ArraySlice<Transcript.Entry>, usage: Usage) {
+        package init(
+            content: Content, rawContent: GeneratedContent, transcriptEntries: ArraySlice<Transcript.Entry>,
+            usage: Usage
+        ) {
             self.content = content
             self.rawContent = rawContent
             self.transcriptEntries = transcriptEntries

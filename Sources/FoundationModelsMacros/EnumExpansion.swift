@@ -68,7 +68,8 @@ struct EnumExpansion {
                 guard let payload = item.payload else {
                     return "FoundationModels.GenerationSchema._EnumCase(name: \(literal(item.name))),"
                 }
-                return "FoundationModels.GenerationSchema._EnumCase(name: \(literal(item.name)), properties: \(propertyList(payload))),"
+                return
+                    "FoundationModels.GenerationSchema._EnumCase(name: \(literal(item.name)), properties: \(propertyList(payload))),"
             }
             arguments.append("cases: [\n\(indent(items, by: 1))\n]")
         } else {

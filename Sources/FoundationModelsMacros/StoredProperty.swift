@@ -25,7 +25,9 @@ extension StoredProperty {
     /// The stored properties declared by a struct's members, in declaration order, with
     /// diagnostics for the ones that cannot be generated. Static and computed properties are
     /// skipped.
-    static func collect(from members: MemberBlockItemListSyntax) -> (properties: [StoredProperty], diagnostics: [Diagnostic]) {
+    static func collect(from members: MemberBlockItemListSyntax) -> (
+        properties: [StoredProperty], diagnostics: [Diagnostic]
+    ) {
         var properties: [StoredProperty] = []
         var diagnostics: [Diagnostic] = []
         for member in members {

@@ -104,7 +104,8 @@ struct StructExpansion {
             }
             let base = TypeAnalysis.partiallyGeneratedSpelling(of: property.wrappedType ?? property.type)
             declarations.append("\(access)var \(property.identifier): \(base)?")
-            assignments.append("self.\(property.identifier) = try content.value(forProperty: \(literal(property.name)))")
+            assignments.append(
+                "self.\(property.identifier) = try content.value(forProperty: \(literal(property.name)))")
         }
         let initializer = """
             \(access)nonisolated init(_ content: FoundationModels.GeneratedContent) throws {

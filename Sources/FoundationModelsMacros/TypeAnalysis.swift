@@ -69,7 +69,9 @@ enum TypeAnalysis {
             return (type, "metatypes cannot be generated")
         }
         if let someOrAny = type.as(SomeOrAnyTypeSyntax.self) {
-            return (type, "'\(someOrAny.someOrAnySpecifier.text)' types cannot be generated; use a concrete @Generable type")
+            return (
+                type, "'\(someOrAny.someOrAnySpecifier.text)' types cannot be generated; use a concrete @Generable type"
+            )
         }
         if type.is(CompositionTypeSyntax.self) {
             return (type, "protocol compositions cannot be generated")

@@ -54,7 +54,8 @@ public enum GGMLType: UInt32, Sendable, CaseIterable {
 
     /// Bytes a row of `elements` elements occupies. `elements` must be a multiple of `blockSize`.
     public func rowByteCount(elements: Int) -> Int {
-        precondition(elements >= 0 && elements % blockSize == 0, "\(elements) elements is not a whole number of \(name) blocks")
+        precondition(
+            elements >= 0 && elements % blockSize == 0, "\(elements) elements is not a whole number of \(name) blocks")
         return elements / blockSize * bytesPerBlock
     }
 

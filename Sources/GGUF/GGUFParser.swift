@@ -85,7 +85,9 @@ struct GGUFParser {
         }
     }
 
-    private mutating func load<T: FixedWidthInteger>(_: T.Type, _ what: @autoclosure () -> String) throws(GGUFError) -> T {
+    private mutating func load<T: FixedWidthInteger>(_: T.Type, _ what: @autoclosure () -> String) throws(GGUFError)
+        -> T
+    {
         try need(MemoryLayout<T>.size, what())
         let value = base.loadUnaligned(fromByteOffset: offset, as: T.self)
         offset += MemoryLayout<T>.size
@@ -110,7 +112,8 @@ struct GGUFParser {
         let start = offset
         let raw = try load(UInt64.self, "the length of \(what())")
         guard raw <= UInt64(maxLength) else {
-            throw error(.countTooLarge, "\(what()) of \(raw) bytes is longer than the \(maxLength) GGUF allows", at: start)
+            throw error(
+                .countTooLarge, "\(what()) of \(raw) bytes is longer than the \(maxLength) GGUF allows", at: start)
         }
         guard raw <= UInt64(remaining) else {
             throw error(
@@ -197,11 +200,14 @@ struct GGUFParser {
         for info in infos {
             tensorName = info.name
             tensors.append(
-                try tensor(info.name, info.shape, info.type, info.relative, dataOffset: dataOffset, alignment: alignment, entry: info.at))
+                try tensor(
+                    info.name, info.shape, info.type, info.relative, dataOffset: dataOffset, alignment: alignment,
+                    entry: info.at))
         }
         tensorName = nil
         return GGUFLayout(
-            version: version, metadata: metadata, stringArrays: stringArrays, metadataKeys: keys, tensors: tensors, alignment: alignment,
+            version: version, metadata: metadata, stringArrays: stringArrays, metadataKeys: keys, tensors: tensors,
+            alignment: alignment,
             dataOffset: min(dataOffset, size))
     }
 
@@ -256,13 +262,15 @@ struct GGUFParser {
         }
         guard shape[0] % type.blockSize == 0 else {
             throw error(
-                .partialBlock, "row length \(shape[0]) is not a multiple of the \(type.name) block size \(type.blockSize)",
+                .partialBlock,
+                "row length \(shape[0]) is not a multiple of the \(type.name) block size \(type.blockSize)",
                 at: entry)
         }
         let (byteCount, overflow) = (elements / type.blockSize).multipliedReportingOverflow(by: type.bytesPerBlock)
         guard !overflow else { throw error(.invalidShape, "shape \(shape) has too many bytes", at: entry) }
         guard relative % alignment == 0 else {
-            throw error(.misalignedTensor, "data offset \(relative) is not a multiple of the alignment \(alignment)", at: entry)
+            throw error(
+                .misalignedTensor, "data offset \(relative) is not a multiple of the alignment \(alignment)", at: entry)
         }
         let start = dataOffset + relative  // both ≤ size + alignment, cannot overflow
         guard byteCount <= size, start <= size - byteCount else {

@@ -34,7 +34,9 @@ final class MaskTable: Sendable {
     /// Writes the allowed tokens at `state` into `mask` (end-of-generation tokens included when
     /// the state accepts).
     func fill(_ mask: inout TokenMask, state: Int32) {
-        precondition(mask.count == index.vocabularySize, "mask of \(mask.count) tokens for a vocabulary of \(index.vocabularySize)")
+        precondition(
+            mask.count == index.vocabularySize,
+            "mask of \(mask.count) tokens for a vocabulary of \(index.vocabularySize)")
         let entry: Entry
         if let cached = cache.withLock({ $0.entries[Int(state)] }) {
             entry = cached

@@ -256,7 +256,8 @@ struct RegexParser {
             throw unsupported("word boundary '\\b'", at: start)
         case ascii("B"): throw unsupported("'\\B'", at: start)
         case ascii("1")...ascii("9"), ascii("k"): throw unsupported("backreference", at: start)
-        case ascii("p"), ascii("P"): throw unsupported("Unicode property '\\\(Character(Unicode.Scalar(scalar)!))'", at: start)
+        case ascii("p"), ascii("P"):
+            throw unsupported("Unicode property '\\\(Character(Unicode.Scalar(scalar)!))'", at: start)
         case ascii("x"):
             return .set(ScalarSet(scalar: try hexScalar(digits: 2, start: start)))
         case ascii("u"):
@@ -270,7 +271,8 @@ struct RegexParser {
                     position += 1
                     guard count <= 8 else { throw invalid("bad \\u{…} escape", at: start) }
                 }
-                guard count > 0, current == ascii("}"), value <= ScalarSet.maximum, !ScalarSet.surrogates.contains(value)
+                guard count > 0, current == ascii("}"), value <= ScalarSet.maximum,
+                    !ScalarSet.surrogates.contains(value)
                 else { throw invalid("bad \\u{…} escape", at: start) }
                 position += 1
                 return .set(ScalarSet(scalar: value))

@@ -168,7 +168,8 @@ struct SchemaCompiler {
             try nfa.unsignedRange(low: Digits.of(nearest), high: Digits.of(min.magnitude), from: negative, to: end)
         }
         if max >= 0 {
-            try nfa.unsignedRange(low: Digits.of(Swift.max(min, 0).magnitude), high: Digits.of(max.magnitude), from: from, to: end)
+            try nfa.unsignedRange(
+                low: Digits.of(Swift.max(min, 0).magnitude), high: Digits.of(max.magnitude), from: from, to: end)
         }
         return end
     }
@@ -205,7 +206,9 @@ struct SchemaCompiler {
         }
         guard nfa.canReach(end, from: from) else {
             throw GuidanceError(
-                .emptyLanguage, "no number of at most \(fractionDigits) fraction digits lies in \(min ?? -.infinity)...\(max ?? .infinity)")
+                .emptyLanguage,
+                "no number of at most \(fractionDigits) fraction digits lies in \(min ?? -.infinity)...\(max ?? .infinity)"
+            )
         }
         return end
     }

@@ -76,7 +76,8 @@ public struct TokenMask: Sendable, Equatable {
                     let offset = (index * 64 + part * 16) * MemoryLayout<Float>.stride
                     let values = raw.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt32>.self)
                     let keep = 0 &- ((SIMD16<UInt32>(repeating: bits) &>> shifts) & 1)
-                    raw.storeBytes(of: (values & keep) | (blocked & ~keep), toByteOffset: offset, as: SIMD16<UInt32>.self)
+                    raw.storeBytes(
+                        of: (values & keep) | (blocked & ~keep), toByteOffset: offset, as: SIMD16<UInt32>.self)
                 }
             }
             for token in fullWords * 64..<count where words[token >> 6] & (1 << UInt64(token & 63)) == 0 {

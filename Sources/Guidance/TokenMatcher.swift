@@ -169,7 +169,8 @@ public final class TokenMatcher {
         let next = ended ? ByteDFA.dead : dfa.run(bytes, from: state)
         guard next != ByteDFA.dead else {
             let text = String(decoding: bytes, as: UTF8.self)
-            throw GuidanceError(.rejected, "bytes \(text.debugDescription) are not allowed here", offset: acceptedByteCount)
+            throw GuidanceError(
+                .rejected, "bytes \(text.debugDescription) are not allowed here", offset: acceptedByteCount)
         }
         state = next
         acceptedByteCount += bytes.count

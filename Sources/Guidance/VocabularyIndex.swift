@@ -62,7 +62,8 @@ public final class VocabularyIndex: Sendable {
         var continuing = TokenMask(vocabularySize: vocabulary.count)
         for id in 0..<vocabulary.count where isText[id] {
             let first = vocabulary.tokenBytes[id][0]
-            if first >= 0x80 || first == UInt8(ascii: "_") || first == UInt8(ascii: " ") || (0x30...0x39).contains(first)
+            if first >= 0x80 || first == UInt8(ascii: "_") || first == UInt8(ascii: " ")
+                || (0x30...0x39).contains(first)
                 || (0x41...0x5A).contains(first) || (0x61...0x7A).contains(first)
             {
                 continuing.insert(id)
@@ -117,12 +118,20 @@ public final class VocabularyIndex: Sendable {
                 var second: ClosedRange<UInt8> = 0x80...0xBF
                 switch lead {
                 case 0xC2...0xDF: length = 2
-                case 0xE0: length = 3; second = 0xA0...0xBF
+                case 0xE0:
+                    length = 3
+                    second = 0xA0...0xBF
                 case 0xE1...0xEC, 0xEE...0xEF: length = 3
-                case 0xED: length = 3; second = 0x80...0x9F
-                case 0xF0: length = 4; second = 0x90...0xBF
+                case 0xED:
+                    length = 3
+                    second = 0x80...0x9F
+                case 0xF0:
+                    length = 4
+                    second = 0x90...0xBF
                 case 0xF1...0xF3: length = 4
-                case 0xF4: length = 4; second = 0x80...0x8F
+                case 0xF4:
+                    length = 4
+                    second = 0x80...0x8F
                 default: return nil
                 }
                 guard index + length <= bytes.count, second.contains(bytes[index + 1]) else { return nil }

@@ -26,7 +26,8 @@ public enum Benchmark {
         let evaluator = Evaluator(
             model: model, contextLength: promptTokens + generatedTokens + 1, threadCount: threads)
         guard promptTokens + generatedTokens <= evaluator.contextLength else {
-            throw InferenceError.promptTooLong(tokens: promptTokens + generatedTokens, contextLength: evaluator.contextLength)
+            throw InferenceError.promptTooLong(
+                tokens: promptTokens + generatedTokens, contextLength: evaluator.contextLength)
         }
         var generator = SeededGenerator(seed: 1)
         let ordinary = min(model.config.vocabularySize, model.tokenizer.vocabularySize)

@@ -51,7 +51,8 @@ public final class Model: @unchecked Sendable {
     ) throws {
         let start = ContinuousClock().now
         let file = try GGUFFile(path: path)
-        let location = repacking ? packedWeightsDirectory.flatMap { PackedWeightsFile.location(forModelAt: path, in: $0) } : nil
+        let location =
+            repacking ? packedWeightsDirectory.flatMap { PackedWeightsFile.location(forModelAt: path, in: $0) } : nil
         try self.init(file: file, repacking: repacking, packedLocation: location, start: start)
     }
 

@@ -58,25 +58,29 @@ public struct ModelConfig: Sendable, Equatable {
         headCountKV = try reader.positiveInt(p + "attention.head_count_kv", maximum: 1024, default: headCount)
         guard headCount % headCountKV == 0 else {
             throw .invalidMetadata(
-                key: p + "attention.head_count_kv", reason: "\(headCountKV) does not divide the \(headCount) query heads")
+                key: p + "attention.head_count_kv",
+                reason: "\(headCountKV) does not divide the \(headCount) query heads")
         }
         let defaultHead = embeddingLength / headCount
         headDimension = try reader.positiveInt(p + "attention.key_length", maximum: 1024, default: defaultHead)
         let valueLength = try reader.positiveInt(p + "attention.value_length", maximum: 1024, default: headDimension)
         guard valueLength == headDimension else {
             throw .invalidMetadata(
-                key: p + "attention.value_length", reason: "\(valueLength) differs from the key length \(headDimension)")
+                key: p + "attention.value_length", reason: "\(valueLength) differs from the key length \(headDimension)"
+            )
         }
         guard headDimension % 2 == 0 else {
             throw .invalidMetadata(key: p + "attention.key_length", reason: "head width \(headDimension) is odd")
         }
-        ropeDimensionCount = try reader.positiveInt(p + "rope.dimension_count", maximum: headDimension, default: headDimension)
+        ropeDimensionCount = try reader.positiveInt(
+            p + "rope.dimension_count", maximum: headDimension, default: headDimension)
         guard ropeDimensionCount % 2 == 0 else {
             throw .invalidMetadata(key: p + "rope.dimension_count", reason: "\(ropeDimensionCount) is odd")
         }
         ropeFrequencyBase = try reader.positiveDouble(p + "rope.freq_base", default: arch.defaultRopeBase)
         ropeStyle = arch.ropeStyle
-        normEpsilon = try reader.positiveDouble(p + "attention.layer_norm_rms_epsilon", default: arch.defaultNormEpsilon)
+        normEpsilon = try reader.positiveDouble(
+            p + "attention.layer_norm_rms_epsilon", default: arch.defaultNormEpsilon)
         contextLength = try reader.positiveInt(p + "context_length", maximum: 1 << 24, default: 2048)
         if let count = reader.metadata[p + "vocab_size"] {
             guard let v = count.intValue, v > 0 else {

@@ -60,7 +60,8 @@ struct ActivationBuffer {
     init(kind: ActivationKind, columns: Int, count: Int) {
         self.init(
             kind: kind, columns: columns, count: count,
-            base: .allocate(byteCount: max(64, Self.byteCount(kind: kind, columns: columns, count: count)), alignment: 64))
+            base: .allocate(
+                byteCount: max(64, Self.byteCount(kind: kind, columns: columns, count: count)), alignment: 64))
     }
 
     /// A buffer in `base`, which holds `byteCount(kind:columns:count:)` bytes, 64-byte aligned.

@@ -17,27 +17,68 @@ package typealias Int16x16 = (
 )
 
 /// 32 weights: d·(q − 8); `qs[j]` holds element j (low nibble) and j + 16 (high nibble).
-package struct BlockQ4_0 { var d: UInt16; var qs: Bytes16 }
+package struct BlockQ4_0 {
+    var d: UInt16
+    var qs: Bytes16
+}
 /// 32 weights: d·q + m.
-package struct BlockQ4_1 { var d: UInt16; var m: UInt16; var qs: Bytes16 }
+package struct BlockQ4_1 {
+    var d: UInt16
+    var m: UInt16
+    var qs: Bytes16
+}
 /// 32 weights: d·(q − 16), q = nibble | (bit k of `qh` as UInt32) << 4.
-package struct BlockQ5_0 { var d: UInt16; var qh: Bytes4; var qs: Bytes16 }
+package struct BlockQ5_0 {
+    var d: UInt16
+    var qh: Bytes4
+    var qs: Bytes16
+}
 /// 32 weights: d·q + m, 5-bit q as in Q5_0.
-package struct BlockQ5_1 { var d: UInt16; var m: UInt16; var qh: Bytes4; var qs: Bytes16 }
+package struct BlockQ5_1 {
+    var d: UInt16
+    var m: UInt16
+    var qh: Bytes4
+    var qs: Bytes16
+}
 /// 32 weights: d·q, q signed.
-package struct BlockQ8_0 { var d: UInt16; var qs: Bytes32 }
+package struct BlockQ8_0 {
+    var d: UInt16
+    var qs: Bytes32
+}
 /// 32 activations: d·q, s = d·Σq.
-package struct BlockQ8_1 { var d: UInt16; var s: UInt16; var qs: Bytes32 }
+package struct BlockQ8_1 {
+    var d: UInt16
+    var s: UInt16
+    var qs: Bytes32
+}
 /// 256 weights in 8 sub-blocks of 32: d·sc_j·q − dmin·m_j with 6-bit scales and mins packed in 12 bytes.
-package struct BlockQ4_K { var d: UInt16; var dmin: UInt16; var scales: Bytes12; var qs: Bytes128 }
+package struct BlockQ4_K {
+    var d: UInt16
+    var dmin: UInt16
+    var scales: Bytes12
+    var qs: Bytes128
+}
 /// 256 weights as Q4_K plus a fifth bit per weight in `qh`.
 package struct BlockQ5_K {
-    var d: UInt16; var dmin: UInt16; var scales: Bytes12; var qh: Bytes32; var qs: Bytes128
+    var d: UInt16
+    var dmin: UInt16
+    var scales: Bytes12
+    var qh: Bytes32
+    var qs: Bytes128
 }
 /// 256 weights in 16 sub-blocks of 16: d·sc_j·(q − 32), 6-bit q split over `ql` and `qh`; d last.
-package struct BlockQ6_K { var ql: Bytes128; var qh: Bytes64; var scales: Bytes16; var d: UInt16 }
+package struct BlockQ6_K {
+    var ql: Bytes128
+    var qh: Bytes64
+    var scales: Bytes16
+    var d: UInt16
+}
 /// 256 activations: d·q with float d and the sums of each 16 quants.
-package struct BlockQ8_K { var d: Float; var qs: Bytes256; var bsums: Int16x16 }
+package struct BlockQ8_K {
+    var d: Float
+    var qs: Bytes256
+    var bsums: Int16x16
+}
 
 /// Byte offsets of block fields used by the kernels.
 enum Layout {

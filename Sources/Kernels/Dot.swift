@@ -13,7 +13,9 @@ enum Dot {
         #if KERNELS_AVX512
             floats(count) { i, mask in
                 _mm512_maskz_loadu_ps(mask, w + 4 * i)
-            } times: { i, mask in _mm512_maskz_loadu_ps(mask, x + i) }
+            } times: { i, mask in
+                _mm512_maskz_loadu_ps(mask, x + i)
+            }
         #else
             DotReference.f32(w, x, count: count)
         #endif
@@ -23,7 +25,9 @@ enum Dot {
         #if KERNELS_AVX512
             floats(count) { i, mask in
                 _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(mask, w + 2 * i))
-            } times: { i, mask in _mm512_maskz_loadu_ps(mask, x + i) }
+            } times: { i, mask in
+                _mm512_maskz_loadu_ps(mask, x + i)
+            }
         #else
             DotReference.f16(w, x, count: count)
         #endif
@@ -32,8 +36,11 @@ enum Dot {
     static func bf16(_ w: UnsafeRawPointer, _ x: UnsafePointer<Float>, count: Int) -> Float {
         #if KERNELS_AVX512
             floats(count) { i, mask in
-                _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mask, w + 2 * i)), 16))
-            } times: { i, mask in _mm512_maskz_loadu_ps(mask, x + i) }
+                _mm512_castsi512_ps(
+                    _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mask, w + 2 * i)), 16))
+            } times: { i, mask in
+                _mm512_maskz_loadu_ps(mask, x + i)
+            }
         #else
             DotReference.bf16(w, x, count: count)
         #endif
@@ -63,7 +70,8 @@ enum Dot {
         #if KERNELS_AVX512
             quantBlocks(w, blocks, a, bytes: 22, offset: 16, minimum: false) { p in
                 let q = nibbles(p + 6)
-                return _mm256_mask_add_epi8(q, p.loadUnaligned(fromByteOffset: 2, as: UInt32.self), q, _mm256_set1_epi8(16))
+                return _mm256_mask_add_epi8(
+                    q, p.loadUnaligned(fromByteOffset: 2, as: UInt32.self), q, _mm256_set1_epi8(16))
             }
         #else
             DotReference.q5_0(w, a, blocks: blocks)
@@ -134,8 +142,10 @@ enum Dot {
                 }
                 for half in 0..<2 {
                     let ql = load512(p + 64 * half)
-                    let qh = _mm512_srlv_epi16(_mm512_broadcast_i64x4(load256(p + Layout.q6_KQh + 32 * half)), highShift)
-                    let low = _mm512_or_si512(_mm512_and_si512(ql, nibble), _mm512_and_si512(_mm512_slli_epi16(qh, 4), top))
+                    let qh = _mm512_srlv_epi16(
+                        _mm512_broadcast_i64x4(load256(p + Layout.q6_KQh + 32 * half)), highShift)
+                    let low = _mm512_or_si512(
+                        _mm512_and_si512(ql, nibble), _mm512_and_si512(_mm512_slli_epi16(qh, 4), top))
                     let high = _mm512_or_si512(
                         _mm512_and_si512(_mm512_srli_epi16(ql, 4), nibble), _mm512_and_si512(qh, top))
                     add(low, chunk: 2 * half)
@@ -233,7 +243,8 @@ enum Dot {
                         high = _mm512_srli_epi16(h, 2)
                     }
                     let dot = _mm512_dpbusd_epi32(_mm512_setzero_si512(), q, load512(a.qs + 256 * b + 64 * c))
-                    let scale = _mm512_permutexvar_epi32(_mm512_add_epi32(pair, _mm512_set1_epi32(Int32(2 * c))), scaleLanes)
+                    let scale = _mm512_permutexvar_epi32(
+                        _mm512_add_epi32(pair, _mm512_set1_epi32(Int32(2 * c))), scaleLanes)
                     sumi = _mm512_dpwssd_epi32(sumi, dot, scale)
                 }
                 let da = a.d[b]

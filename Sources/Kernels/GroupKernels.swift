@@ -39,7 +39,8 @@ struct TileActivations {
 enum GroupKernels {
     /// `y[t·w.rows + r]` for activation rows `tokens` and the rows of row groups `groups`.
     static func compute(
-        _ w: WeightMatrix, _ input: PreparedInput, tokens: Range<Int>, groups: Range<Int>, y: UnsafeMutablePointer<Float>
+        _ w: WeightMatrix, _ input: PreparedInput, tokens: Range<Int>, groups: Range<Int>,
+        y: UnsafeMutablePointer<Float>
     ) {
         #if KERNELS_AVX512
             let act =
@@ -55,7 +56,9 @@ enum GroupKernels {
                 var t = tokens.lowerBound
                 while t < tokens.upperBound {
                     let four = t + 4 <= tokens.upperBound
-                    tile(w.type, four, group, blocks, TileActivations(act, firstRow: t), y + t * w.rows + 16 * g, w.rows, mask)
+                    tile(
+                        w.type, four, group, blocks, TileActivations(act, firstRow: t), y + t * w.rows + 16 * g, w.rows,
+                        mask)
                     t += four ? 4 : 1
                 }
             }
@@ -86,54 +89,63 @@ enum GroupKernels {
             }
         }
 
-
         @inline(never) static func q4_1x1(
-            _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: UnsafeMutablePointer<Float>, _ stride: Int,
+            _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: UnsafeMutablePointer<Float>,
+            _ stride: Int,
             _ mask: __mmask16
         ) { q4_1(OneRow.self, group: g, blocks: blocks, act: act, out: out, stride: stride, mask: mask) }
 
         @inline(never) static func q4_1x4(
-            _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: UnsafeMutablePointer<Float>, _ stride: Int,
+            _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: UnsafeMutablePointer<Float>,
+            _ stride: Int,
             _ mask: __mmask16
         ) { q4_1(FourRows.self, group: g, blocks: blocks, act: act, out: out, stride: stride, mask: mask) }
 
         @inline(never) static func q5_0x1(
-            _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: UnsafeMutablePointer<Float>, _ stride: Int,
+            _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: UnsafeMutablePointer<Float>,
+            _ stride: Int,
             _ mask: __mmask16
         ) { q5_0(OneRow.self, group: g, blocks: blocks, act: act, out: out, stride: stride, mask: mask) }
 
         @inline(never) static func q5_0x4(
-            _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: UnsafeMutablePointer<Float>, _ stride: Int,
+            _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: UnsafeMutablePointer<Float>,
+            _ stride: Int,
             _ mask: __mmask16
         ) { q5_0(FourRows.self, group: g, blocks: blocks, act: act, out: out, stride: stride, mask: mask) }
 
         @inline(never) static func q8_0x1(
-            _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: UnsafeMutablePointer<Float>, _ stride: Int,
+            _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: UnsafeMutablePointer<Float>,
+            _ stride: Int,
             _ mask: __mmask16
         ) { q8_0(OneRow.self, group: g, blocks: blocks, act: act, out: out, stride: stride, mask: mask) }
 
         @inline(never) static func q8_0x4(
-            _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: UnsafeMutablePointer<Float>, _ stride: Int,
+            _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: UnsafeMutablePointer<Float>,
+            _ stride: Int,
             _ mask: __mmask16
         ) { q8_0(FourRows.self, group: g, blocks: blocks, act: act, out: out, stride: stride, mask: mask) }
 
         @inline(never) static func q4_Kx1(
-            _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: UnsafeMutablePointer<Float>, _ stride: Int,
+            _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: UnsafeMutablePointer<Float>,
+            _ stride: Int,
             _ mask: __mmask16
         ) { q4_K(OneRow.self, group: g, blocks: blocks, act: act, out: out, stride: stride, mask: mask) }
 
         @inline(never) static func q4_Kx4(
-            _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: UnsafeMutablePointer<Float>, _ stride: Int,
+            _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: UnsafeMutablePointer<Float>,
+            _ stride: Int,
             _ mask: __mmask16
         ) { q4_K(FourRows.self, group: g, blocks: blocks, act: act, out: out, stride: stride, mask: mask) }
 
         @inline(never) static func q6_Kx1(
-            _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: UnsafeMutablePointer<Float>, _ stride: Int,
+            _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: UnsafeMutablePointer<Float>,
+            _ stride: Int,
             _ mask: __mmask16
         ) { q6_K(OneRow.self, group: g, blocks: blocks, act: act, out: out, stride: stride, mask: mask) }
 
         @inline(never) static func q6_Kx4(
-            _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: UnsafeMutablePointer<Float>, _ stride: Int,
+            _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: UnsafeMutablePointer<Float>,
+            _ stride: Int,
             _ mask: __mmask16
         ) { q6_K(FourRows.self, group: g, blocks: blocks, act: act, out: out, stride: stride, mask: mask) }
     #endif

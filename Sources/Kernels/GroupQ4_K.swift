@@ -22,15 +22,18 @@
                     // One 64-element chunk: low nibbles are sub-block 2·pair, high nibbles 2·pair + 1.
                     // Two accumulators per sub-block keep the vpdpbusd chains short.
                     let chunk = p + 256 + 512 * pair
-                    var lo0 = InlineArray<4, __m512i>(repeating: _mm512_setzero_si512()), lo1 = lo0, hi0 = lo0, hi1 = lo0
+                    var lo0 = InlineArray<4, __m512i>(repeating: _mm512_setzero_si512()), lo1 = lo0, hi0 = lo0,
+                        hi1 = lo0
                     if W.count == 1 {
                         for c in Swift.stride(from: 0, to: 8, by: 2) {
                             let qa = load512(chunk + 64 * c), qb = load512(chunk + 64 * c + 64)
                             let a = act.qs(0) + 256 * sb + 64 * pair + 4 * c
                             lo0[0] = dpbusd(lo0[0], _mm512_and_si512(qa, nibble), broadcast32(a))
-                            hi0[0] = dpbusd(hi0[0], _mm512_and_si512(_mm512_srli_epi16(qa, 4), nibble), broadcast32(a + 32))
+                            hi0[0] = dpbusd(
+                                hi0[0], _mm512_and_si512(_mm512_srli_epi16(qa, 4), nibble), broadcast32(a + 32))
                             lo1[0] = dpbusd(lo1[0], _mm512_and_si512(qb, nibble), broadcast32(a + 4))
-                            hi1[0] = dpbusd(hi1[0], _mm512_and_si512(_mm512_srli_epi16(qb, 4), nibble), broadcast32(a + 36))
+                            hi1[0] = dpbusd(
+                                hi1[0], _mm512_and_si512(_mm512_srli_epi16(qb, 4), nibble), broadcast32(a + 36))
                         }
                     } else {
                         // Several activation rows give enough independent chains.
@@ -159,11 +162,13 @@
             for j in 0..<4 {
                 mins[j] = _mm_and_si128(q4_KPacked(s, j + 4), _mm_set1_epi8(63))
                 mins[j + 4] = _mm_or_si128(
-                    _mm_and_si128(_mm_srli_epi16(q4_KPacked(s, j + 8), 4), _mm_set1_epi8(0x0F)), q4_KTop2(q4_KPacked(s, j + 4)))
+                    _mm_and_si128(_mm_srli_epi16(q4_KPacked(s, j + 8), 4), _mm_set1_epi8(0x0F)),
+                    q4_KTop2(q4_KPacked(s, j + 4)))
             }
             var pairs = InlineArray<4, __m512i>(repeating: _mm512_setzero_si512())
             for p in 0..<4 {
-                let lo = _mm_unpacklo_epi8(mins[2 * p], mins[2 * p + 1]), hi = _mm_unpackhi_epi8(mins[2 * p], mins[2 * p + 1])
+                let lo = _mm_unpacklo_epi8(mins[2 * p], mins[2 * p + 1]),
+                    hi = _mm_unpackhi_epi8(mins[2 * p], mins[2 * p + 1])
                 pairs[p] = _mm512_cvtepu8_epi16(_mm256_set_m128i(hi, lo))
             }
             return pairs

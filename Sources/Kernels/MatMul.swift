@@ -70,9 +70,11 @@ public enum MatMul {
             let input = PreparedInput(
                 x: x, columns: columns,
                 q8: needsQ8 ? ActivationBuffer(kind: .q8, columns: columns, count: n, base: scratch) : nil,
-                q8_1: needsQ8_1 ? ActivationBuffer(kind: .q8_1, columns: columns, count: n, base: scratch + q8Bytes) : nil,
+                q8_1: needsQ8_1
+                    ? ActivationBuffer(kind: .q8_1, columns: columns, count: n, base: scratch + q8Bytes) : nil,
                 q8K: needsQ8K
-                    ? ActivationBuffer(kind: .q8K, columns: columns, count: n, base: scratch + q8Bytes + q8_1Bytes) : nil)
+                    ? ActivationBuffer(kind: .q8K, columns: columns, count: n, base: scratch + q8Bytes + q8_1Bytes)
+                    : nil)
             input.quantize(count: n, pool: parallel && n > 1 ? pool : nil)
 
             // Work items: ranges of rows (or of interleaved row groups) of each matrix, for blocks
@@ -142,7 +144,6 @@ struct PreparedInput {
         if let pool { pool.run(work) } else { work(0, 1) }
     }
 }
-
 
 enum RowKernels {
     /// `y[t·w.rows + r]` for the given input rows `t` and weight rows `r`.

@@ -61,7 +61,8 @@ enum Quantize {
                 let iscale = -127 / vmax
                 let scale = _mm512_set1_ps(iscale), limit = _mm512_set1_epi32(127)
                 for i in 0..<16 {
-                    let q = _mm512_min_epi32(_mm512_cvtps_epi32(_mm512_mul_ps(_mm512_loadu_ps(xb + 16 * i), scale)), limit)
+                    let q = _mm512_min_epi32(
+                        _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_loadu_ps(xb + 16 * i), scale)), limit)
                     store16(qs + 256 * b + 16 * i, q)
                     bsums[16 * b + i] = Int16(_mm512_reduce_add_epi32(q))
                 }

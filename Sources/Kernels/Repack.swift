@@ -48,7 +48,8 @@ final class RepackedStorage: @unchecked Sendable {
         self.byteCount = byteCount
         #if os(Linux)
             if byteCount >= 1 << 21,
-                let p = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), p != MAP_FAILED
+                let p = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+                p != MAP_FAILED
             {
                 pointer = p
                 mapped = true
@@ -156,7 +157,8 @@ enum Interleave {
                 for c in 0..<16 {
                     for t in 0..<4 {
                         let e = 4 * c + t
-                        let h = (q[e] >> 4) | ((q[64 + e] >> 4) << 2) | ((q[128 + e] >> 4) << 4) | ((q[192 + e] >> 4) << 6)
+                        let h =
+                            (q[e] >> 4) | ((q[64 + e] >> 4) << 2) | ((q[128 + e] >> 4) << 4) | ((q[192 + e] >> 4) << 6)
                         g.storeBytes(of: h, toByteOffset: 2336 + 64 * c + 4 * i + t, as: UInt8.self)
                     }
                 }

@@ -39,11 +39,13 @@ public final class ThreadPool: @unchecked Sendable {
         for index in 1..<threadCount {
             let context = Unmanaged.passRetained(WorkerContext(shared: shared, index: index)).toOpaque()
             var thread = pthread_t()
-            let status = pthread_create(&thread, nil, { raw in
-                let context = Unmanaged<WorkerContext>.fromOpaque(raw!).takeRetainedValue()
-                context.shared.workerLoop(index: context.index)
-                return nil
-            }, context)
+            let status = pthread_create(
+                &thread, nil,
+                { raw in
+                    let context = Unmanaged<WorkerContext>.fromOpaque(raw!).takeRetainedValue()
+                    context.shared.workerLoop(index: context.index)
+                    return nil
+                }, context)
             precondition(status == 0, "pthread_create failed: \(status)")
             threads.append(thread)
         }

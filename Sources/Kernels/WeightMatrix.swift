@@ -51,7 +51,8 @@ public struct WeightMatrix: @unchecked Sendable {
     ///   Q4_K, Q5_K, Q6_K; see `WeightMatrix.supports(_:)`) and `columns` is a multiple of its block size.
     public init(type: GGMLType, rows: Int, columns: Int, base: UnsafeRawPointer) {
         precondition(Self.supports(type), "Kernels has no products for \(type)")
-        precondition(rows >= 0 && columns > 0 && columns % type.blockSize == 0,
+        precondition(
+            rows >= 0 && columns > 0 && columns % type.blockSize == 0,
             "\(columns) columns is not a positive multiple of \(type)'s block size \(type.blockSize)")
         self.type = type
         self.rows = rows
@@ -117,7 +118,9 @@ public struct WeightMatrix: @unchecked Sendable {
             let part = WeightMatrix(
                 type: source.type, rows: min(source.rows, last * Interleave.rows) - first * Interleave.rows,
                 columns: source.columns, base: source.row(min(source.rows, first * Interleave.rows)))
-            if part.rows > 0 { Interleave.pack(part, into: storage.pointer + first * groupStride, groupStride: groupStride) }
+            if part.rows > 0 {
+                Interleave.pack(part, into: storage.pointer + first * groupStride, groupStride: groupStride)
+            }
         }
         if let pool { pool.run(run) } else { run(0, 1) }
         if releasingSource { Self.release(base, byteCount: rows * rowBytes) }

@@ -32,7 +32,9 @@ public final class ChatServer: Sendable {
     private let http: HTTPServer
     private let pruning = Mutex<Task<Void, Never>?>(nil)
 
-    public init(store: ChatStore, secret: String, suggester: (any ReplySuggester)?, configuration: Configuration = .init()) {
+    public init(
+        store: ChatStore, secret: String, suggester: (any ReplySuggester)?, configuration: Configuration = .init()
+    ) {
         self.store = store
         let tokens = TokenAuthority(secret: secret)
         self.tokens = tokens
@@ -40,7 +42,8 @@ public final class ChatServer: Sendable {
         self.hub = hub
         scheduler = SuggestionScheduler(suggester: suggester) { key, snapshot in
             let fields = SuggestionEventFields(
-                user_id: key.user, status: snapshot.status, suggestions: snapshot.suggestions, signature: snapshot.signature)
+                user_id: key.user, status: snapshot.status, suggestions: snapshot.suggestions,
+                signature: snapshot.signature)
             do {
                 try store.recordEvent(
                     type: EventType.suggestionsUpdated, cid: key.cid, fields: fields, to: [key.user], ephemeral: true)

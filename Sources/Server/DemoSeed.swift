@@ -27,7 +27,9 @@ public enum DemoSeed {
         var created = 0
         for (index, message) in messages.enumerated() {
             let result = try store.sendMessage(
-                NewMessage(id: MessageID(rawValue: "demo-\(index + 1)"), cid: channel, author: message.author, text: message.text))
+                NewMessage(
+                    id: MessageID(rawValue: "demo-\(index + 1)"), cid: channel, author: message.author,
+                    text: message.text))
             if result.created { created += 1 }
         }
         return created

@@ -42,7 +42,17 @@ public struct StreamingDetokenizer: Sendable {
             let b = bytes[i]
             if b & 0xC0 != 0x80 {  // a lead byte (or ASCII)
                 let need: Int
-                if b < 0x80 { need = 1 } else if b & 0xE0 == 0xC0 { need = 2 } else if b & 0xF0 == 0xE0 { need = 3 } else if b & 0xF8 == 0xF0 { need = 4 } else { need = 1 }  // invalid lead: nothing can complete it
+                if b < 0x80 {
+                    need = 1
+                } else if b & 0xE0 == 0xC0 {
+                    need = 2
+                } else if b & 0xF0 == 0xE0 {
+                    need = 3
+                } else if b & 0xF8 == 0xF0 {
+                    need = 4
+                } else {
+                    need = 1
+                }  // invalid lead: nothing can complete it
                 return n - i < need ? i : n
             }
             i -= 1

@@ -64,7 +64,9 @@ extension Tokenizer {
     }
 
     /// Pre-tokenizes and merges one fragment of text that holds no special token.
-    private func encodeFragment(_ fragment: UnsafeBufferPointer<UInt8>, _ encoder: inout WordEncoder, _ out: inout [Int]) {
+    private func encodeFragment(
+        _ fragment: UnsafeBufferPointer<UInt8>, _ encoder: inout WordEncoder, _ out: inout [Int]
+    ) {
         guard !fragment.isEmpty else { return }
         if normalizesToNFC, let normalized = NFC.normalize(fragment) {
             normalized.withUnsafeBufferPointer { encodeWords($0, &encoder, &out) }
@@ -142,7 +144,10 @@ enum NFC {
                 end += m
             }
             let run = String(decoding: UnsafeBufferPointer(rebasing: text[starter..<end]), as: UTF8.self)
-            if out == nil { out = [] ; out!.reserveCapacity(text.count + 16) }
+            if out == nil {
+                out = []
+                out!.reserveCapacity(text.count + 16)
+            }
             out!.append(contentsOf: UnsafeBufferPointer(rebasing: text[copied..<starter]))
             // The standard library's normalizer (what String comparison uses) is several
             // times faster than Foundation's.

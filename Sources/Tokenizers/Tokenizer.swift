@@ -72,7 +72,8 @@ public final class Tokenizer: Sendable {
             ("tokenizer.ggml.padding_token_id", paddingTokenID),
         ] {
             if let id, !(0..<tokens.count).contains(id) {
-                throw TokenizerError.invalidValue(key: key, reason: "id \(id) is outside the vocabulary of \(tokens.count)")
+                throw TokenizerError.invalidValue(
+                    key: key, reason: "id \(id) is outside the vocabulary of \(tokens.count)")
             }
         }
         let n = tokens.count
@@ -87,21 +88,26 @@ public final class Tokenizer: Sendable {
 
         let vocabulary = Vocabulary(tokens: tokens)
         self.vocabulary = vocabulary
-        var types = tokenTypes.isEmpty
+        var types =
+            tokenTypes.isEmpty
             ? [UInt8](repeating: UInt8(TokenType.normal.rawValue), count: n)
             : tokenTypes.map { UInt8(clamping: $0) }
 
         // End of generation, as llama.cpp decides it from token texts; those tokens are
         // treated as control tokens even if the file says otherwise.
         var endOfGeneration = Set<Int>()
-        for name in Self.endOfGenerationNames { if let id = vocabulary.id(for: Array(name.utf8)) { endOfGeneration.insert(id) } }
+        for name in Self.endOfGenerationNames {
+            if let id = vocabulary.id(for: Array(name.utf8)) { endOfGeneration.insert(id) }
+        }
         // llama.cpp also stops on "</s>"; in Qwen's vocabulary that is an ordinary token (HTML's
         // strikethrough end tag), so it counts only where the file marks it as control.
         if let id = vocabulary.id(for: Array("</s>".utf8)), types[id] == UInt8(TokenType.control.rawValue) {
             endOfGeneration.insert(id)
         }
         for group in Self.fillInMiddleEndNames {
-            if let id = group.lazy.compactMap({ vocabulary.id(for: Array($0.utf8)) }).first { endOfGeneration.insert(id) }
+            if let id = group.lazy.compactMap({ vocabulary.id(for: Array($0.utf8)) }).first {
+                endOfGeneration.insert(id)
+            }
         }
         if let eosTokenID { endOfGeneration.insert(eosTokenID) }
         for id in endOfGeneration where types[id] != UInt8(TokenType.control.rawValue) {

@@ -57,7 +57,9 @@ struct Arguments {
 
     func int(_ name: String, default fallback: Int? = nil) throws -> Int? {
         guard let text = values[name] else { return fallback }
-        guard let value = Int(text) else { throw UsageError(description: "--\(name) expects an integer, got '\(text)'") }
+        guard let value = Int(text) else {
+            throw UsageError(description: "--\(name) expects an integer, got '\(text)'")
+        }
         return value
     }
 

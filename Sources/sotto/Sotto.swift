@@ -29,7 +29,8 @@ enum Sotto {
         var lines = ["usage: sotto <command> [options]", "", "Private, local AI for chat software.", "", "commands:"]
         let width = commands.map { $0.name.count }.max() ?? 0
         for command in commands {
-            lines.append("  " + command.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + command.summary)
+            lines.append(
+                "  " + command.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + command.summary)
         }
         lines.append("")
         lines.append("Run 'sotto <command> --help' for a command's options.")

@@ -37,7 +37,8 @@ struct TokenCommand: Command {
         guard let unit = text.last, let multiplier = units[unit], let count = Int64(text.dropLast()), count > 0,
             count <= 100 * 365 * 86_400 / multiplier
         else {
-            throw UsageError(description: "--expires-in expects a positive number with s, m, h, d or w (e.g. 12h), got '\(text)'")
+            throw UsageError(
+                description: "--expires-in expects a positive number with s, m, h, d or w (e.g. 12h), got '\(text)'")
         }
         return count * multiplier
     }

@@ -1,5 +1,6 @@
-@testable import ChatIntelligence
 import Testing
+
+@testable import ChatIntelligence
 
 @Suite struct CleanupTests {
     let conversation = [
@@ -12,7 +13,10 @@ import Testing
     }
 
     @Test func trimsWhitespaceAndWrappingQuotes() {
-        #expect(cleaned(["  Sounds good! ", "\"Can't wait!\"", "“See you then.”"]) == ["Sounds good!", "Can't wait!", "See you then."])
+        #expect(
+            cleaned(["  Sounds good! ", "\"Can't wait!\"", "“See you then.”"]) == [
+                "Sounds good!", "Can't wait!", "See you then.",
+            ])
     }
 
     @Test func dropsEmptiesAndDuplicates() {
@@ -20,7 +24,8 @@ import Testing
     }
 
     @Test func dropsRepeatsOfTheConversation() {
-        #expect(cleaned(["yes! see you at 7", "Are we still on for Saturday", "Perfect, thanks!"]) == ["Perfect, thanks!"])
+        #expect(
+            cleaned(["yes! see you at 7", "Are we still on for Saturday", "Perfect, thanks!"]) == ["Perfect, thanks!"])
     }
 
     @Test func removesTheUsersOwnLabelAndDropsOthers() {
@@ -28,8 +33,12 @@ import Testing
     }
 
     @Test func removesTheUserAddressingThemself() {
-        #expect(cleaned(["Great news, Alice!", "Alice, what time?", "Sorry, alice."]) == ["Great news!", "What time?", "Sorry."])
-        #expect(cleaned(["Thanks, Bob!", "Ask Alice later.", "Alice!"]) == ["Thanks, Bob!", "Ask Alice later.", "Alice!"])
+        #expect(
+            cleaned(["Great news, Alice!", "Alice, what time?", "Sorry, alice."]) == [
+                "Great news!", "What time?", "Sorry.",
+            ])
+        #expect(
+            cleaned(["Thanks, Bob!", "Ask Alice later.", "Alice!"]) == ["Thanks, Bob!", "Ask Alice later.", "Alice!"])
     }
 
     @Test func keepsAtMostThree() {
@@ -38,6 +47,7 @@ import Testing
 
     @Test func emojiOnlyRepliesCompareByText() {
         let withThumb = [message(People.bob, "👍")]
-        #expect(ReplySuggester.cleaned(["👍", "🎉", "Nice!"], messages: withThumb, user: People.alice) == ["🎉", "Nice!"])
+        #expect(
+            ReplySuggester.cleaned(["👍", "🎉", "Nice!"], messages: withThumb, user: People.alice) == ["🎉", "Nice!"])
     }
 }

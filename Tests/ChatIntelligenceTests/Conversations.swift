@@ -29,14 +29,19 @@ struct Conversation: Decodable, Sendable {
 
     var chatMessages: [ChatMessage] {
         let people = people
-        return messages.map { ChatMessage(author: people[$0.from] ?? Participant(id: $0.from, name: $0.from), text: $0.text) }
+        return messages.map {
+            ChatMessage(author: people[$0.from] ?? Participant(id: $0.from, name: $0.from), text: $0.text)
+        }
     }
 
     var replyTone: ReplySuggester.Tone? { tone.flatMap(ReplySuggester.Tone.init(rawValue:)) }
 
     static func loadAll() throws -> [Conversation] {
-        guard let url = Bundle.module.url(forResource: "conversations", withExtension: "json", subdirectory: "Fixtures") else {
-            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "Fixtures/conversations.json is not in the bundle"])
+        guard let url = Bundle.module.url(forResource: "conversations", withExtension: "json", subdirectory: "Fixtures")
+        else {
+            throw CocoaError(
+                .fileNoSuchFile,
+                userInfo: [NSLocalizedDescriptionKey: "Fixtures/conversations.json is not in the bundle"])
         }
         return try JSONDecoder().decode([Conversation].self, from: Data(contentsOf: url))
     }

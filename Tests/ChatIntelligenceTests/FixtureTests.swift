@@ -10,8 +10,12 @@ import Testing
         #expect(conversations.contains { $0.messages.count > ReplySuggester.messageLimit })
         for conversation in conversations {
             #expect(conversation.people[conversation.user] != nil, "\(conversation.name): unknown user")
-            #expect(conversation.messages.allSatisfy { conversation.people[$0.from] != nil }, "\(conversation.name): unknown author")
-            #expect(ReplySuggester.wantsReply(conversation.chatMessages, user: conversation.userParticipant), "\(conversation.name)")
+            #expect(
+                conversation.messages.allSatisfy { conversation.people[$0.from] != nil },
+                "\(conversation.name): unknown author")
+            #expect(
+                ReplySuggester.wantsReply(conversation.chatMessages, user: conversation.userParticipant),
+                "\(conversation.name)")
         }
     }
 }

@@ -1,13 +1,15 @@
-@testable import ChatIntelligence
 import Foundation
 import FoundationModels
 import Guidance
 import Testing
 
+@testable import ChatIntelligence
+
 /// The reply patterns compiled by the engine's grammar compiler, as constrained decoding uses them.
 @Suite struct GrammarTests {
     func grammar(for schema: GenerationSchema) throws -> Grammar {
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(schema.jsonSchemaString.utf8)) as? [String: Any])
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(schema.jsonSchemaString.utf8)) as? [String: Any])
         let replies = try #require((json["properties"] as? [String: Any])?["replies"] as? [String: Any])
         let pattern = try #require((replies["items"] as? [String: Any])?["pattern"] as? String)
         let element = Schema.string(pattern: pattern)

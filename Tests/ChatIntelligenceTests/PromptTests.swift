@@ -1,10 +1,13 @@
-@testable import ChatIntelligence
 import Testing
+
+@testable import ChatIntelligence
 
 @Suite struct PromptTests {
     /// The transcript lines of the prompt for messages 1...count.
     func transcript(ofMessages count: Int) -> [String] {
-        let messages = (1...count).map { index in message(index.isMultiple(of: 2) ? People.alice : People.bob, "message \(index)") }
+        let messages = (1...count).map { index in
+            message(index.isMultiple(of: 2) ? People.alice : People.bob, "message \(index)")
+        }
         let prompt = ReplySuggester.prompt(for: messages, user: People.alice, tone: nil)
         let lines = prompt.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines.first == "Conversation (oldest first):")
@@ -40,14 +43,20 @@ import Testing
     @Test func saysWhoTheUserIsAndWhomTheyAnswer() {
         let messages = [message(People.alice, "Lunch?"), message(People.carol, "Sure"), message(People.bob, "Where?")]
         let prompt = ReplySuggester.prompt(for: messages, user: People.carol, tone: nil)
-        #expect(prompt.contains("The user is Carol. Write three replies Carol could send next, answering Bob. At most 5 words each."))
+        #expect(
+            prompt.contains(
+                "The user is Carol. Write three replies Carol could send next, answering Bob. At most 5 words each."))
         #expect(prompt.hasSuffix("Tone: casual and friendly."))
     }
 
     @Test func toneLine() {
         let messages = [message(People.bob, "Could you send the report?")]
-        #expect(ReplySuggester.prompt(for: messages, user: People.alice, tone: .formal).hasSuffix("Tone: polite and formal."))
-        #expect(ReplySuggester.prompt(for: messages, user: People.alice, tone: .casual).hasSuffix("Tone: casual and friendly."))
+        #expect(
+            ReplySuggester.prompt(for: messages, user: People.alice, tone: .formal).hasSuffix(
+                "Tone: polite and formal."))
+        #expect(
+            ReplySuggester.prompt(for: messages, user: People.alice, tone: .casual).hasSuffix(
+                "Tone: casual and friendly."))
     }
 
     @Test func keepsEachMessageOnOneLineAndBounded() {
@@ -78,7 +87,8 @@ import Testing
         for example in ReplySuggester.examples {
             #expect(SuggestionScorer.problems(example.replies, messages: example.messages, user: example.user).isEmpty)
             for reply in example.replies {
-                #expect(reply.wholeMatch(of: regex) != nil, "\(reply): at most 5 words, one sentence, final punctuation")
+                #expect(
+                    reply.wholeMatch(of: regex) != nil, "\(reply): at most 5 words, one sentence, final punctuation")
             }
             #expect(ReplySuggester.wantsReply(example.messages, user: example.user))
         }

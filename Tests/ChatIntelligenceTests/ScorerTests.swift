@@ -1,5 +1,6 @@
-@testable import ChatIntelligence
 import Testing
+
+@testable import ChatIntelligence
 
 @Suite struct ScorerTests {
     let conversation = [
@@ -36,7 +37,8 @@ import Testing
 
     @Test(arguments: [
         "Let's meet at the", "Let's meet at the.", "How about the place near the", "I was thinking we could go to",
-        "Sounds good, but", "Could you try a different version of …", "We could go to …?", "Maybe tacos,", "Either tacos or ramen (your", "Vamos al restaurante de",
+        "Sounds good, but", "Could you try a different version of …", "We could go to …?", "Maybe tacos,",
+        "Either tacos or ramen (your", "Vamos al restaurante de",
         "On peut aller à la", "I'm", "My treat and",
     ])
     func findsCutOffReplies(reply: String) {
@@ -61,7 +63,10 @@ import Testing
     }
 
     @Test func findsRepeatsOfTheConversation() {
-        #expect(problems(["Sure! Where should we go?", "Ramen?", "Pizza!"]) == [.repeatsConversation("Sure! Where should we go?")])
+        #expect(
+            problems(["Sure! Where should we go?", "Ramen?", "Pizza!"]) == [
+                .repeatsConversation("Sure! Where should we go?")
+            ])
     }
 
     @Test func findsGarbledReplies() {

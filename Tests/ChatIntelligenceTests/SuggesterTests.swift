@@ -1,8 +1,9 @@
-@testable import ChatIntelligence
 import Foundation
 import FoundationModels
 import Synchronization
 import Testing
+
+@testable import ChatIntelligence
 
 /// A backend that answers every request with the same text and records the requests.
 final class CannedBackend: LanguageModelBackend {
@@ -22,7 +23,9 @@ final class CannedBackend: LanguageModelBackend {
         request.messages.reduce(0) { $0 + $1.content.split(separator: " ").count }
     }
 
-    func generate(_ request: GenerationRequest, onText: @escaping @Sendable (String) -> Void) async throws -> GenerationOutput {
+    func generate(_ request: GenerationRequest, onText: @escaping @Sendable (String) -> Void) async throws
+        -> GenerationOutput
+    {
         recorded.withLock { $0.append(request) }
         onText(reply)
         return GenerationOutput(content: .text(reply), promptTokenCount: 10, outputTokenCount: 10)
@@ -58,7 +61,8 @@ final class CannedBackend: LanguageModelBackend {
     }
 
     @Test func asksWithFixedInstructionsThePromptAndTheSchema() async throws {
-        let backend = CannedBackend(reply: #"{"replies":["Can't wait!","Alice: What time?","Yeah! Saturday morning works for me."]}"#)
+        let backend = CannedBackend(
+            reply: #"{"replies":["Can't wait!","Alice: What time?","Yeah! Saturday morning works for me."]}"#)
         let suggester = ReplySuggester(model: SystemLanguageModel(backend: backend))
         let replies = try await suggester.suggestions(replyingTo: conversation, as: People.alice, tone: .formal)
         #expect(replies == ["Can't wait!", "What time?"])
@@ -68,7 +72,8 @@ final class CannedBackend: LanguageModelBackend {
         #expect(messages.map(\.role) == [.system, .user, .assistant, .user, .assistant, .user, .assistant, .user])
         #expect(messages.first?.content == ReplySuggester.instructions)
         #expect(messages.last?.content == ReplySuggester.prompt(for: conversation, user: People.alice, tone: .formal))
-        #expect(messages[2].content == #"{"replies":["Sure, which one?","Can't tonight, sorry.","How about tomorrow?"]}"#)
+        #expect(
+            messages[2].content == #"{"replies":["Sure, which one?","Can't tonight, sorry.","How about tomorrow?"]}"#)
         #expect(request.schema != nil)
         #expect(request.options == ReplySuggester.defaultOptions)
     }
@@ -91,7 +96,8 @@ final class CannedBackend: LanguageModelBackend {
         let backend = CannedBackend(reply: #"{"replies":["Sure!","Nope.","Maybe?"]}"#)
         let suggester = ReplySuggester(model: SystemLanguageModel(backend: backend))
         _ = try await suggester.suggestions(replyingTo: conversation, as: People.alice)
-        _ = try await suggester.suggestions(replyingTo: conversation + [message(People.bob, "Bring water")], as: People.alice)
+        _ = try await suggester.suggestions(
+            replyingTo: conversation + [message(People.bob, "Bring water")], as: People.alice)
         // The same instructions and examples open both requests: a prefix the engine can reuse.
         let prefixes = backend.requests.map { Array($0.messages.dropLast()) }
         #expect(prefixes.count == 2 && prefixes[0] == prefixes[1] && prefixes[0].count == 7)
@@ -118,7 +124,8 @@ final class CannedBackend: LanguageModelBackend {
 @Suite struct SchemaTests {
     /// The pattern every reply of `schema` must match, as the prompt and the engine see it.
     func replyPattern(_ schema: GenerationSchema) throws -> Regex<AnyRegexOutput> {
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(schema.jsonSchemaString.utf8)) as? [String: Any])
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(schema.jsonSchemaString.utf8)) as? [String: Any])
         let properties = try #require(json["properties"] as? [String: Any])
         let replies = try #require(properties["replies"] as? [String: Any])
         #expect(replies["minItems"] as? Int == 3)

@@ -27,12 +27,16 @@ import Testing
         }
         let replayed = try env["SOTTO_EVAL_REPLAY"].map(Self.chipSets(from:))
         let model = SystemLanguageModel.default
-        if replayed == nil { try #require(model.availability == .available, "model unavailable: \(model.availability)") }
+        if replayed == nil {
+            try #require(model.availability == .available, "model unavailable: \(model.availability)")
+        }
         let seeds = max(1, Int(env["SOTTO_EVAL_SEEDS"] ?? "") ?? 1)
         let temperature = Double(env["SOTTO_EVAL_TEMPERATURE"] ?? "") ?? ReplySuggester.defaultOptions.temperature
         let sampling = env["SOTTO_EVAL_SAMPLING"] ?? "default"
 
-        print("model \(env["SOTTO_MODEL"] ?? SystemLanguageModel.LocalModel.defaultID), sampling \(sampling), temperature \(temperature.map { "\($0)" } ?? "-"), \(seeds) seed(s)")
+        print(
+            "model \(env["SOTTO_MODEL"] ?? SystemLanguageModel.LocalModel.defaultID), sampling \(sampling), temperature \(temperature.map { "\($0)" } ?? "-"), \(seeds) seed(s)"
+        )
         var passed = 0
         var total = 0
         var times: [Double] = []
@@ -41,7 +45,8 @@ import Testing
             options.temperature = temperature
             switch sampling {
             case "greedy": options.sampling = .greedy
-            case let mode where mode.hasPrefix("top:"): options.sampling = .random(top: Int(mode.dropFirst(4)) ?? 40, seed: UInt64(7 + seed))
+            case let mode where mode.hasPrefix("top:"):
+                options.sampling = .random(top: Int(mode.dropFirst(4)) ?? 40, seed: UInt64(7 + seed))
             default: options.sampling = .random(top: 40, seed: UInt64(7 + seed))
             }
             var suggester = ReplySuggester(model: model, options: options)
@@ -56,7 +61,9 @@ import Testing
                     replies = replayed[conversation.name] ?? []
                 } else {
                     do {
-                        replies = try await suggester.suggestions(replyingTo: messages, as: user, tone: conversation.replyTone) ?? []
+                        replies =
+                            try await suggester.suggestions(
+                                replyingTo: messages, as: user, tone: conversation.replyTone) ?? []
                     } catch {
                         failure = "\(error)"
                     }
@@ -64,14 +71,18 @@ import Testing
                 let elapsed = ContinuousClock.now - start
                 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
                 if total > 0 { times.append(seconds) }  // the first request also loads the model
-                let problems = SuggestionScorer.problems(replies, messages: Array(messages.suffix(ReplySuggester.windowSize(messageCount: messages.count))), user: user)
+                let problems = SuggestionScorer.problems(
+                    replies, messages: Array(messages.suffix(ReplySuggester.windowSize(messageCount: messages.count))),
+                    user: user)
                 let ok = failure == nil && problems.isEmpty
                 total += 1
                 if ok { passed += 1 }
                 let name = conversation.name.padding(toLength: 16, withPad: " ", startingAt: 0)
                 let kind = conversation.kind.prefix(28).padding(toLength: 28, withPad: " ", startingAt: 0)
                 let verdict = ok ? "pass" : "FAIL"
-                print("\(name) \(kind) \(verdict) \(String(format: "%5.1f s", seconds))  " + replies.map { "[\($0)]" }.joined(separator: " "))
+                print(
+                    "\(name) \(kind) \(verdict) \(String(format: "%5.1f s", seconds))  "
+                        + replies.map { "[\($0)]" }.joined(separator: " "))
                 if let failure { print("    error: \(failure)") }
                 for problem in problems { print("    - \(problem)") }
                 fflush(nil)  // a row per conversation as it is scored, even into a pipe
@@ -80,7 +91,10 @@ import Testing
         times.sort()
         let median = times.isEmpty ? 0 : times[times.count / 2]
         let rate = total == 0 ? 0 : Double(passed) / Double(total)
-        print(String(format: "pass rate %d/%d = %.0f %%, median %.1f s per chip set (warm)", passed, total, rate * 100, median))
+        print(
+            String(
+                format: "pass rate %d/%d = %.0f %%, median %.1f s per chip set (warm)", passed, total, rate * 100,
+                median))
         let target = Double(env["SOTTO_EVAL_TARGET"] ?? "") ?? 0.9
         #expect(rate >= target, "pass rate \(rate) below \(target)")
     }

@@ -27,7 +27,9 @@ import Testing
     @Test(arguments: ["", "has space", "semi;colon", String(repeating: "x", count: 65), "émile"])
     func invalidUserIDsAreRejected(id: String) throws {
         let store = try TemporaryStore().store
-        #expect(throws: ChatStoreError.self) { try store.upsertUsers([.init(id: UserID(rawValue: id), name: "X")], by: nil) }
+        #expect(throws: ChatStoreError.self) {
+            try store.upsertUsers([.init(id: UserID(rawValue: id), name: "X")], by: nil)
+        }
     }
 
     @Test(arguments: ["messaging", "Messaging:x", "messaging:", ":x", "messaging:a b", "messaging:a/b"])
@@ -47,7 +49,8 @@ import Testing
             try store.getOrCreateChannel(cid, name: nil, members: [], by: "carol")
         }
         #expect(throws: ChatStoreError.notFound(what: "user", id: "zed")) {
-            try store.getOrCreateChannel(ChannelID(type: "messaging", id: "new"), name: nil, members: ["zed"], by: "alice")
+            try store.getOrCreateChannel(
+                ChannelID(type: "messaging", id: "new"), name: nil, members: ["zed"], by: "alice")
         }
         #expect(try store.channel(ChannelID(type: "messaging", id: "new")) == nil)
     }
@@ -90,9 +93,13 @@ import Testing
     @Test func emptyAndOverlongTextIsRejected() throws {
         let temporary = try TemporaryStore()
         let cid = try temporary.seeded()
-        #expect(throws: ChatStoreError.self) { try temporary.store.sendMessage(NewMessage(cid: cid, author: "alice", text: " \n")) }
+        #expect(throws: ChatStoreError.self) {
+            try temporary.store.sendMessage(NewMessage(cid: cid, author: "alice", text: " \n"))
+        }
         let long = String(repeating: "a", count: ChatStore.maxMessageLength + 1)
-        #expect(throws: ChatStoreError.self) { try temporary.store.sendMessage(NewMessage(cid: cid, author: "alice", text: long)) }
+        #expect(throws: ChatStoreError.self) {
+            try temporary.store.sendMessage(NewMessage(cid: cid, author: "alice", text: long))
+        }
     }
 
     @Test func historyPagesBackwardsByMessageID() throws {
@@ -101,7 +108,9 @@ import Testing
         let cid = try temporary.seeded()
         for index in 0..<25 {
             _ = try store.sendMessage(
-                NewMessage(id: MessageID(rawValue: "m\(index)"), cid: cid, author: index % 2 == 0 ? "alice" : "bob", text: "#\(index)"))
+                NewMessage(
+                    id: MessageID(rawValue: "m\(index)"), cid: cid, author: index % 2 == 0 ? "alice" : "bob",
+                    text: "#\(index)"))
         }
         let newest = try store.messages(in: cid, for: "alice", limit: 10)
         #expect(newest.messages.map(\.text) == (15..<25).map { "#\($0)" })
@@ -132,7 +141,10 @@ import Testing
         let temporary = try TemporaryStore()
         let store = temporary.store
         let cid = try temporary.seeded()
-        for index in 0..<3 { _ = try store.sendMessage(NewMessage(id: MessageID(rawValue: "a\(index)"), cid: cid, author: "alice", text: "hi \(index)")) }
+        for index in 0..<3 {
+            _ = try store.sendMessage(
+                NewMessage(id: MessageID(rawValue: "a\(index)"), cid: cid, author: "alice", text: "hi \(index)"))
+        }
         #expect(try store.channels(for: "bob").first?.unreadCount == 3)
         #expect(try store.channels(for: "alice").first?.unreadCount == 0)  // own messages are read
         let partial = try store.markRead("bob", in: cid, upTo: "a0")
@@ -176,7 +188,8 @@ import Testing
         let cid = try temporary.seeded()
         _ = try store.sendMessage(NewMessage(id: "m1", cid: cid, author: "alice", text: "one"))
         _ = try store.markRead("bob", in: cid)
-        try store.recordEvent(type: EventType.typingStart, cid: cid, fields: Typing(user_id: "bob"), to: ["alice"], ephemeral: true)
+        try store.recordEvent(
+            type: EventType.typingStart, cid: cid, fields: Typing(user_id: "bob"), to: ["alice"], ephemeral: true)
         let alice = try store.events(for: "alice", after: 0)
         #expect(alice.map(\.seq) == [1, 2, 3])
         #expect(alice.map(\.type) == ["message.new", "message.read", "typing.start"])
@@ -213,7 +226,8 @@ import Testing
         let temporary = try TemporaryStore(options: options)
         let store = temporary.store
         let cid = try temporary.seeded()
-        try store.recordEvent(type: EventType.typingStart, cid: cid, fields: Typing(user_id: "bob"), to: ["alice"], ephemeral: true)
+        try store.recordEvent(
+            type: EventType.typingStart, cid: cid, fields: Typing(user_id: "bob"), to: ["alice"], ephemeral: true)
         Thread.sleep(forTimeInterval: 0.01)
         _ = try store.sendMessage(NewMessage(cid: cid, author: "bob", text: "hi"))
         #expect(try store.events(for: "alice", after: 0).map(\.seq) == [2])
@@ -231,7 +245,8 @@ import Testing
             let parent: MessageID? = index % 10 == 9 ? "missing-parent" : nil
             do {
                 _ = try store.sendMessage(
-                    NewMessage(id: MessageID(rawValue: "c\(index)"), cid: cid, author: index % 2 == 0 ? "alice" : "bob",
+                    NewMessage(
+                        id: MessageID(rawValue: "c\(index)"), cid: cid, author: index % 2 == 0 ? "alice" : "bob",
                         text: "#\(index)", parentID: parent))
             } catch {
                 failures.increment()

@@ -81,7 +81,8 @@ struct ErrorTests {
     }
 
     @Test func raiseExceptionThrowsTheTemplatesMessage() throws {
-        let source = "{% for m in messages %}\n{% if m.role == 'bad' %}{{ raise_exception('Role ' + m.role + ' is not allowed') }}{% endif %}{% endfor %}"
+        let source =
+            "{% for m in messages %}\n{% if m.role == 'bad' %}{{ raise_exception('Role ' + m.role + ' is not allowed') }}{% endif %}{% endfor %}"
         let error = try #require(try renderError(source, ["messages": [["role": "bad"]]]))
         #expect(error.kind == .raised)
         #expect(error.message == "Role bad is not allowed")

@@ -20,7 +20,9 @@ struct GoldenTests {
         let addGenerationPrompt = context["add_generation_prompt"] == .bool(true)
         if let expected = golden.expected {
             #expect(try template.render(context.dictionary) == expected)
-            #expect(try template.render(messages: messages, tools: tools, addGenerationPrompt: addGenerationPrompt) == expected)
+            #expect(
+                try template.render(messages: messages, tools: tools, addGenerationPrompt: addGenerationPrompt)
+                    == expected)
         } else {
             #expect(throws: TemplateError.self) {
                 try template.render(messages: messages, tools: tools, addGenerationPrompt: addGenerationPrompt)
@@ -50,6 +52,8 @@ struct GoldenTests {
         let tools: [TemplateValue] = [["type": "function", "function": ["name": "f"]]]
         let prompt = try ChatTemplate(large).render(
             messages: [["role": "user", "content": "x"]], tools: tools, addGenerationPrompt: true)
-        #expect(prompt.contains("<tool_call>\n{{\"name\": <function-name>, \"arguments\": <args-json-object>}}\n</tool_call>"))
+        #expect(
+            prompt.contains(
+                "<tool_call>\n{{\"name\": <function-name>, \"arguments\": <args-json-object>}}\n</tool_call>"))
     }
 }

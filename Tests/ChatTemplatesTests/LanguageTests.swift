@@ -10,7 +10,8 @@ struct LanguageTests {
     }
 
     @Test func forLoopVariables() throws {
-        let source = "{% for x in xs %}{{ loop.index0 }}{{ loop.index }}{{ loop.length }}{% if loop.first %}F{% endif %}{% if loop.last %}L{% endif %} {% endfor %}"
+        let source =
+            "{% for x in xs %}{{ loop.index0 }}{{ loop.index }}{{ loop.length }}{% if loop.first %}F{% endif %}{% if loop.last %}L{% endif %} {% endfor %}"
         #expect(try render(source, ["xs": ["a", "b", "c"]]) == "013F 123 233L ")
     }
 
@@ -22,12 +23,14 @@ struct LanguageTests {
     }
 
     @Test func setRebindsTheLoopVariable() throws {
-        let source = "{% for call in calls %}{% if call.function is defined %}{% set call = call.function %}{% endif %}{{ call.name }}{% endfor %}"
+        let source =
+            "{% for call in calls %}{% if call.function is defined %}{% set call = call.function %}{% endif %}{{ call.name }}{% endfor %}"
         #expect(try render(source, ["calls": [["function": ["name": "a"]], ["name": "b"]]]) == "ab")
     }
 
     @Test func namespaceCarriesValuesOutOfLoops() throws {
-        let source = "{% set ns = namespace(count=0) %}{% for x in xs %}{% set ns.count = ns.count + x %}{% endfor %}{{ ns.count }}"
+        let source =
+            "{% set ns = namespace(count=0) %}{% for x in xs %}{% set ns.count = ns.count + x %}{% endfor %}{{ ns.count }}"
         #expect(try render(source, ["xs": [1, 2, 3]]) == "6")
         #expect(try render("{% set n = 0 %}{% for x in [1, 2] %}{% set n = n + x %}{% endfor %}{{ n }}") == "0")
     }
@@ -42,7 +45,9 @@ struct LanguageTests {
     }
 
     @Test func tests() throws {
-        #expect(try render("{{ x is defined }}{{ y is not defined }}{{ x is none }}{{ 'a' is string }}", ["x": nil]) == "TrueTrueTrueTrue")
+        #expect(
+            try render("{{ x is defined }}{{ y is not defined }}{{ x is none }}{{ 'a' is string }}", ["x": nil])
+                == "TrueTrueTrueTrue")
     }
 
     @Test func truthiness() throws {
@@ -57,7 +62,9 @@ struct LanguageTests {
     }
 
     @Test func stringLiteralsInBothQuotesWithEscapes() throws {
-        #expect(try render(#"{{ 'it\'s' }} {{ "say \"hi\"" }} {{ 'a\nb' }} {{ 'back\\slash' }}"#) == "it's say \"hi\" a\nb back\\slash")
+        #expect(
+            try render(#"{{ 'it\'s' }} {{ "say \"hi\"" }} {{ 'a\nb' }} {{ 'back\\slash' }}"#)
+                == "it's say \"hi\" a\nb back\\slash")
         // `}}` inside a string literal is text, as the Qwen2.5 1.5B template needs.
         #expect(try render(#"{{- "{{\"name\": <function-name>}}" }}"#) == #"{{"name": <function-name>}}"#)
     }
@@ -71,22 +78,35 @@ struct LanguageTests {
     }
 
     @Test func filters() throws {
-        #expect(try render("{{ '  x ' | trim }}|{{ 'aB' | upper }}{{ 'aB' | lower }}|{{ xs | length }}|{{ xs | join('-') }}", ["xs": [1, 2]]) == "x|ABab|2|1-2")
-        #expect(try render("{{ xs | first }}{{ xs | last }}{{ missing | default('d') }}{{ 5 | string }}", ["xs": [1, 2]]) == "12d5")
+        #expect(
+            try render(
+                "{{ '  x ' | trim }}|{{ 'aB' | upper }}{{ 'aB' | lower }}|{{ xs | length }}|{{ xs | join('-') }}",
+                ["xs": [1, 2]]) == "x|ABab|2|1-2")
+        #expect(
+            try render("{{ xs | first }}{{ xs | last }}{{ missing | default('d') }}{{ 5 | string }}", ["xs": [1, 2]])
+                == "12d5")
         #expect(try render("{{ d | tojson }}", ["d": ["b": 1, "a": "é"]]) == #"{"b": 1, "a": "é"}"#)
         #expect(try render("{{ d | tojson(indent=2) }}", ["d": ["a": [1]]]) == "{\n  \"a\": [\n    1\n  ]\n}")
     }
 
     @Test func methods() throws {
-        #expect(try render("{{ s.startswith('ab') }}{{ s.endswith('x') }}{{ ' s '.strip() }}{{ 'a,b'.split(',') }}", ["s": "abc"]) == "TrueFalses['a', 'b']")
-        #expect(try render("{% for k, v in d.items() %}{{ k }}={{ v }};{% endfor %}", ["d": ["z": 1, "a": 2]]) == "z=1;a=2;")
+        #expect(
+            try render(
+                "{{ s.startswith('ab') }}{{ s.endswith('x') }}{{ ' s '.strip() }}{{ 'a,b'.split(',') }}", ["s": "abc"])
+                == "TrueFalses['a', 'b']")
+        #expect(
+            try render("{% for k, v in d.items() %}{{ k }}={{ v }};{% endfor %}", ["d": ["z": 1, "a": 2]]) == "z=1;a=2;"
+        )
     }
 
     @Test func compiledOnceRenderedManyTimesConcurrently() async throws {
         let template = try ChatTemplate("{% for m in messages %}{{ m.content }}{% endfor %}")
         let outputs = try await withThrowingTaskGroup(of: String.self) { group in
             for i in 0..<16 {
-                group.addTask { try template.render(messages: [["role": "user", "content": .string("m\(i)")]], addGenerationPrompt: false) }
+                group.addTask {
+                    try template.render(
+                        messages: [["role": "user", "content": .string("m\(i)")]], addGenerationPrompt: false)
+                }
             }
             var all: [String] = []
             for try await output in group { all.append(output) }
@@ -96,11 +116,13 @@ struct LanguageTests {
     }
 
     @Test func renderMessagesPassesToolsAsNoneLikeHuggingFace() throws {
-        let template = try ChatTemplate("{{ tools is defined }} {{ tools is none }} {{ add_generation_prompt }} {{ bos_token }}")
+        let template = try ChatTemplate(
+            "{{ tools is defined }} {{ tools is none }} {{ add_generation_prompt }} {{ bos_token }}")
         let output = try template.render(
             messages: [], addGenerationPrompt: true, extra: ["bos_token": "<s>", "add_generation_prompt": false])
         #expect(output == "True True True <s>")
-        let withTools = try ChatTemplate("{{ tools | length }}").render(messages: [], tools: [["name": "f"]], addGenerationPrompt: false)
+        let withTools = try ChatTemplate("{{ tools | length }}").render(
+            messages: [], tools: [["name": "f"]], addGenerationPrompt: false)
         #expect(withTools == "1")
     }
 }

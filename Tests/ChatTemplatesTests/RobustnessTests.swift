@@ -5,7 +5,8 @@ import Testing
 @Suite("Robustness")
 struct RobustnessTests {
     @Test func deepNestingIsRefused() throws {
-        let parentheses = "{{ " + String(repeating: "(", count: 5_000) + "1" + String(repeating: ")", count: 5_000) + " }}"
+        let parentheses =
+            "{{ " + String(repeating: "(", count: 5_000) + "1" + String(repeating: ")", count: 5_000) + " }}"
         let nots = "{{ " + String(repeating: "not ", count: 5_000) + "x }}"
         let minus = "{{ " + String(repeating: "-", count: 5_000) + "1 }}"
         let lists = "{{ " + String(repeating: "[", count: 5_000) + String(repeating: "]", count: 5_000) + " }}"
@@ -40,7 +41,10 @@ struct RobustnessTests {
         }
         let messages: [TemplateValue] = [
             ["role": "system", "content": "s"], ["role": "user", "content": "u"],
-            ["role": "assistant", "content": nil, "tool_calls": [["type": "function", "function": ["name": "f", "arguments": ["a": 1]]]]],
+            [
+                "role": "assistant", "content": nil,
+                "tool_calls": [["type": "function", "function": ["name": "f", "arguments": ["a": 1]]]],
+            ],
             ["role": "tool", "content": "r"],
         ]
         var compiled = 0

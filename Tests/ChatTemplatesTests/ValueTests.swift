@@ -26,7 +26,8 @@ struct ValueTests {
     }
 
     @Test func jsonParsingKeepsKeyOrderAndTypes() throws {
-        let value = try TemplateValue(json: #" {"z": [1, 2.0, -3e2, true, null], "a": {"é\n\u00e9\ud83d\ude00": "\"q\""}} "#)
+        let value = try TemplateValue(
+            json: #" {"z": [1, 2.0, -3e2, true, null], "a": {"é\n\u00e9\ud83d\ude00": "\"q\""}} "#)
         #expect(value == ["z": [1, 2.0, -300.0, true, nil], "a": ["é\né😀": "\"q\""]])
         guard case .object(let object) = value else { return }
         #expect(object.keys == ["z", "a"])
@@ -46,7 +47,8 @@ struct ValueTests {
 
     @Test func jsonStringMatchesPythonJsonDumps() {
         let value: TemplateValue = ["name": "f", "args": ["x": 1.0, "y": [true, nil], "s": "é\t\"\u{1}"], "e": [:]]
-        #expect(value.jsonString() == #"{"name": "f", "args": {"x": 1.0, "y": [true, null], "s": "é\t\"\u0001"}, "e": {}}"#)
+        #expect(
+            value.jsonString() == #"{"name": "f", "args": {"x": 1.0, "y": [true, null], "s": "é\t\"\u0001"}, "e": {}}"#)
         #expect(TemplateValue.array([1, [2]]).jsonString(indent: 1) == "[\n 1,\n [\n  2\n ]\n]")
         #expect(TemplateValue.double(1e-7).jsonString() == "1e-07")
         #expect(TemplateValue.double(1e16).jsonString() == "1e+16")

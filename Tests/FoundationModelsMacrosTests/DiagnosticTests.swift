@@ -61,7 +61,8 @@ import Testing
             }
             """)
         #expect(result.diagnostics.count == 1)
-        #expect(result.diagnostics.first?.contains("a 'let' property with an initial value cannot be generated") == true)
+        #expect(
+            result.diagnostics.first?.contains("a 'let' property with an initial value cannot be generated") == true)
     }
 
     @Test func letWithoutInitialValueIsFine() {

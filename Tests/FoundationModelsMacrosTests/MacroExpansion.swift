@@ -33,7 +33,8 @@ func expand(_ source: String) -> Expansion {
         indentationWidth: .spaces(4))
     // Macros see detached copies of nodes; the context maps them back to the original file.
     let diagnostics = context.diagnostics.map { diagnostic -> String in
-        guard let location = context.location(of: diagnostic.node, at: .afterLeadingTrivia, filePathMode: .fileID) else {
+        guard let location = context.location(of: diagnostic.node, at: .afterLeadingTrivia, filePathMode: .fileID)
+        else {
             return "?:?: \(diagnostic.message)"
         }
         return "\(location.line.trimmedDescription):\(location.column.trimmedDescription): \(diagnostic.message)"

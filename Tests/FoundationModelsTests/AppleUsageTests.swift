@@ -66,7 +66,8 @@ import Testing
         #expect(request.messages[0].content == "You suggest replies to chat messages.\nUse a formal tone.")
         #expect(
             request.messages[1].content
-                == "Suggest a reply to this conversation:\nHi!\nAre you free Saturday?\n" + #"{"replies":["a","b","c"]}"#)
+                == "Suggest a reply to this conversation:\nHi!\nAre you free Saturday?\n"
+                + #"{"replies":["a","b","c"]}"#)
         #expect(request.options.temperature == 0.7)
     }
 
@@ -84,10 +85,12 @@ import Testing
         let session = LanguageModelSession(model: SystemLanguageModel(backend: backend))
         let response = try await session.respond(to: "Hiking conversation", generating: SearchSuggestions.self)
         #expect(response.content.searchTerms == ["trail", "hike", "boots", "map"])
-        guard case .array(_, let minimum, let maximum)? = backend.requests.first.flatMap({ request -> SchemaNode? in
-            guard case .object(let object)? = request.schema?.root else { return nil }
-            return object.properties.first?.node
-        }) else {
+        guard
+            case .array(_, let minimum, let maximum)? = backend.requests.first.flatMap({ request -> SchemaNode? in
+                guard case .object(let object)? = request.schema?.root else { return nil }
+                return object.properties.first?.node
+            })
+        else {
             Issue.record("expected an array property")
             return
         }
@@ -97,7 +100,9 @@ import Testing
     @Test func generatingAnEnumAndNestedTypes() async throws {
         let backend = ScriptedBackend(turns: [
             .text(#""negative""#),
-            .text(##"{"title":"Night Train","characters":[{"name":"Ada","age":36,"mood":"positive"}],"hashtag":"#train","genre":"mystery","rating":4.5}"##),
+            .text(
+                ##"{"title":"Night Train","characters":[{"name":"Ada","age":36,"mood":"positive"}],"hashtag":"#train","genre":"mystery","rating":4.5}"##
+            ),
         ])
         let session = LanguageModelSession(model: SystemLanguageModel(backend: backend))
         let sentiment = try await session.respond(to: "I hate rain.", generating: Sentiment.self).content
@@ -120,7 +125,8 @@ import Testing
     }
 
     @Test func errorsDescribeThemselves() {
-        let error = LanguageModelSession.GenerationError.exceededContextWindowSize(.init(debugDescription: "Content contains 9056 tokens"))
+        let error = LanguageModelSession.GenerationError.exceededContextWindowSize(
+            .init(debugDescription: "Content contains 9056 tokens"))
         #expect(error.errorDescription != nil)
         #expect(error.failureReason == "Content contains 9056 tokens")
         #expect(error.recoverySuggestion != nil)
@@ -133,7 +139,9 @@ import Testing
     private let environment = ["HOME": "/home/ada"]
 
     @Test func sottoModelSelectsIdsPathsOrOff() {
-        #expect(LocalModel.resolve(nil, environment: environment) == .missing(path: "/home/ada/.sotto/models/qwen2.5-coder-1.5b.gguf"))
+        #expect(
+            LocalModel.resolve(nil, environment: environment)
+                == .missing(path: "/home/ada/.sotto/models/qwen2.5-coder-1.5b.gguf"))
         #expect(
             LocalModel.resolve(nil, environment: environment.merging(["SOTTO_MODEL": "smollm2-135m"]) { $1 })
                 == .missing(path: "/home/ada/.sotto/models/smollm2-135m.gguf"))
@@ -141,7 +149,8 @@ import Testing
             LocalModel.resolve(nil, environment: environment.merging(["SOTTO_MODEL": "~/models/x.gguf"]) { $1 })
                 == .missing(path: "/home/ada/models/x.gguf"))
         #expect(
-            LocalModel.resolve(nil, environment: environment.merging(["SOTTO_MODEL": "qwen", "SOTTO_HOME": "/srv/sotto"]) { $1 })
+            LocalModel.resolve(
+                nil, environment: environment.merging(["SOTTO_MODEL": "qwen", "SOTTO_HOME": "/srv/sotto"]) { $1 })
                 == .missing(path: "/srv/sotto/models/qwen.gguf"))
         for off in ["off", "OFF", "none", "disabled"] {
             #expect(LocalModel.resolve(nil, environment: environment.merging(["SOTTO_MODEL": off]) { $1 }) == .disabled)
@@ -155,15 +164,25 @@ import Testing
         #expect(LocalModel.resolve(.path(url.path), environment: environment) == .file(path: url.path, size: 1234))
         #expect(LocalModel.resolve(nil, environment: ["SOTTO_MODEL": url.path]) == .file(path: url.path, size: 1234))
         // A directory is not a model.
-        #expect(LocalModel.resolve(.path(FileManager.default.temporaryDirectory.path), environment: environment) != .file(path: FileManager.default.temporaryDirectory.path, size: 0))
+        #expect(
+            LocalModel.resolve(.path(FileManager.default.temporaryDirectory.path), environment: environment)
+                != .file(path: FileManager.default.temporaryDirectory.path, size: 0))
     }
 
     @Test func availabilityMapsHonestly() {
         let gigabyte: UInt64 = 1 << 30
-        #expect(SystemLanguageModel.availability(of: .disabled, physicalMemory: 64 * gigabyte) == .unavailable(.appleIntelligenceNotEnabled))
-        #expect(SystemLanguageModel.availability(of: .missing(path: "/x"), physicalMemory: 64 * gigabyte) == .unavailable(.modelNotReady))
-        #expect(SystemLanguageModel.availability(of: .file(path: "/x", size: gigabyte), physicalMemory: 8 * gigabyte) == .available)
-        #expect(SystemLanguageModel.availability(of: .file(path: "/x", size: 8 * gigabyte), physicalMemory: 8 * gigabyte) == .unavailable(.deviceNotEligible))
+        #expect(
+            SystemLanguageModel.availability(of: .disabled, physicalMemory: 64 * gigabyte)
+                == .unavailable(.appleIntelligenceNotEnabled))
+        #expect(
+            SystemLanguageModel.availability(of: .missing(path: "/x"), physicalMemory: 64 * gigabyte)
+                == .unavailable(.modelNotReady))
+        #expect(
+            SystemLanguageModel.availability(of: .file(path: "/x", size: gigabyte), physicalMemory: 8 * gigabyte)
+                == .available)
+        #expect(
+            SystemLanguageModel.availability(of: .file(path: "/x", size: 8 * gigabyte), physicalMemory: 8 * gigabyte)
+                == .unavailable(.deviceNotEligible))
     }
 }
 

@@ -7,8 +7,13 @@ import Testing
             name: "Person", description: "Someone",
             properties: [
                 .init(name: "name", schema: DynamicGenerationSchema(type: String.self)),
-                .init(name: "age", schema: DynamicGenerationSchema(type: Int.self, guides: [.range(0...130)]), isOptional: true),
-                .init(name: "pets", schema: DynamicGenerationSchema(arrayOf: DynamicGenerationSchema(referenceTo: "Pet"), minimumElements: 1, maximumElements: 2)),
+                .init(
+                    name: "age", schema: DynamicGenerationSchema(type: Int.self, guides: [.range(0...130)]),
+                    isOptional: true),
+                .init(
+                    name: "pets",
+                    schema: DynamicGenerationSchema(
+                        arrayOf: DynamicGenerationSchema(referenceTo: "Pet"), minimumElements: 1, maximumElements: 2)),
             ])
         let pet = DynamicGenerationSchema(name: "Pet", anyOf: ["cat", "dog"])
         let schema = try GenerationSchema(root: person, dependencies: [pet])
@@ -22,16 +27,20 @@ import Testing
         #expect(object.properties[1].node == .integer(minimum: 0, maximum: 130))
         #expect(object.properties[1].isOptional)
         #expect(object.properties[2].node == .array(element: .reference("Pet"), minimumCount: 1, maximumCount: 2))
-        #expect(schema.resolve(.reference("Pet")) == .enumeration(name: "Pet", description: nil, cases: ["cat", "dog"]))
+        #expect(
+            schema.resolve(.reference("Pet")) == .enumeration(name: "Pet", description: nil, cases: ["cat", "dog"]))
     }
 
     @Test func unionsAndNull() throws {
         let value = DynamicGenerationSchema(
-            name: "Value", anyOf: [DynamicGenerationSchema(type: Int.self), DynamicGenerationSchema(type: String.self), .null])
+            name: "Value",
+            anyOf: [DynamicGenerationSchema(type: Int.self), DynamicGenerationSchema(type: String.self), .null])
         let schema = try GenerationSchema(root: value, dependencies: [])
         #expect(
             schema.root
-                == .anyOf(name: "Value", description: nil, choices: [.integer(minimum: nil, maximum: nil), .string(StringConstraints()), .null]))
+                == .anyOf(
+                    name: "Value", description: nil,
+                    choices: [.integer(minimum: nil, maximum: nil), .string(StringConstraints()), .null]))
     }
 
     @Test func generableTypesBringTheirDefinitions() throws {
@@ -45,7 +54,9 @@ import Testing
         let node = DynamicGenerationSchema(
             name: "Node",
             properties: [
-                .init(name: "children", schema: DynamicGenerationSchema(arrayOf: DynamicGenerationSchema(referenceTo: "Node")))
+                .init(
+                    name: "children",
+                    schema: DynamicGenerationSchema(arrayOf: DynamicGenerationSchema(referenceTo: "Node")))
             ])
         let schema = try GenerationSchema(root: node, dependencies: [])
         #expect(schema.definitions.map(\.name) == ["Node"])
@@ -71,7 +82,9 @@ import Testing
         #expect {
             _ = try GenerationSchema(root: root, dependencies: [])
         } throws: { error in
-            guard case GenerationSchema.SchemaError.duplicateProperty(let schema, let property, _) = error else { return false }
+            guard case GenerationSchema.SchemaError.duplicateProperty(let schema, let property, _) = error else {
+                return false
+            }
             return schema == "R" && property == "p"
         }
     }
@@ -95,7 +108,9 @@ import Testing
         #expect {
             _ = try GenerationSchema(root: root, dependencies: [])
         } throws: { error in
-            guard case GenerationSchema.SchemaError.undefinedReferences(let schema, let references, _) = error else { return false }
+            guard case GenerationSchema.SchemaError.undefinedReferences(let schema, let references, _) = error else {
+                return false
+            }
             return schema == "R" && references == ["Absent", "Missing"]
         }
     }

@@ -73,7 +73,10 @@ struct EngineBench {
         let schema = Replies.generationSchema
         let request = GenerationRequest(
             transcript: Transcript(entries: [
-                .prompt(Transcript.Prompt(segments: [.text(.init(content: "Suggest replies to: 'Are you coming to the party tonight?'"))]))
+                .prompt(
+                    Transcript.Prompt(segments: [
+                        .text(.init(content: "Suggest replies to: 'Are you coming to the party tonight?'"))
+                    ]))
             ]), schema: schema)
         let prompt = try loaded.renderer.tokens(for: request)
         let grammar = try Grammar.shared(for: try schema.guidanceSchema())
@@ -85,12 +88,14 @@ struct EngineBench {
             let constraint = TimedConstraint(
                 GrammarConstraint(grammar: grammar, index: index, tokenizer: loaded.model.tokenizer, budget: budget))
             let run = try await generate(
-                session, prompt, Inference.GenerationOptions(maxTokens: budget, sampling: .greedy), constraint: constraint)
+                session, prompt, Inference.GenerationOptions(maxTokens: budget, sampling: .greedy),
+                constraint: constraint)
             return (run, constraint)
         }
         func free(_ count: Int) async throws -> Run {
             try await generate(
-                session, prompt, Inference.GenerationOptions(maxTokens: count, sampling: .greedy, stopsAtEndOfGeneration: false),
+                session, prompt,
+                Inference.GenerationOptions(maxTokens: count, sampling: .greedy, stopsAtEndOfGeneration: false),
                 constraint: nil)
         }
 
@@ -106,13 +111,16 @@ struct EngineBench {
         print(
             "structured \(id): free \(Self.rate(freeBest)) tok/s | constrained cold \(Self.rate(cold.tokensPerSecond)) tok/s, warm \(Self.rate(warm.tokensPerSecond)) tok/s (\(warm.tokens) tokens, \(warmTimer.forcedCount) forced) | ratio warm/free \(String(format: "%.2f", warm.tokensPerSecond / freeBest))×"
         )
-        print("structured \(id): mask per sampled token cold \(Self.summary(coldTimer.maskNanoseconds)), warm \(Self.summary(warmTimer.maskNanoseconds))")
+        print(
+            "structured \(id): mask per sampled token cold \(Self.summary(coldTimer.maskNanoseconds)), warm \(Self.summary(warmTimer.maskNanoseconds))"
+        )
         print("structured \(id): output \(warm.text)")
         #expect(try GeneratedContent(json: warm.text + "\n").isComplete)
     }
 
     private func generate(
-        _ session: InferenceSession, _ prompt: [Int], _ options: Inference.GenerationOptions, constraint: (any TokenConstraint)?
+        _ session: InferenceSession, _ prompt: [Int], _ options: Inference.GenerationOptions,
+        constraint: (any TokenConstraint)?
     ) async throws -> Run {
         var text = ""
         var summary: GenerationSummary?
@@ -131,7 +139,9 @@ struct EngineBench {
     static func rate(_ value: Double) -> String { String(format: "%.1f", value) }
 
     static func format(_ duration: Duration) -> String {
-        String(format: "%.0f ms", Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15)
+        String(
+            format: "%.0f ms",
+            Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15)
     }
 
     /// Average and 99th percentile in microseconds.

@@ -13,17 +13,25 @@ extension EngineTests {
                 ObjectNode(
                     name: "T", description: nil,
                     properties: [
-                        SchemaProperty(name: "s", description: nil, node: .string(StringConstraints(pattern: "[a-z]+")), isOptional: false),
                         SchemaProperty(
-                            name: "c", description: nil, node: .string(StringConstraints(choices: ["x", "y"])), isOptional: true),
-                        SchemaProperty(name: "i", description: nil, node: .integer(minimum: 1, maximum: 5), isOptional: false),
-                        SchemaProperty(name: "n", description: nil, node: .number(minimum: nil, maximum: 2.5), isOptional: false),
+                            name: "s", description: nil, node: .string(StringConstraints(pattern: "[a-z]+")),
+                            isOptional: false),
                         SchemaProperty(
-                            name: "a", description: nil, node: .array(element: .boolean, minimumCount: 2, maximumCount: 2), isOptional: false),
+                            name: "c", description: nil, node: .string(StringConstraints(choices: ["x", "y"])),
+                            isOptional: true),
                         SchemaProperty(
-                            name: "e", description: nil, node: .enumeration(name: "E", description: nil, cases: ["p", "q"]), isOptional: false),
+                            name: "i", description: nil, node: .integer(minimum: 1, maximum: 5), isOptional: false),
                         SchemaProperty(
-                            name: "u", description: nil, node: .anyOf(name: nil, description: nil, choices: [.null, .boolean]), isOptional: false),
+                            name: "n", description: nil, node: .number(minimum: nil, maximum: 2.5), isOptional: false),
+                        SchemaProperty(
+                            name: "a", description: nil,
+                            node: .array(element: .boolean, minimumCount: 2, maximumCount: 2), isOptional: false),
+                        SchemaProperty(
+                            name: "e", description: nil,
+                            node: .enumeration(name: "E", description: nil, cases: ["p", "q"]), isOptional: false),
+                        SchemaProperty(
+                            name: "u", description: nil,
+                            node: .anyOf(name: nil, description: nil, choices: [.null, .boolean]), isOptional: false),
                     ]))
             let expected = Schema.object([
                 .init("s", .string(pattern: "[a-z]+")),
@@ -38,7 +46,10 @@ extension EngineTests {
         }
 
         @Test func generableTypesCompileToGrammars() throws {
-            for schema in [ReplySuggestions.generationSchema, SearchSuggestions.generationSchema, Story.generationSchema, TreeNode.generationSchema] {
+            for schema in [
+                ReplySuggestions.generationSchema, SearchSuggestions.generationSchema, Story.generationSchema,
+                TreeNode.generationSchema,
+            ] {
                 let grammar = try Grammar(schema: try schema.guidanceSchema())
                 #expect(grammar.stateCount > 1)
             }
@@ -67,7 +78,8 @@ extension EngineTests {
         }
 
         func constraint(_ schema: Schema, budget: Int? = nil) throws -> GrammarConstraint {
-            GrammarConstraint(grammar: try Grammar(schema: schema), index: index, tokenizer: loaded.model.tokenizer, budget: budget)
+            GrammarConstraint(
+                grammar: try Grammar(schema: schema), index: index, tokenizer: loaded.model.tokenizer, budget: budget)
         }
 
         func mask(_ constraint: GrammarConstraint) -> Inference.TokenMask {
@@ -164,7 +176,10 @@ extension EngineTests {
                     if chosen.isEmpty {
                         let allowed = mask(constraint)
                         let ids = (0..<allowed.vocabularySize).filter(allowed.contains)
-                        chosen = [try #require(ids.isEmpty ? nil : ids[random.below(ids.count)], "round \(round): nothing allowed")]
+                        chosen = [
+                            try #require(
+                                ids.isEmpty ? nil : ids[random.below(ids.count)], "round \(round): nothing allowed")
+                        ]
                     }
                     for token in chosen {
                         try constraint.accept(token)

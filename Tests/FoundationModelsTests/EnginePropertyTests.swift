@@ -1,7 +1,6 @@
 import Foundation
-import Testing
-
 import FoundationModels
+import Testing
 
 /// Random schemas × seeds on a real small model: every response decodes and satisfies every
 /// guide, even with a token budget barely above the schema's shortest value (the model is not
@@ -28,10 +27,12 @@ extension EngineTests {
                     do {
                         let response = try await session.respond(
                             to: "Fill in a value.", schema: schema, includeSchemaInPrompt: false,
-                            options: GenerationOptions(sampling: sampling, temperature: 1.0, maximumResponseTokens: budget))
+                            options: GenerationOptions(
+                                sampling: sampling, temperature: 1.0, maximumResponseTokens: budget))
                         #expect(response.usage.output.totalTokenCount <= budget)
                         if let problem = SchemaCheck.problem(response.rawContent, root, path: "$") {
-                            failures.append("#\(index) \(sampling): \(problem) in \(response.rawContent.jsonString) for \(root)")
+                            failures.append(
+                                "#\(index) \(sampling): \(problem) in \(response.rawContent.jsonString) for \(root)")
                         }
                     } catch {
                         failures.append("#\(index) \(sampling) budget \(budget): \(error) for \(root)")
@@ -39,7 +40,10 @@ extension EngineTests {
                 }
             }
             #expect(runs == Self.schemaCount * 2)
-            #expect(failures.isEmpty, Comment(rawValue: "\(failures.count) of \(runs) failed:\n" + failures.prefix(10).joined(separator: "\n")))
+            #expect(
+                failures.isEmpty,
+                Comment(
+                    rawValue: "\(failures.count) of \(runs) failed:\n" + failures.prefix(10).joined(separator: "\n")))
         }
     }
 }
@@ -47,8 +51,12 @@ extension EngineTests {
 /// Small random schema trees with every kind of guide.
 enum RandomSchema {
     static let names = ["name", "city", "count", "score", "tags", "kind", "note", "ok", "items", "code"]
-    static let choiceSets = [["red", "green", "blue"], ["yes", "no"], ["alpha", "beta", "gamma", "delta"], ["🙂 happy", "sad"]]
-    static let patterns = ["[a-z]{2,6}", "[A-Z][a-z]{1,5}", "[0-9]{3}\\-[0-9]{4}", "(yes|no|maybe)", "#[a-z]+", "[a-f0-9]{4}"]
+    static let choiceSets = [
+        ["red", "green", "blue"], ["yes", "no"], ["alpha", "beta", "gamma", "delta"], ["🙂 happy", "sad"],
+    ]
+    static let patterns = [
+        "[a-z]{2,6}", "[A-Z][a-z]{1,5}", "[0-9]{3}\\-[0-9]{4}", "(yes|no|maybe)", "#[a-z]+", "[a-f0-9]{4}",
+    ]
 
     static func node(depth: Int, random: inout SplitMix) -> SchemaNode {
         let kinds = depth >= 2 ? 8 : 11
@@ -64,19 +72,25 @@ enum RandomSchema {
             return .number(minimum: bounds.0, maximum: bounds.1)
         case 5: return .boolean
         case 6: return .enumeration(name: "Mood", description: nil, cases: ["calm", "busy", "away"])
-        case 7: return .anyOf(name: nil, description: nil, choices: [.integer(minimum: 0, maximum: 9), .string(StringConstraints(choices: ["none"]))])
+        case 7:
+            return .anyOf(
+                name: nil, description: nil,
+                choices: [.integer(minimum: 0, maximum: 9), .string(StringConstraints(choices: ["none"]))])
         case 8, 9:
             var properties: [SchemaProperty] = []
             var available = names
             for _ in 0..<(1 + random.below(3)) {
                 let name = available.remove(at: random.below(available.count))
                 properties.append(
-                    SchemaProperty(name: name, description: nil, node: node(depth: depth + 1, random: &random), isOptional: random.below(4) == 0))
+                    SchemaProperty(
+                        name: name, description: nil, node: node(depth: depth + 1, random: &random),
+                        isOptional: random.below(4) == 0))
             }
             return .object(ObjectNode(name: "Thing\(depth)", description: nil, properties: properties))
         default:
             let counts = [(Int?.none, Int?.none), (2, 2), (1, 3), (0, 2), (3, nil)][random.below(5)]
-            return .array(element: node(depth: depth + 1, random: &random), minimumCount: counts.0, maximumCount: counts.1)
+            return .array(
+                element: node(depth: depth + 1, random: &random), minimumCount: counts.0, maximumCount: counts.1)
         }
     }
 }
@@ -108,7 +122,9 @@ enum SchemaCheck {
             }
             return nil
         case (.string(let constraints), .string(let text)):
-            if let choices = constraints.choices, !choices.contains(text) { return "\(path) \(text.debugDescription) is not a choice" }
+            if let choices = constraints.choices, !choices.contains(text) {
+                return "\(path) \(text.debugDescription) is not a choice"
+            }
             if let pattern = constraints.pattern {
                 guard let regex = try? Regex(pattern), text.wholeMatch(of: regex) != nil else {
                     return "\(path) \(text.debugDescription) does not match \(pattern)"

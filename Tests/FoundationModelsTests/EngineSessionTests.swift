@@ -67,7 +67,8 @@ extension EngineTests {
                 instructions: "Use the tools to answer questions about the weather.")
             let response = try await session.respond(
                 to: "Check the weather in Oslo, then suggest three short replies to a friend asking about it.",
-                generating: ReplySuggestions.self, options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 120))
+                generating: ReplySuggestions.self,
+                options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 120))
             #expect(response.content.replies.count == 3)
         }
     }
@@ -82,7 +83,9 @@ extension EngineTests {
             await #expect {
                 try await session.respond(to: prompt)
             } throws: { error in
-                guard case LanguageModelSession.GenerationError.exceededContextWindowSize(let context) = error else { return false }
+                guard case LanguageModelSession.GenerationError.exceededContextWindowSize(let context) = error else {
+                    return false
+                }
                 return context.debugDescription.contains("exceeds the maximum allowed context size of 128")
             }
             #expect(session.usage.output.totalTokenCount == 0)
@@ -93,9 +96,12 @@ extension EngineTests {
             let model = EngineModels.model(EngineModels.smollm, contextSize: 48)
             let session = LanguageModelSession(model: model)
             await #expect {
-                try await session.respond(to: "Write a long story about a dragon.", options: GenerationOptions(sampling: .greedy))
+                try await session.respond(
+                    to: "Write a long story about a dragon.", options: GenerationOptions(sampling: .greedy))
             } throws: { error in
-                guard case LanguageModelSession.GenerationError.exceededContextWindowSize(let context) = error else { return false }
+                guard case LanguageModelSession.GenerationError.exceededContextWindowSize(let context) = error else {
+                    return false
+                }
                 return context.debugDescription.contains("ran out of context")
             }
         }
@@ -103,7 +109,8 @@ extension EngineTests {
         @Test func aSecondRequestWhileTheFirstRunsIsRefused() async throws {
             let session = LanguageModelSession(model: EngineModels.model(EngineModels.smollm))
             let first = session.streamResponse(
-                to: "Write a haiku about rain.", options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 30))
+                to: "Write a haiku about rain.",
+                options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 30))
             await #expect {
                 try await session.respond(to: "And one about snow.")
             } throws: { error in
@@ -130,13 +137,17 @@ extension EngineTests {
         @Test func aStructuredTurnIsCachedForTheNextOne() async throws {
             let session = LanguageModelSession(model: EngineModels.model(EngineModels.smollm))
             let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: 60)
-            let first = try await session.respond(to: "Suggest replies to: 'Coffee?'", generating: ReplySuggestions.self, options: options)
-            let second = try await session.respond(to: "Now three more, shorter.", generating: ReplySuggestions.self, options: options)
+            let first = try await session.respond(
+                to: "Suggest replies to: 'Coffee?'", generating: ReplySuggestions.self, options: options)
+            let second = try await session.respond(
+                to: "Now three more, shorter.", generating: ReplySuggestions.self, options: options)
             // The JSON answer is rendered back in the layout it was generated in, so the cache
             // covers the first prompt and most of the answer (sampled tokens need not be the
             // ones the tokenizer would choose for the same text).
             let firstTurn = first.usage.input.totalTokenCount + first.usage.output.totalTokenCount
-            #expect(second.usage.input.cachedTokenCount >= first.usage.input.totalTokenCount + first.usage.output.totalTokenCount / 2)
+            #expect(
+                second.usage.input.cachedTokenCount >= first.usage.input.totalTokenCount + first.usage.output
+                    .totalTokenCount / 2)
             #expect(second.usage.input.cachedTokenCount <= firstTurn)
         }
 
@@ -161,8 +172,10 @@ extension EngineTests {
             let model = EngineModels.model(EngineModels.smollm)
             let backend = try model.backend()
             let instructions = Transcript.Entry.instructions(
-                Transcript.Instructions(segments: [.text(.init(content: "You are terse. \(UUID())"))], toolDefinitions: []))
-            let prompt = Transcript.Entry.prompt(Transcript.Prompt(segments: [.text(.init(content: "Name three colors."))]))
+                Transcript.Instructions(
+                    segments: [.text(.init(content: "You are terse. \(UUID())"))], toolDefinitions: []))
+            let prompt = Transcript.Entry.prompt(
+                Transcript.Prompt(segments: [.text(.init(content: "Name three colors."))]))
             await backend.prewarm(GenerationRequest(transcript: Transcript(entries: [instructions, prompt])))
             let session = LanguageModelSession(model: model, transcript: Transcript(entries: [instructions]))
             let response = try await session.respond(
@@ -177,14 +190,16 @@ extension EngineTests {
             }
             let greedy = GenerationOptions(sampling: .greedy, maximumResponseTokens: 12)
             #expect(try await answer(greedy) == answer(greedy))
-            let seeded = GenerationOptions(sampling: .random(top: 20, seed: 42), temperature: 0.9, maximumResponseTokens: 12)
+            let seeded = GenerationOptions(
+                sampling: .random(top: 20, seed: 42), temperature: 0.9, maximumResponseTokens: 12)
             #expect(try await answer(seeded) == answer(seeded))
         }
 
         @Test func textStreamsInPiecesThatAddUpToTheResponse() async throws {
             let session = LanguageModelSession(model: EngineModels.model(EngineModels.smollm))
             let stream = session.streamResponse(
-                to: "Say hello in French and in Japanese.", options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 24))
+                to: "Say hello in French and in Japanese.",
+                options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 24))
             var snapshots: [String] = []
             for try await snapshot in stream { snapshots.append(snapshot.content) }
             let response = try await stream.collect()
@@ -199,7 +214,9 @@ extension EngineTests {
             await #expect {
                 try await session.respond(to: "Anything.", generating: GeneratedContent.self)
             } throws: { error in
-                guard case LanguageModelSession.GenerationError.unsupportedGuide(let context) = error else { return false }
+                guard case LanguageModelSession.GenerationError.unsupportedGuide(let context) = error else {
+                    return false
+                }
                 return context.debugDescription.contains("any JSON value")
             }
         }

@@ -9,7 +9,8 @@ extension EngineTests {
         let model = EngineModels.model(EngineModels.smollm)
 
         @Test func threeShortRepliesWithAGuideDescription() async throws {
-            let session = LanguageModelSession(model: model, instructions: "You suggest short replies to chat messages.")
+            let session = LanguageModelSession(
+                model: model, instructions: "You suggest short replies to chat messages.")
             let response = try await session.respond(
                 to: "Want to go hiking on Saturday?", generating: ReplySuggestions.self,
                 options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 60))
@@ -26,7 +27,8 @@ extension EngineTests {
             let session = LanguageModelSession(model: model)
             let response = try await session.respond(
                 to: "Suggest searches about Swift concurrency.", generating: SearchSuggestions.self,
-                options: GenerationOptions(sampling: .random(top: 40, seed: seed), temperature: 1.2, maximumResponseTokens: 50))
+                options: GenerationOptions(
+                    sampling: .random(top: 40, seed: seed), temperature: 1.2, maximumResponseTokens: 50))
             #expect(response.content.searchTerms.count == 4)
         }
 
@@ -43,7 +45,8 @@ extension EngineTests {
             let session = LanguageModelSession(model: model)
             let response = try await session.respond(
                 to: "Invent a short story.", generating: Story.self,
-                options: GenerationOptions(sampling: .random(probabilityThreshold: 0.9, seed: 7), maximumResponseTokens: 120))
+                options: GenerationOptions(
+                    sampling: .random(probabilityThreshold: 0.9, seed: 7), maximumResponseTokens: 120))
             let story = response.content
             #expect((1...3).contains(story.characters.count))
             for character in story.characters {
@@ -88,7 +91,8 @@ extension EngineTests {
                     ]), dependencies: [])
             let session = LanguageModelSession(model: model)
             let response = try await session.respond(
-                to: "Make up a contact.", schema: schema, options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 40))
+                to: "Make up a contact.", schema: schema,
+                options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 40))
             let phone: String = try response.content.value(forProperty: "phone")
             #expect(phone.wholeMatch(of: /[0-9]{3}-[0-9]{4}/) != nil)
             let _: Bool = try response.content.value(forProperty: "vip")

@@ -1,8 +1,7 @@
 import Foundation
+import FoundationModels
 import Synchronization
 import Testing
-
-import FoundationModels
 
 /// The real-model tests: one serialized suite (the models share two cores), nested suites in
 /// the `Engine*.swift` files. Models are the catalog files in `$SOTTO_HOME/models`

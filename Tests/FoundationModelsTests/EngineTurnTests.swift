@@ -20,28 +20,34 @@ extension EngineTests {
 
         /// Feeds `tokens` to a fresh turn constraint and collector as the runner would: forced
         /// tokens first, every other token checked against the mask.
-        func play(_ script: [Int], schema: Schema? = nil, budget: Int = 200) throws -> (TurnConstraint, TurnCollector, String) {
+        func play(_ script: [Int], schema: Schema? = nil, budget: Int = 200) throws -> (
+            TurnConstraint, TurnCollector, String
+        ) {
             let callSchema = try ToolCallFormat.callSchema(for: [tool])
             let callGrammar = try Grammar.shared(for: callSchema)
             let answer = try schema.map { try Grammar.shared(for: .anyOf([$0, callSchema])) }
             let constraint = TurnConstraint(
                 format: format, answerGrammar: answer, callGrammar: callGrammar, index: loaded.vocabularyIndex,
                 tokenizer: loaded.model.tokenizer, budget: budget)
-            var collector = TurnCollector(tokenizer: loaded.model.tokenizer, calling: (format, callGrammar, loaded.vocabularyIndex))
+            var collector = TurnCollector(
+                tokenizer: loaded.model.tokenizer, calling: (format, callGrammar, loaded.vocabularyIndex))
             var streamed = ""
             var script = script[...]
             while !constraint.isComplete, !script.isEmpty {
                 var chosen = constraint.forcedTokens()
                 if chosen.isEmpty {
                     let token = script.removeFirst()
-                    var mask = Inference.TokenMask(vocabularySize: loaded.model.config.vocabularySize, allowingAll: true)
+                    var mask = Inference.TokenMask(
+                        vocabularySize: loaded.model.config.vocabularySize, allowingAll: true)
                     if constraint.restrict(&mask) { #expect(mask.contains(token), "token \(token) is masked") }
                     chosen = [token]
                 } else {
                     // A forced token stands in for the script's own spelling of the same text.
                     let text = loaded.model.tokenizer.decode(chosen)
                     var skipped = ""
-                    while skipped.count < text.count, !script.isEmpty { skipped += loaded.model.tokenizer.decode([script.removeFirst()]) }
+                    while skipped.count < text.count, !script.isEmpty {
+                        skipped += loaded.model.tokenizer.decode([script.removeFirst()])
+                    }
                 }
                 for token in chosen {
                     try constraint.accept(token)
@@ -54,11 +60,14 @@ extension EngineTests {
         }
 
         /// The tokens of the pieces, each tokenized on its own (as a model writes tags and JSON).
-        func tokens(_ pieces: String...) -> [Int] { pieces.flatMap { loaded.model.tokenizer.encode($0, parseSpecial: true) } }
+        func tokens(_ pieces: String...) -> [Int] {
+            pieces.flatMap { loaded.model.tokenizer.encode($0, parseSpecial: true) }
+        }
 
         @Test func aTaggedCallIsGeneratedUnderTheCallGrammarAndClosed() throws {
             let script = tokens(
-                "<tool_call>", "\n", "{\"name\": \"getWeather\", \"arguments\": {\"city\": \"Paris\"}}", "\n", "</tool_call>", "<|im_end|>")
+                "<tool_call>", "\n", "{\"name\": \"getWeather\", \"arguments\": {\"city\": \"Paris\"}}", "\n",
+                "</tool_call>", "<|im_end|>")
             let (constraint, collector, streamed) = try play(script)
             #expect(streamed.isEmpty)
             #expect(collector.isCall)
@@ -106,30 +115,43 @@ extension EngineTests {
         }
 
         @Test func repeatedAnsweredCallsAreRecognized() throws {
-            let call = Transcript.ToolCall(id: "1", toolName: "getWeather", arguments: GeneratedContent(properties: ["city": "Paris"]))
+            let call = Transcript.ToolCall(
+                id: "1", toolName: "getWeather", arguments: GeneratedContent(properties: ["city": "Paris"]))
             let transcript = Transcript(entries: [
                 .prompt(Transcript.Prompt(segments: [.text(.init(content: "Weather?"))])),
                 .toolCalls(Transcript.ToolCalls([call])),
-                .toolOutput(Transcript.ToolOutput(id: "1", toolName: "getWeather", segments: [.text(.init(content: "Sunny"))])),
+                .toolOutput(
+                    Transcript.ToolOutput(id: "1", toolName: "getWeather", segments: [.text(.init(content: "Sunny"))])),
             ])
-            let again = Transcript.ToolCall(id: "", toolName: "getWeather", arguments: GeneratedContent(properties: ["city": "Paris"]))
-            let other = Transcript.ToolCall(id: "", toolName: "getWeather", arguments: GeneratedContent(properties: ["city": "Rome"]))
+            let again = Transcript.ToolCall(
+                id: "", toolName: "getWeather", arguments: GeneratedContent(properties: ["city": "Paris"]))
+            let other = Transcript.ToolCall(
+                id: "", toolName: "getWeather", arguments: GeneratedContent(properties: ["city": "Rome"]))
             #expect(EngineBackend.repeatsAnsweredCalls([again], in: transcript))
             #expect(!EngineBackend.repeatsAnsweredCalls([again, other], in: transcript))
         }
 
         @Test func promptsUseTheTemplatesOwnToolFormat() throws {
-            let call = Transcript.ToolCall(id: "c1", toolName: "getWeather", arguments: GeneratedContent(properties: ["city": "Paris"]))
+            let call = Transcript.ToolCall(
+                id: "c1", toolName: "getWeather", arguments: GeneratedContent(properties: ["city": "Paris"]))
             let transcript = Transcript(entries: [
-                .instructions(Transcript.Instructions(segments: [.text(.init(content: "Be brief."))], toolDefinitions: [tool])),
+                .instructions(
+                    Transcript.Instructions(segments: [.text(.init(content: "Be brief."))], toolDefinitions: [tool])),
                 .prompt(Transcript.Prompt(segments: [.text(.init(content: "Weather in Paris?"))])),
                 .toolCalls(Transcript.ToolCalls([call])),
-                .toolOutput(Transcript.ToolOutput(id: "c1", toolName: "getWeather", segments: [.text(.init(content: "21 °C"))])),
+                .toolOutput(
+                    Transcript.ToolOutput(id: "c1", toolName: "getWeather", segments: [.text(.init(content: "21 °C"))])),
             ])
             let text = try loaded.renderer.text(for: GenerationRequest(transcript: transcript, tools: [tool]))
             #expect(text.hasPrefix("<|im_start|>system\nBe brief.\n\n# Tools"))
-            #expect(text.contains(#"{"type": "function", "function": {"name": "getWeather", "description": "Gets the current weather in a city.""#))
-            #expect(text.contains("<|im_start|>assistant\n<tool_call>\n{\"name\": \"getWeather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call><|im_end|>"))
+            #expect(
+                text.contains(
+                    #"{"type": "function", "function": {"name": "getWeather", "description": "Gets the current weather in a city.""#
+                ))
+            #expect(
+                text.contains(
+                    "<|im_start|>assistant\n<tool_call>\n{\"name\": \"getWeather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call><|im_end|>"
+                ))
             #expect(text.contains("<|im_start|>user\n<tool_response>\n21 °C\n</tool_response><|im_end|>"))
             #expect(text.hasSuffix("<|im_start|>assistant\n"))
             // The tools stay in the prompt in a turn that may not call them.
@@ -142,7 +164,9 @@ extension EngineTests {
             let content = try GeneratedContent(json: #"{"replies": ["a", "b", "c"]}"#)
             let transcript = Transcript(entries: [
                 .prompt(Transcript.Prompt(segments: [.text(.init(content: "First"))], responseFormat: format)),
-                .response(Transcript.Response(assetIDs: [], segments: [.structure(.init(source: format.name, content: content))])),
+                .response(
+                    Transcript.Response(
+                        assetIDs: [], segments: [.structure(.init(source: format.name, content: content))])),
                 .prompt(Transcript.Prompt(segments: [.text(.init(content: "Second"))])),
             ])
             let text = try loaded.renderer.text(for: GenerationRequest(transcript: transcript))

@@ -30,7 +30,9 @@ import Testing
     }
 
     @Test func enumWithAssociatedValuesRoundTrips() throws {
-        let actions: [NextAction] = [.reply(text: "On my way"), .wait(minutes: 5), .remind("Call Bob", at: 9), .nothing]
+        let actions: [NextAction] = [
+            .reply(text: "On my way"), .wait(minutes: 5), .remind("Call Bob", at: 9), .nothing,
+        ]
         for action in actions {
             let decoded = try NextAction(action.generatedContent)
             #expect(decoded.generatedContent == action.generatedContent)
@@ -89,7 +91,8 @@ import Testing
             Issue.record("expected an object")
             return
         }
-        #expect(object.properties[0].node == .array(element: .reference("Sentiment"), minimumCount: nil, maximumCount: nil))
+        #expect(
+            object.properties[0].node == .array(element: .reference("Sentiment"), minimumCount: nil, maximumCount: nil))
     }
 
     @Test func privateAndNestedTypesWork() throws {

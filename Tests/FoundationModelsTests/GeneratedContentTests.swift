@@ -11,7 +11,9 @@ import Testing
             return
         }
         #expect(keys == ["b", "a", "c"])
-        #expect(properties["a"]?.kind == .array([GeneratedContent(kind: .bool(true)), GeneratedContent(kind: .null), "x".generatedContent]))
+        #expect(
+            properties["a"]?.kind
+                == .array([GeneratedContent(kind: .bool(true)), GeneratedContent(kind: .null), "x".generatedContent]))
         #expect(try content.value(Double.self, forProperty: "b") == 1)
         #expect(content.jsonString == #"{"b":1,"a":[true,null,"x"],"c":{"d":-25}}"#)
     }
@@ -111,7 +113,9 @@ import Testing
         #expect(try content.value(String?.self, forProperty: "none") == nil)
         #expect(try content.value(String?.self, forProperty: "missing") == nil)
         #expect(throws: LanguageModelSession.GenerationError.self) { try content.value(Int.self, forProperty: "x") }
-        #expect(throws: LanguageModelSession.GenerationError.self) { try content.value(String.self, forProperty: "missing") }
+        #expect(throws: LanguageModelSession.GenerationError.self) {
+            try content.value(String.self, forProperty: "missing")
+        }
         #expect(throws: LanguageModelSession.GenerationError.self) { try content.value(Int.self) }
         do {
             _ = try content.value([String].self, forProperty: "list")

@@ -54,7 +54,8 @@ import Testing
             Issue.record("expected an object")
             return
         }
-        #expect(node.properties[1].node == .array(element: .reference("TreeNode"), minimumCount: nil, maximumCount: nil))
+        #expect(
+            node.properties[1].node == .array(element: .reference("TreeNode"), minimumCount: nil, maximumCount: nil))
         #expect(schema.definitions.map(\.name) == ["TreeNode"])
         #expect(schema.definitions[0].node == schema.root)
     }
@@ -78,7 +79,9 @@ import Testing
                             ObjectNode(
                                 name: nil, description: nil,
                                 properties: [
-                                    SchemaProperty(name: "minutes", description: nil, node: .integer(minimum: nil, maximum: nil), isOptional: false)
+                                    SchemaProperty(
+                                        name: "minutes", description: nil, node: .integer(minimum: nil, maximum: nil),
+                                        isOptional: false)
                                 ])), isOptional: false)
                 ]))
         #expect(choices[1] == wait)
@@ -90,7 +93,12 @@ import Testing
         #expect(Double.generationSchema.root == .number(minimum: nil, maximum: nil))
         #expect(Decimal.generationSchema.root == .number(minimum: nil, maximum: nil))
         #expect(Bool.generationSchema.root == .boolean)
-        #expect([[Int]].generationSchema.root == .array(element: .array(element: .integer(minimum: nil, maximum: nil), minimumCount: nil, maximumCount: nil), minimumCount: nil, maximumCount: nil))
+        #expect(
+            [[Int]].generationSchema.root
+                == .array(
+                    element: .array(
+                        element: .integer(minimum: nil, maximum: nil), minimumCount: nil, maximumCount: nil),
+                    minimumCount: nil, maximumCount: nil))
         #expect(GeneratedContent.generationSchema.root == .anyValue)
     }
 
@@ -101,7 +109,9 @@ import Testing
                 GenerationSchema(
                     type: Self.self,
                     properties: [
-                        .init(name: "cells", type: [[Int]].self, guides: [.count(2), .element(.count(3)), .element(.element(.range(0...9)))])
+                        .init(
+                            name: "cells", type: [[Int]].self,
+                            guides: [.count(2), .element(.count(3)), .element(.element(.range(0...9)))])
                     ])
             }
             init(_ content: GeneratedContent) throws { cells = try content.value(forProperty: "cells") }
@@ -127,11 +137,16 @@ import Testing
             return
         }
         #expect(object.properties[0].isOptional == false)
-        #expect(object.properties[0].node == .anyOf(name: nil, description: nil, choices: [.string(StringConstraints()), .null]))
+        #expect(
+            object.properties[0].node
+                == .anyOf(name: nil, description: nil, choices: [.string(StringConstraints()), .null]))
     }
 
     @Test func codableRoundTripKeepsTheTree() throws {
-        for schema in [Story.generationSchema, NextAction.generationSchema, TreeNode.generationSchema, ReplySuggestions.generationSchema] {
+        for schema in [
+            Story.generationSchema, NextAction.generationSchema, TreeNode.generationSchema,
+            ReplySuggestions.generationSchema,
+        ] {
             let data = try JSONEncoder().encode(schema)
             let decoded = try JSONDecoder().decode(GenerationSchema.self, from: data)
             #expect(decoded.root == schema.root)
@@ -143,8 +158,11 @@ import Testing
         let text = ReplySuggestions.generationSchema.jsonSchemaString
         let schema = try GeneratedContent(json: text)
         #expect(try schema.value(String.self, forProperty: "type") == "object")
-        #expect(try schema.value(String.self, forProperty: "description") == "Suggested replies to the last message of a conversation")
-        let replies = try schema.value(GeneratedContent.self, forProperty: "properties").value(GeneratedContent.self, forProperty: "replies")
+        #expect(
+            try schema.value(String.self, forProperty: "description")
+                == "Suggested replies to the last message of a conversation")
+        let replies = try schema.value(GeneratedContent.self, forProperty: "properties").value(
+            GeneratedContent.self, forProperty: "replies")
         #expect(try replies.value(Int.self, forProperty: "minItems") == 3)
         #expect(try replies.value(Int.self, forProperty: "maxItems") == 3)
         #expect(try replies.value(String.self, forProperty: "description") == "Three short replies the user could send")
@@ -169,12 +187,14 @@ import Testing
     @Test func referencesAreReplacedByDefinitions() throws {
         let inlined = try Story.generationSchema.inlinedRoot()
         #expect(!inlined.references.contains("Character"))
-        guard case .object(let story) = inlined, case .array(.object(let character), 1, 3) = story.properties[1].node else {
+        guard case .object(let story) = inlined, case .array(.object(let character), 1, 3) = story.properties[1].node
+        else {
             Issue.record("unexpected \(inlined)")
             return
         }
-        #expect(character.properties.first { $0.name == "mood" }?.node
-            == .enumeration(name: "Sentiment", description: nil, cases: ["positive", "neutral", "negative"]))
+        #expect(
+            character.properties.first { $0.name == "mood" }?.node
+                == .enumeration(name: "Sentiment", description: nil, cases: ["positive", "neutral", "negative"]))
     }
 
     @Test func recursionIsCutWhereOutputStaysValid() throws {
@@ -206,13 +226,17 @@ import Testing
             return
         }
         let nodes = Dictionary(uniqueKeysWithValues: tuning.properties.map { ($0.name, $0.node) })
-        #expect(nodes["pair"] == .array(element: .integer(minimum: nil, maximum: nil), minimumCount: 2, maximumCount: 2))
-        #expect(nodes["dice"] == .array(element: .integer(minimum: 1, maximum: 6), minimumCount: nil, maximumCount: nil))
+        #expect(
+            nodes["pair"] == .array(element: .integer(minimum: nil, maximum: nil), minimumCount: 2, maximumCount: 2))
+        #expect(
+            nodes["dice"] == .array(element: .integer(minimum: 1, maximum: 6), minimumCount: nil, maximumCount: nil))
         #expect(nodes["share"] == .number(minimum: 0, maximum: 1))
         #expect(nodes["weight"] == .number(minimum: 0.5, maximum: nil))
         #expect(nodes["price"] == .number(minimum: nil, maximum: 10))
         #expect(nodes["version"] == .string(StringConstraints(choices: ["v1"])))
-        #expect(nodes["letters"] == .array(element: .string(StringConstraints(choices: ["a", "b"])), minimumCount: 1, maximumCount: 2))
+        #expect(
+            nodes["letters"]
+                == .array(element: .string(StringConstraints(choices: ["a", "b"])), minimumCount: 1, maximumCount: 2))
         #expect(tuning.properties.first { $0.name == "letters" }?.isOptional == true)
         #expect(tuning.properties.first { $0.name == "share" }?.description == "A share")
     }

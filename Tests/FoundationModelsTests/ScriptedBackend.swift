@@ -40,7 +40,9 @@ final class ScriptedBackend: LanguageModelBackend {
         request.messages.reduce(0) { $0 + Self.words($1.content) }
     }
 
-    func generate(_ request: GenerationRequest, onText: @escaping @Sendable (String) -> Void) async throws -> GenerationOutput {
+    func generate(_ request: GenerationRequest, onText: @escaping @Sendable (String) -> Void) async throws
+        -> GenerationOutput
+    {
         let turn = state.withLock { state -> Turn? in
             state.requests.append(request)
             return state.turns.isEmpty ? nil : state.turns.removeFirst()
@@ -50,7 +52,9 @@ final class ScriptedBackend: LanguageModelBackend {
         switch turn {
         case .text(let text, let pieces)?:
             for piece in pieces ?? [text] { onText(piece) }
-            return GenerationOutput(content: .text(text), promptTokenCount: prompt, cachedTokenCount: prompt / 2, outputTokenCount: Self.words(text))
+            return GenerationOutput(
+                content: .text(text), promptTokenCount: prompt, cachedTokenCount: prompt / 2,
+                outputTokenCount: Self.words(text))
         case .toolCalls(let calls)?:
             return GenerationOutput(content: .toolCalls(calls), promptTokenCount: prompt, outputTokenCount: 5)
         case .failure(let error)?:

@@ -5,7 +5,9 @@ import Synchronization
 import Testing
 
 @Suite struct SessionTests {
-    private func session(_ backend: ScriptedBackend, tools: [any Tool] = [], instructions: String? = "Be brief.") -> LanguageModelSession {
+    private func session(_ backend: ScriptedBackend, tools: [any Tool] = [], instructions: String? = "Be brief.")
+        -> LanguageModelSession
+    {
         LanguageModelSession(model: SystemLanguageModel(backend: backend), tools: tools, instructions: instructions)
     }
 
@@ -26,7 +28,10 @@ import Testing
             Issue.record("unexpected entries \(entries)")
             return
         }
-        #expect(instructions.segments == [.text(Transcript.TextSegment(id: instructions.segments[0].id, content: "Be brief."))])
+        #expect(
+            instructions.segments == [
+                .text(Transcript.TextSegment(id: instructions.segments[0].id, content: "Be brief."))
+            ])
         #expect(prompt.segments.map(\.description) == ["Hello"])
         #expect(prompt.responseFormat == nil)
         #expect(reply.segments.map(\.description) == ["Hi there!"])
@@ -44,7 +49,8 @@ import Testing
         try await session.respond(to: "When shall we hike?")
         try await session.respond(to: "What time?")
         let second = try #require(backend.requests.last)
-        #expect(second.messages.map(\.content) == ["Be brief.", "When shall we hike?", "Saturday works.", "What time?"])
+        #expect(
+            second.messages.map(\.content) == ["Be brief.", "When shall we hike?", "Saturday works.", "What time?"])
         #expect(session.transcript.count == 5)
     }
 
@@ -60,7 +66,8 @@ import Testing
         #expect(request.includeSchemaInPrompt)
         #expect(request.messages.last?.content.contains(#""minItems":3"#) == true)
 
-        guard case .response(let reply)? = session.transcript.last, case .structure(let segment)? = reply.segments.first else {
+        guard case .response(let reply)? = session.transcript.last, case .structure(let segment)? = reply.segments.first
+        else {
             Issue.record("expected a structured response")
             return
         }
@@ -87,7 +94,8 @@ import Testing
 
     @Test func respondingWithADynamicSchema() async throws {
         let schema = try GenerationSchema(
-            root: DynamicGenerationSchema(name: "Tag", properties: [.init(name: "label", schema: .init(type: String.self))]),
+            root: DynamicGenerationSchema(
+                name: "Tag", properties: [.init(name: "label", schema: .init(type: String.self))]),
             dependencies: [])
         let backend = ScriptedBackend(turns: [.text(#"{"label": "travel"}"#)])
         let response = try await session(backend).respond(to: "Tag this", schema: schema)
@@ -123,7 +131,9 @@ import Testing
             try await session.respond(to: prompt)
             Issue.record("expected exceededContextWindowSize")
         } catch let LanguageModelSession.GenerationError.exceededContextWindowSize(context) {
-            #expect(context.debugDescription == "Content contains 22 tokens, which exceeds the maximum allowed context size of 10")
+            #expect(
+                context.debugDescription
+                    == "Content contains 22 tokens, which exceeds the maximum allowed context size of 10")
         }
         #expect(backend.requests.isEmpty)
         #expect(session.transcript == before)
@@ -184,9 +194,13 @@ import Testing
 
     @Test func refusalsPropagateWithTheirExplanation() async throws {
         let refusal = LanguageModelSession.GenerationError.Refusal(transcriptEntries: [
-            .response(Transcript.Response(assetIDs: [], segments: [.text(Transcript.TextSegment(content: "I can't help with that."))]))
+            .response(
+                Transcript.Response(
+                    assetIDs: [], segments: [.text(Transcript.TextSegment(content: "I can't help with that."))]))
         ])
-        let backend = ScriptedBackend(turns: [.failure(LanguageModelSession.GenerationError.refusal(refusal, .init(debugDescription: "refused")))])
+        let backend = ScriptedBackend(turns: [
+            .failure(LanguageModelSession.GenerationError.refusal(refusal, .init(debugDescription: "refused")))
+        ])
         do {
             try await session(backend).respond(to: "Do something bad", generating: ReplySuggestions.self)
             Issue.record("expected a refusal")
@@ -236,7 +250,9 @@ import Testing
         #expect(try await model.tokenCount(for: Instructions("be kind")) == 2)
         #expect(try await model.tokenCount(for: ReplySuggestions.generationSchema) > 10)
         #expect(try await model.tokenCount(for: [WeatherTool()]) > 5)
-        let entries: [Transcript.Entry] = [.prompt(Transcript.Prompt(segments: [.text(Transcript.TextSegment(content: "a b c d"))]))]
+        let entries: [Transcript.Entry] = [
+            .prompt(Transcript.Prompt(segments: [.text(Transcript.TextSegment(content: "a b c d"))]))
+        ]
         #expect(try await model.tokenCount(for: entries) == 4)
     }
 }

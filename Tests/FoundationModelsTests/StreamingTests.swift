@@ -91,7 +91,8 @@ import Testing
 
     @Test func dynamicSchemaStreamsGeneratedContent() async throws {
         let schema = try GenerationSchema(
-            root: DynamicGenerationSchema(name: "Tags", properties: [.init(name: "tags", schema: .init(arrayOf: .init(type: String.self)))]),
+            root: DynamicGenerationSchema(
+                name: "Tags", properties: [.init(name: "tags", schema: .init(arrayOf: .init(type: String.self)))]),
             dependencies: [])
         let pieces = [#"{"tags": ["a""#, #", "b"]}"#]
         let backend = ScriptedBackend(turns: [.text(pieces.joined(), pieces: pieces)])

@@ -10,7 +10,8 @@ import Testing
     @Test func toolCallLoopRecordsEveryStep() async throws {
         let backend = ScriptedBackend(turns: [.toolCalls([weatherCall("Paris")]), .text("It is 21 °C in Paris.")])
         let session = LanguageModelSession(
-            model: SystemLanguageModel(backend: backend), tools: [WeatherTool()], instructions: "Help with the weather.")
+            model: SystemLanguageModel(backend: backend), tools: [WeatherTool()], instructions: "Help with the weather."
+        )
         let response = try await session.respond(to: "How warm is it in Paris?")
         #expect(response.content == "It is 21 °C in Paris.")
 
@@ -70,14 +71,17 @@ import Testing
     }
 
     @Test func argumentsThatDoNotDecodeAreAToolCallError() async throws {
-        let bad = Transcript.ToolCall(id: "x", toolName: "getWeather", arguments: GeneratedContent(properties: ["town": "Paris"]))
+        let bad = Transcript.ToolCall(
+            id: "x", toolName: "getWeather", arguments: GeneratedContent(properties: ["town": "Paris"]))
         let backend = ScriptedBackend(turns: [.toolCalls([bad])])
         let session = LanguageModelSession(model: SystemLanguageModel(backend: backend), tools: [WeatherTool()])
         await #expect(throws: LanguageModelSession.ToolCallError.self) { try await session.respond(to: "Weather?") }
     }
 
     @Test func unknownToolOrNoToolsIsADecodingFailure() async throws {
-        let unknown = ScriptedBackend(turns: [.toolCalls([Transcript.ToolCall(id: "1", toolName: "launch", arguments: GeneratedContent(properties: [:]))])])
+        let unknown = ScriptedBackend(turns: [
+            .toolCalls([Transcript.ToolCall(id: "1", toolName: "launch", arguments: GeneratedContent(properties: [:]))])
+        ])
         let withTools = LanguageModelSession(model: SystemLanguageModel(backend: unknown), tools: [WeatherTool()])
         await #expect(throws: LanguageModelSession.GenerationError.self) { try await withTools.respond(to: "Go") }
 
@@ -88,7 +92,9 @@ import Testing
     }
 
     @Test func toolRoundsAreLimited() async throws {
-        let calls = (0..<LanguageModelSession.maximumToolRounds).map { ScriptedBackend.Turn.toolCalls([weatherCall("Paris", id: "c\($0)")]) }
+        let calls = (0..<LanguageModelSession.maximumToolRounds).map {
+            ScriptedBackend.Turn.toolCalls([weatherCall("Paris", id: "c\($0)")])
+        }
         let backend = ScriptedBackend(turns: calls + [.text("Done.")])
         let session = LanguageModelSession(model: SystemLanguageModel(backend: backend), tools: [WeatherTool()])
         #expect(try await session.respond(to: "Loop").content == "Done.")
@@ -96,10 +102,14 @@ import Testing
     }
 
     @Test func transcriptWithToolsSurvivesCodable() async throws {
-        let backend = ScriptedBackend(turns: [.toolCalls([weatherCall("Paris")]), .text(#"{"replies": ["a", "b", "c"]}"#)])
-        let session = LanguageModelSession(model: SystemLanguageModel(backend: backend), tools: [WeatherTool()], instructions: "Hi")
+        let backend = ScriptedBackend(turns: [
+            .toolCalls([weatherCall("Paris")]), .text(#"{"replies": ["a", "b", "c"]}"#),
+        ])
+        let session = LanguageModelSession(
+            model: SystemLanguageModel(backend: backend), tools: [WeatherTool()], instructions: "Hi")
         try await session.respond(
-            to: "x", generating: ReplySuggestions.self, options: GenerationOptions(sampling: .random(top: 5, seed: 9), temperature: 0.5))
+            to: "x", generating: ReplySuggestions.self,
+            options: GenerationOptions(sampling: .random(top: 5, seed: 9), temperature: 0.5))
         let data = try JSONEncoder().encode(session.transcript)
         let decoded = try JSONDecoder().decode(Transcript.self, from: data)
         #expect(decoded == session.transcript)

@@ -126,7 +126,8 @@ struct FuzzTests {
                     let at = fields.tensorFields[Int(generator.next(below: UInt64(fields.tensorFields.count)))]
                     let current = buffer.loadUnaligned(fromByteOffset: at, as: UInt64.self)
                     let choices: [UInt64] = [
-                        0, 1, 31, current &+ 32, current &* 1024, UInt64(buffer.count), 1 << 62, UInt64.max, generator.next(),
+                        0, 1, 31, current &+ 32, current &* 1024, UInt64(buffer.count), 1 << 62, UInt64.max,
+                        generator.next(),
                     ]
                     poke64(at, choices[Int(generator.next(below: UInt64(choices.count)))])
                 }

@@ -113,7 +113,9 @@ struct SyntheticFileTests {
 
 @Suite("Large string arrays")
 struct LargeStringArrayTests {
-    static let tokens = (0..<3000).map { index in index % 7 == 0 ? "" : "tok\(index)·Ġ\(String(repeating: "x", count: index % 40))" }
+    static let tokens = (0..<3000).map { index in
+        index % 7 == 0 ? "" : "tok\(index)·Ġ\(String(repeating: "x", count: index % 40))"
+    }
 
     static func bytes() -> [UInt8] {
         var writer = GGUFWriter()

@@ -59,7 +59,8 @@ struct GuidanceBench {
         let indexTime = cpuMicros() - clock
         print(
             "[GuidanceBench] \(model): \(index.vocabularySize) tokens, Vocabulary(tokenizer:) \(ms(vocabularyTime)), "
-                + "VocabularyIndex \(ms(indexTime)) (\(index.nodeCount) trie nodes, \(index.restTokenCount) tokens outside slices)")
+                + "VocabularyIndex \(ms(indexTime)) (\(index.nodeCount) trie nodes, \(index.restTokenCount) tokens outside slices)"
+        )
 
         var coldAll: [Double] = []
         var warmAll: [Double] = []
@@ -94,7 +95,8 @@ struct GuidanceBench {
             warmAll += warm
             print(
                 "[GuidanceBench] \(model) \(document.name): compile \(ms(compileTime)), \(grammar.stateCount) states, "
-                    + "\(tokens.count + 1) steps; mask cold \(summary(cold)); warm \(summary(warm)); apply \(summary(apply))")
+                    + "\(tokens.count + 1) steps; mask cold \(summary(cold)); warm \(summary(warm)); apply \(summary(apply))"
+            )
         }
         print("[GuidanceBench] \(model) all documents: mask cold \(summary(coldAll)); warm \(summary(warmAll))")
     }
@@ -118,14 +120,19 @@ struct GuidanceBench {
                 let token =
                     matcher.canEnd && Bool.random(using: &random)
                     ? allowed.first(where: matcher.isEndOfGeneration)!
-                    : times.count % 40 < 30 ? allowed.randomElement(using: &random)! : allowed.min { a, b in
-                        (matcher.minimumBytesToComplete(after: a) ?? .max) < (matcher.minimumBytesToComplete(after: b) ?? .max)
-                    }!
+                    : times.count % 40 < 30
+                        ? allowed.randomElement(using: &random)!
+                        : allowed.min { a, b in
+                            (matcher.minimumBytesToComplete(after: a) ?? .max)
+                                < (matcher.minimumBytesToComplete(after: b) ?? .max)
+                        }!
                 try matcher.accept(token)
                 steps += 1
             }
         }
-        print("[GuidanceBench] qwen random walks (40 random schemas, \(steps) steps, cold caches): mask \(summary(times))")
+        print(
+            "[GuidanceBench] qwen random walks (40 random schemas, \(steps) steps, cold caches): mask \(summary(times))"
+        )
     }
 
     /// This thread's CPU time in µs: the machine is shared, and wall-clock times would mostly

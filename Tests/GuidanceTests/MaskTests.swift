@@ -101,9 +101,10 @@ struct MaskTests {
     func forcedTokensSpellTheForcedText(model: String) throws {
         let tokenizer = try Fixtures.tokenizer(model)
         let index = try Fixtures.index(model)
-        let grammar = try Grammar(schema: .object([
-            .init("replies", .array(.string(choices: ["Sure!", "Sure thing."]), minCount: 1, maxCount: 1))
-        ]))
+        let grammar = try Grammar(
+            schema: .object([
+                .init("replies", .array(.string(choices: ["Sure!", "Sure thing."]), minCount: 1, maxCount: 1))
+            ]))
         let matcher = TokenMatcher(grammar: grammar, index: index)
         let forced = matcher.forcedTokens(using: tokenizer)
         #expect(!forced.isEmpty)
@@ -126,7 +127,9 @@ struct MaskTests {
         for (_, duplicate) in index.trie.duplicates { seen.insert(duplicate) }
         let text = (0..<index.vocabularySize).filter { index.vocabulary.isText($0) }
         #expect(seen == Set(text.map { Int32($0) }))
-        let families = [("hello", 0, 5), ("Hello", 1, 5), (" Hello", 2, 6), (" héllo", 3, 6), ("日本", 3, 2), ("a-b", 3, 3)]
+        let families = [
+            ("hello", 0, 5), ("Hello", 1, 5), (" Hello", 2, 6), (" héllo", 3, 6), ("日本", 3, 2), ("a-b", 3, 3),
+        ]
         for (text, family, length) in families {
             let classified = VocabularyIndex.classify(Array(text.utf8))
             #expect(classified?.family == family && classified?.length == Int32(length), "\(text)")

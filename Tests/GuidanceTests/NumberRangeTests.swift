@@ -30,7 +30,8 @@ struct NumberRangeTests {
 
     @Test func decimalDigitsOfDoubles() {
         let cases: [(Double, [UInt8], [UInt8])] = [
-            (0, [0], []), (12.5, [1, 2], [5]), (1e-5, [0], [0, 0, 0, 0, 1]), (1.5e20, [1, 5] + [UInt8](repeating: 0, count: 19), []),
+            (0, [0], []), (12.5, [1, 2], [5]), (1e-5, [0], [0, 0, 0, 0, 1]),
+            (1.5e20, [1, 5] + [UInt8](repeating: 0, count: 19), []),
             (0.1, [0], [1]), (-3.25, [3], [2, 5]), (100, [1, 0, 0], []),
         ]
         for (value, integer, fraction) in cases {

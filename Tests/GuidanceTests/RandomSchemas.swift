@@ -28,7 +28,8 @@ enum RandomSchemas {
             let low = Int.random(in: -1000...1000, using: &random)
             let high = low + Int.random(in: 0...2000, using: &random)
             return .integer(
-                min: Bool.random(using: &random) ? low : nil, max: Int.random(in: 0..<4, using: &random) > 0 ? high : nil)
+                min: Bool.random(using: &random) ? low : nil,
+                max: Int.random(in: 0..<4, using: &random) > 0 ? high : nil)
         case 4:
             let low = Double(Int.random(in: -100_000...100_000, using: &random)) / 100
             let high = low + Double(Int.random(in: 0...50_000, using: &random)) / 1000
@@ -80,7 +81,9 @@ enum RandomSchemas {
                 token = allowed.first(where: matcher.isEndOfGeneration)!
             } else if step < budget {
                 token = allowed.randomElement(using: &random)!
-                if matcher.isEndOfGeneration(token) { token = allowed.first { !matcher.isEndOfGeneration($0) } ?? token }
+                if matcher.isEndOfGeneration(token) {
+                    token = allowed.first { !matcher.isEndOfGeneration($0) } ?? token
+                }
             } else {
                 // Short tokens always include the byte on a shortest path; add a sample of others.
                 let candidates =

@@ -18,10 +18,13 @@ struct RandomWalkTests {
             for run in 0..<2 {
                 let output = try RandomSchemas.walk(matcher, budget: 30, using: &random) { matcher, mask in
                     for token in 0..<index.vocabularySize where mask.contains(token) != matcher.canAccept(token) {
-                        Issue.record("token \(token) \(String(decoding: index.vocabulary.tokenBytes[token], as: UTF8.self).debugDescription): mask \(mask.contains(token))")
+                        Issue.record(
+                            "token \(token) \(String(decoding: index.vocabulary.tokenBytes[token], as: UTF8.self).debugDescription): mask \(mask.contains(token))"
+                        )
                     }
                 }
-                RandomSchemas.verify(output, schema, grammar: grammar, context: "batch \(batch) seed \(seed) run \(run)")
+                RandomSchemas.verify(
+                    output, schema, grammar: grammar, context: "batch \(batch) seed \(seed) run \(run)")
             }
         }
     }

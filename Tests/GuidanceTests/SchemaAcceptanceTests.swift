@@ -21,14 +21,19 @@ struct SchemaAcceptanceTests {
                 #"{"replies": ["a", "b", "c"]} "#, #" {"replies": ["a", "b", "c"]}"#, #"{"Replies": ["a", "b", "c"]}"#,
             ]),
         Case(
-            name: "optional properties", schema: .object([
+            name: "optional properties",
+            schema: .object([
                 .init("a", .integer(), isOptional: true), .init("b", .boolean),
                 .init("c", .null, isOptional: true),
             ]),
-            accepted: [#"{"b": true}"#, #"{"a": 1, "b": false}"#, #"{"b": true, "c": null}"#, #"{"a": -5, "b": true, "c": null}"#],
+            accepted: [
+                #"{"b": true}"#, #"{"a": 1, "b": false}"#, #"{"b": true, "c": null}"#,
+                #"{"a": -5, "b": true, "c": null}"#,
+            ],
             rejected: [#"{"a": 1}"#, #"{"b": true, "a": 1}"#, #"{}"#, #"{, "b": true}"#, #"{"b": true,}"#]),
         Case(
-            name: "all optional", schema: .object([.init("x", .integer(), isOptional: true), .init("y", .integer(), isOptional: true)]),
+            name: "all optional",
+            schema: .object([.init("x", .integer(), isOptional: true), .init("y", .integer(), isOptional: true)]),
             accepted: ["{}", #"{"x": 1}"#, #"{"y": 2}"#, #"{"x": 1, "y": 2}"#],
             rejected: [#"{"y": 2, "x": 1}"#, #"{, "y": 2}"#, #"{"x": 1, }"#]),
         Case(name: "empty object", schema: .object([]), accepted: ["{}"], rejected: ["{ }", "[]"]),
@@ -96,8 +101,13 @@ struct SchemaAcceptanceTests {
             name: "overlapping anyOf", schema: .anyOf([.integer(min: 0, max: 20), .number(min: 10, max: 30)]),
             accepted: ["5", "15", "25.5", "30"], rejected: ["31", "-1"]),
         Case(
-            name: "nested", schema: .object([
-                .init("people", .array(.object([.init("name", .string(maxLength: 10)), .init("age", .integer(min: 0, max: 150))]), maxCount: 2))
+            name: "nested",
+            schema: .object([
+                .init(
+                    "people",
+                    .array(
+                        .object([.init("name", .string(maxLength: 10)), .init("age", .integer(min: 0, max: 150))]),
+                        maxCount: 2))
             ]),
             accepted: [#"{"people": []}"#, #"{"people": [{"name": "Ada", "age": 36}, {"name": "Bo", "age": 0}]}"#],
             rejected: [#"{"people": [{"age": 36, "name": "Ada"}]}"#, #"{"people": [{"name": "Ada", "age": 151}]}"#]),
@@ -114,7 +124,8 @@ struct SchemaAcceptanceTests {
             name: "pattern and max length", schema: .string(pattern: "[a-z]+", maxLength: 4),
             accepted: [#""a""#, #""abcd""#], rejected: [#""""#, #""abcde""#]),
         Case(
-            name: "choices filtered by pattern", schema: .string(pattern: "[a-z]+", choices: ["ok", "NO", "fine"], maxLength: 3),
+            name: "choices filtered by pattern",
+            schema: .string(pattern: "[a-z]+", choices: ["ok", "NO", "fine"], maxLength: 3),
             accepted: [#""ok""#], rejected: [#""NO""#, #""fine""#]),
     ]
 
@@ -150,7 +161,10 @@ struct SchemaAcceptanceTests {
             (.object([.init("p", .string(pattern: "a("))]), .invalidPattern, "$.p"),
             (.string(pattern: "[a-z]{5}", maxLength: 3), .emptyLanguage, "$"),
             (.object([.init("c", .string(pattern: "[a-z]+", choices: ["A", "B"]))]), .emptyLanguage, "$.c"),
-            (.anyOf([.string(choices: ["toolong"], maxLength: 2), .string(pattern: "x{3}", maxLength: 2)]), .emptyLanguage, "$.anyOf[1]"),
+            (
+                .anyOf([.string(choices: ["toolong"], maxLength: 2), .string(pattern: "x{3}", maxLength: 2)]),
+                .emptyLanguage, "$.anyOf[1]"
+            ),
             (.anyOf([]), .invalidSchema, "$"),
             (.object([.init("a", .null), .init("a", .null)]), .invalidSchema, "$"),
             (.array(.string(maxLength: 100), minCount: 50, maxCount: 50), .tooLarge, "$[*]"),
@@ -175,9 +189,11 @@ struct SchemaAcceptanceTests {
     }
 
     @Test func forcedBytesFollowTheStructure() throws {
-        let grammar = try Grammar(schema: .object([
-            .init("replies", .array(.string(), minCount: 2, maxCount: 2)), .init("mood", .string(choices: ["calm", "cross"])),
-        ]))
+        let grammar = try Grammar(
+            schema: .object([
+                .init("replies", .array(.string(), minCount: 2, maxCount: 2)),
+                .init("mood", .string(choices: ["calm", "cross"])),
+            ]))
         let matcher = TokenMatcher(grammar: grammar, index: Fixtures.syntheticIndex)
         #expect(String(decoding: matcher.forcedBytes, as: UTF8.self) == #"{"replies": [""#)
         try matcher.accept(bytes: Array(#"{"replies": ["hi"#.utf8))

@@ -43,7 +43,8 @@ enum Fixtures {
         let alphabet = Array("abcdefghijklmnopqrstuvwxyzABC0123456789 _-.,:\"\\{}[]é".unicodeScalars)
         for _ in 0..<600 {
             let length = Int.random(in: 1...7, using: &random)
-            let text = String(String.UnicodeScalarView((0..<length).map { _ in alphabet.randomElement(using: &random)! }))
+            let text = String(
+                String.UnicodeScalarView((0..<length).map { _ in alphabet.randomElement(using: &random)! }))
             tokens.append(Array(text.utf8))
         }
         tokens.append(Array("<|end|>".utf8))

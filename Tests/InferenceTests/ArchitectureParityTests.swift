@@ -56,7 +56,8 @@ import Testing
                 if block >= layers { continue }
                 var values = [Float](repeating: 0, count: tensor.elementCount)
                 values.withUnsafeMutableBufferPointer {
-                    Dequantize.blocks(type: tensor.type, bytes.baseAddress!, count: tensor.elementCount, into: $0.baseAddress!)
+                    Dequantize.blocks(
+                        type: tensor.type, bytes.baseAddress!, count: tensor.elementCount, into: $0.baseAddress!)
                 }
                 writer.addTensor(
                     tensor.name, shape: tensor.shape, type: .f32, data: values.withUnsafeBytes { Array($0) })

@@ -64,7 +64,9 @@ import Testing
                 let total = weights.reduce(0, +)
                 for d in 0..<shape.dimension {
                     var expected: Float = 0
-                    for t in 0..<length { expected += weights[t] / total * values[t * kvWidth + g * shape.dimension + d] }
+                    for t in 0..<length {
+                        expected += weights[t] / total * values[t * kvWidth + g * shape.dimension + d]
+                    }
                     worst = max(worst, abs(output[row * qWidth + h * shape.dimension + d] - expected))
                 }
             }

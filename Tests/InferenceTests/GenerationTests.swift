@@ -160,7 +160,8 @@ private final class EvenTokens: TokenConstraint, @unchecked Sendable {
         let forced = model.tokenizer.encode("{\"answer\": 42}")
         let result = try await collect(
             session.generate(
-                prompt: Self.prompt(model, "Reply in JSON."), options: GenerationOptions(maxTokens: 50, sampling: .greedy),
+                prompt: Self.prompt(model, "Reply in JSON."),
+                options: GenerationOptions(maxTokens: 50, sampling: .greedy),
                 constraint: ForcedSequence(remaining: forced)))
         #expect(result.tokens == forced)
         #expect(result.text == "{\"answer\": 42}")
@@ -169,12 +170,15 @@ private final class EvenTokens: TokenConstraint, @unchecked Sendable {
 
     @Test func seededSamplingIsReproducible() async throws {
         let model = try TestModels.model("smollm2-135m")
-        let options = GenerationOptions(maxTokens: 20, sampling: SamplingOptions(temperature: 1.2, topK: 50, seed: 2024))
+        let options = GenerationOptions(
+            maxTokens: 20, sampling: SamplingOptions(temperature: 1.2, topK: 50, seed: 2024))
         let prompt = Self.prompt(model, "Tell me a joke.")
-        let a = try await collect(InferenceSession(model: model, contextLength: 256, threadCount: 2).generate(
-            prompt: prompt, options: options))
-        let b = try await collect(InferenceSession(model: model, contextLength: 256, threadCount: 2).generate(
-            prompt: prompt, options: options))
+        let a = try await collect(
+            InferenceSession(model: model, contextLength: 256, threadCount: 2).generate(
+                prompt: prompt, options: options))
+        let b = try await collect(
+            InferenceSession(model: model, contextLength: 256, threadCount: 2).generate(
+                prompt: prompt, options: options))
         #expect(a.tokens.count == 20)
         #expect(a.tokens == b.tokens)
     }
@@ -188,7 +192,8 @@ private final class EvenTokens: TokenConstraint, @unchecked Sendable {
         // The next prompt replays the reply and adds a turn; everything up to the reply is cached.
         let next =
             first + reply.tokens
-            + model.tokenizer.encode("<|im_end|>\n<|im_start|>user\nAnother one.<|im_end|>\n<|im_start|>assistant\n",
+            + model.tokenizer.encode(
+                "<|im_end|>\n<|im_start|>user\nAnother one.<|im_end|>\n<|im_start|>assistant\n",
                 parseSpecial: true)
         let second = try await collect(
             session.generate(prompt: next, options: GenerationOptions(maxTokens: 5, sampling: .greedy)))

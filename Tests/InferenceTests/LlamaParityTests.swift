@@ -78,7 +78,8 @@ import Testing
                 if ours != fixtureCase.greedy[step] {
                     #expect(
                         ours == fixtureCase.runner_up[step] && fixtureCase.gaps[step] <= tolerance.swapGap,
-                        "\(fixtureCase.name): greedy diverges at step \(step) with llama.cpp's gap \(fixtureCase.gaps[step])")
+                        "\(fixtureCase.name): greedy diverges at step \(step) with llama.cpp's gap \(fixtureCase.gaps[step])"
+                    )
                     break
                 }
                 logits = snapshot(try evaluator.evaluate([ours]))

@@ -23,7 +23,8 @@ import Testing
     }
 
     @Test func aSecondLoadMapsTheSavedCopyAndComputesTheSameLogits() throws {
-        try #require(WeightMatrix.repackedByteCount(type: .q8_0, rows: 16, columns: 32) != nil, "no interleaved layouts here")
+        try #require(
+            WeightMatrix.repackedByteCount(type: .q8_0, rows: 16, columns: 32) != nil, "no interleaved layouts here")
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let first = try Model(path: modelPath, packedWeightsDirectory: directory)
@@ -41,7 +42,8 @@ import Testing
 
     @Test(arguments: ["truncated", "bad magic", "wrong shape", "offset past the end", "empty"])
     func aDamagedFileIsIgnoredAndReplaced(_ damage: String) throws {
-        try #require(WeightMatrix.repackedByteCount(type: .q8_0, rows: 16, columns: 32) != nil, "no interleaved layouts here")
+        try #require(
+            WeightMatrix.repackedByteCount(type: .q8_0, rows: 16, columns: 32) != nil, "no interleaved layouts here")
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let reference = try logits(try Model(path: modelPath, packedWeightsDirectory: directory))

@@ -37,7 +37,8 @@ private func sample(_ chain: inout SamplerChain, _ values: [Float], mask: TokenM
         let options = SamplingOptions(temperature: 1.3, topK: 100, topP: 0.98, minP: 0.01, seed: 1234)
         var a = SamplerChain(options: options)
         var b = SamplerChain(options: options)
-        var other = SamplerChain(options: SamplingOptions(temperature: 1.3, topK: 100, topP: 0.98, minP: 0.01, seed: 99))
+        var other = SamplerChain(
+            options: SamplingOptions(temperature: 1.3, topK: 100, topP: 0.98, minP: 0.01, seed: 99))
         var fromA: [Int] = []
         var fromB: [Int] = []
         var fromOther: [Int] = []

@@ -50,7 +50,8 @@ import Testing
         x.withUnsafeBufferPointer { xp in
             w.withUnsafeBufferPointer { wp in
                 y.withUnsafeMutableBufferPointer {
-                    VectorMath.rmsNorm(xp.baseAddress!, weight: wp.baseAddress!, epsilon: 1e-6, into: $0.baseAddress!, count: n)
+                    VectorMath.rmsNorm(
+                        xp.baseAddress!, weight: wp.baseAddress!, epsilon: 1e-6, into: $0.baseAddress!, count: n)
                 }
             }
         }

@@ -4,7 +4,10 @@ import Testing
 @testable import Kernels
 
 /// One weight row times one activation, through the vectorized kernel or its scalar twin.
-func rowDot(_ type: GGMLType, _ w: UnsafeRawPointer, x: UnsafePointer<Float>, _ act: ActivationBuffer?, columns: Int, reference: Bool) -> Float {
+func rowDot(
+    _ type: GGMLType, _ w: UnsafeRawPointer, x: UnsafePointer<Float>, _ act: ActivationBuffer?, columns: Int,
+    reference: Bool
+) -> Float {
     let blocks = columns / type.blockSize
     switch (type, reference) {
     case (.f32, false): return Dot.f32(w, x, count: columns)
@@ -52,9 +55,13 @@ func rowDot(_ type: GGMLType, _ w: UnsafeRawPointer, x: UnsafePointer<Float>, _ 
                 let w = WeightMatrix(type: type, rows: 1, columns: columns, base: raw.baseAddress!)
                 let magnitude = referenceDot(dequantized(w)[...], x[...]).magnitude
                 x.withUnsafeBufferPointer { xb in
-                    let fast = rowDot(type, raw.baseAddress!, x: xb.baseAddress!, act, columns: columns, reference: false)
-                    let slow = rowDot(type, raw.baseAddress!, x: xb.baseAddress!, act, columns: columns, reference: true)
-                    #expect(abs(Double(fast - slow)) <= 1e-5 * magnitude + 1e-30, "\(type) trial \(trial): \(fast) vs \(slow)")
+                    let fast = rowDot(
+                        type, raw.baseAddress!, x: xb.baseAddress!, act, columns: columns, reference: false)
+                    let slow = rowDot(
+                        type, raw.baseAddress!, x: xb.baseAddress!, act, columns: columns, reference: true)
+                    #expect(
+                        abs(Double(fast - slow)) <= 1e-5 * magnitude + 1e-30,
+                        "\(type) trial \(trial): \(fast) vs \(slow)")
                 }
             }
         }
@@ -89,8 +96,10 @@ func rowDot(_ type: GGMLType, _ w: UnsafeRawPointer, x: UnsafePointer<Float>, _ 
                     let bias = 128 * 0.05 * x.reduce(0) { $0 + Double(abs($1)) }
                     let magnitude = referenceDot(dequantized(w)[...], x[...]).magnitude
                     x.withUnsafeBufferPointer { xb in
-                        let fast = rowDot(type, raw.baseAddress!, x: xb.baseAddress!, act, columns: columns, reference: false)
-                        let slow = rowDot(type, raw.baseAddress!, x: xb.baseAddress!, act, columns: columns, reference: true)
+                        let fast = rowDot(
+                            type, raw.baseAddress!, x: xb.baseAddress!, act, columns: columns, reference: false)
+                        let slow = rowDot(
+                            type, raw.baseAddress!, x: xb.baseAddress!, act, columns: columns, reference: true)
                         #expect(
                             abs(Double(fast - slow)) <= 1e-5 * magnitude + 1e-7 * bias,
                             "\(type) pattern \(pattern) sign \(sign): \(fast) vs \(slow)")

@@ -1,12 +1,12 @@
 import Foundation
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 import GGUF
 import Testing
 
 @testable import Kernels
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Throughput figures for `scripts/bench-kernels` on the three models' matrix shapes. Prints, never
 /// asserts speed. Runs only when SOTTO_BENCH=1 (it takes a while and wants a release build).
@@ -46,7 +46,9 @@ struct KernelBench {
     /// Best time of `rounds` rounds of `repeats` calls.
     static func best(rounds: Int = 7, repeats: Int, cpu: Bool = false, _ body: () -> Void) -> Double {
         var best = Double.infinity
-        for _ in 0..<rounds { best = min(best, seconds(cpu: cpu) { for _ in 0..<repeats { body() } } / Double(repeats)) }
+        for _ in 0..<rounds {
+            best = min(best, seconds(cpu: cpu) { for _ in 0..<repeats { body() } } / Double(repeats))
+        }
         return best
     }
 
@@ -96,9 +98,12 @@ struct KernelBench {
             for threads in [1, 2] {
                 let pool = ThreadPool(threadCount: threads)
                 for w in [plain, packed] where w.isRepacked || threads == 1 {
-                    let t = Self.best(rounds: 3, repeats: 1, cpu: threads == 1) { MatMul.matmul(w, x, rows: n, &y, pool: pool) }
+                    let t = Self.best(rounds: 3, repeats: 1, cpu: threads == 1) {
+                        MatMul.matmul(w, x, rows: n, &y, pool: pool)
+                    }
                     let gops = 2.0 * Double(n * c.rows * c.columns) / t / 1e9
-                    line += String(format: "  %@%dT %.2f ms %.1f GOP/s", w.isRepacked ? "repacked " : "", threads, t * 1e3, gops)
+                    line += String(
+                        format: "  %@%dT %.2f ms %.1f GOP/s", w.isRepacked ? "repacked " : "", threads, t * 1e3, gops)
                 }
             }
         }
@@ -134,11 +139,12 @@ struct KernelBench {
     }
 
     /// The same product again and again: weights in cache, so this is the kernels' compute rate.
-    @Test(arguments: cases.filter { $0.rows < 20000 } + [
-        Case(name: "L2-sized Q4_K", type: .q4_K, rows: 512, columns: 1536),
-        Case(name: "L2-sized Q6_K", type: .q6_K, rows: 512, columns: 1536),
-        Case(name: "L2-sized Q8_0", type: .q8_0, rows: 512, columns: 1536),
-    ])
+    @Test(
+        arguments: cases.filter { $0.rows < 20000 } + [
+            Case(name: "L2-sized Q4_K", type: .q4_K, rows: 512, columns: 1536),
+            Case(name: "L2-sized Q6_K", type: .q6_K, rows: 512, columns: 1536),
+            Case(name: "L2-sized Q8_0", type: .q8_0, rows: 512, columns: 1536),
+        ])
     func matvecInCache(_ c: Case) {
         var rng = SeededGenerator(seed: 1)
         let bytes = randomWeights(c.type, rows: c.rows, columns: c.columns, using: &rng)
@@ -150,7 +156,9 @@ struct KernelBench {
             for threads in [1, 2] {
                 let pool = ThreadPool(threadCount: threads)
                 let t = Self.best(rounds: 15, repeats: 50, cpu: threads == 1) { MatMul.matvec(w, x, &y, pool: pool) }
-                line += String(format: "  %dT%@ %.1f µs %.1f GB/s", threads, threads == 1 ? " (cpu time)" : "", t * 1e6, Double(bytes.count) / t / 1e9)
+                line += String(
+                    format: "  %dT%@ %.1f µs %.1f GB/s", threads, threads == 1 ? " (cpu time)" : "", t * 1e6,
+                    Double(bytes.count) / t / 1e9)
             }
         }
         print(line)
@@ -183,7 +191,9 @@ struct KernelBench {
         let x = randomFloats(8960, using: &rng)
         for kind in [ActivationKind.q8, .q8K] {
             let buffer = ActivationBuffer(kind: kind, columns: 8960 / 256 * 256, count: 1)
-            let t = Self.best(repeats: 2000, cpu: true) { x.withUnsafeBufferPointer { buffer.quantize($0.baseAddress!, row: 0) } }
+            let t = Self.best(repeats: 2000, cpu: true) {
+                x.withUnsafeBufferPointer { buffer.quantize($0.baseAddress!, row: 0) }
+            }
             print(String(format: "quantize %@ 8704 floats: %.2f µs", "\(kind)", t * 1e6))
             buffer.deallocate()
         }

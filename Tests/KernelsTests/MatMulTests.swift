@@ -16,7 +16,8 @@ import Testing
 
     static let shapes = [
         Shape(rows: 1, columns: 256, n: 1), Shape(rows: 7, columns: 512, n: 1), Shape(rows: 65, columns: 256, n: 1),
-        Shape(rows: 130, columns: 768, n: 3), Shape(rows: 33, columns: 256, n: 17), Shape(rows: 200, columns: 512, n: 9),
+        Shape(rows: 130, columns: 768, n: 3), Shape(rows: 33, columns: 256, n: 17),
+        Shape(rows: 200, columns: 512, n: 9),
     ]
 
     static let cases: [(GGMLType, Shape)] = allWeightTypes.flatMap { t in shapes.map { (t, $0) } }
@@ -52,7 +53,9 @@ import Testing
         let bases = data.map { d in d.withUnsafeBytes { $0.baseAddress! } }
         // `data` and `outs` are not mutated or resized while these pointers are in use.
         withExtendedLifetime((data, outs)) {
-            let ws = types.indices.map { WeightMatrix(type: types[$0], rows: rows[$0], columns: columns, base: bases[$0]) }
+            let ws = types.indices.map {
+                WeightMatrix(type: types[$0], rows: rows[$0], columns: columns, base: bases[$0])
+            }
             if n == 1 {
                 MatMul.matvec(ws, x, pointers, pool: Self.pool)
             } else {

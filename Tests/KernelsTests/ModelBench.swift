@@ -17,7 +17,8 @@ struct ModelBench {
     static func groups(_ file: GGUFFile) -> [[WeightMatrix]] {
         func matrix(_ name: String) -> WeightMatrix? {
             guard let t = file.tensor(named: name), t.shape.count == 2 else { return nil }
-            return WeightMatrix(type: t.type, rows: t.shape[1], columns: t.shape[0], base: file.bytes(of: t).baseAddress!)
+            return WeightMatrix(
+                type: t.type, rows: t.shape[1], columns: t.shape[0], base: file.bytes(of: t).baseAddress!)
         }
         var groups: [[WeightMatrix]] = []
         var layer = 0
@@ -74,7 +75,8 @@ struct ModelBench {
             let decode = KernelBench.best(rounds: 10, repeats: 1, cpu: threads == 1) { pass(1) }
             let prefill = KernelBench.best(rounds: 2, repeats: 1, cpu: threads == 1) { pass(n) }
             line += String(
-                format: "  %dT%@ decode %.1f ms/token %.0f tok/s %.1f GB/s, prefill %.0f tok/s", threads, threads == 1 ? " (cpu time)" : "", decode * 1e3,
+                format: "  %dT%@ decode %.1f ms/token %.0f tok/s %.1f GB/s, prefill %.0f tok/s", threads,
+                threads == 1 ? " (cpu time)" : "", decode * 1e3,
                 1 / decode, Double(bytes) / decode / 1e9, Double(n) / prefill)
         }
         print(line)

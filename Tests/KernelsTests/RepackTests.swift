@@ -41,7 +41,9 @@ import Testing
             let wf = dequantized(plain)
             for t in 0..<n {
                 for r in 0..<rows {
-                    let magnitude = referenceDot(wf[(r * columns)..<((r + 1) * columns)], x[(t * columns)..<((t + 1) * columns)]).magnitude
+                    let magnitude = referenceDot(
+                        wf[(r * columns)..<((r + 1) * columns)], x[(t * columns)..<((t + 1) * columns)]
+                    ).magnitude
                     let a = plainY[t * rows + r], b = packedY[t * rows + r]
                     #expect(abs(Double(a - b)) <= 1e-5 * magnitude, "\(type) t=\(t) r=\(r): \(a) vs \(b)")
                 }

@@ -1,4 +1,5 @@
 import GGUF
+
 @testable import Kernels
 
 /// Deterministic generator (SplitMix64) so failures reproduce.

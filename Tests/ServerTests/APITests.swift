@@ -63,11 +63,14 @@ import Testing
         let server = try TestServer.shared()
         let (alice, bob, _) = try server.pair()
         let cid = "team:plans-\(UUID().uuidString.prefix(6).lowercased())"
-        let created = try server.client(alice).post("/api/channels", ["cid": cid, "name": "Plans", "members": [bob.rawValue]])
+        let created = try server.client(alice).post(
+            "/api/channels", ["cid": cid, "name": "Plans", "members": [bob.rawValue]])
         #expect(created.status == 201)
         let again = try server.client(bob).post("/api/channels", ["cid": cid])
         #expect(again.status == 200)
-        let members = ((try again.json())["members"] as? [[String: Any]])?.compactMap { ($0["user"] as? [String: Any])?["id"] as? String }
+        let members = ((try again.json())["members"] as? [[String: Any]])?.compactMap {
+            ($0["user"] as? [String: Any])?["id"] as? String
+        }
         #expect(members == [alice.rawValue, bob.rawValue])
         let unknown = try server.client(alice).post("/api/channels", ["cid": cid + "x", "members": ["nobody-here"]])
         #expect(unknown.status == 404)
@@ -76,9 +79,11 @@ import Testing
     @Test func usersMayRenameOnlyThemselves() throws {
         let server = try TestServer.shared()
         let (alice, bob, _) = try server.pair()
-        let renameSelf = try server.client(alice).post("/api/users", ["users": [["id": alice.rawValue, "name": "Ally"]]])
+        let renameSelf = try server.client(alice).post(
+            "/api/users", ["users": [["id": alice.rawValue, "name": "Ally"]]])
         #expect(renameSelf.status == 200)
-        let renameOther = try server.client(alice).post("/api/users", ["users": [["id": bob.rawValue, "name": "Robert"]]])
+        let renameOther = try server.client(alice).post(
+            "/api/users", ["users": [["id": bob.rawValue, "name": "Robert"]]])
         #expect(renameOther.status == 403)
         #expect(try server.store.user(bob)?.name.hasPrefix("Bob") == true)
     }
@@ -132,7 +137,8 @@ import Testing
         for index in 0..<3 { _ = try server.client(alice).post(channelPath(cid, "/messages"), ["text": "hi \(index)"]) }
         func unread() throws -> Int? {
             let channels = (try server.client(bob).get("/api/channels").json())["channels"] as? [[String: Any]]
-            return channels?.first { ($0["channel"] as? [String: Any])?["cid"] as? String == cid.cid }?["unread_count"] as? Int
+            return channels?.first { ($0["channel"] as? [String: Any])?["cid"] as? String == cid.cid }?["unread_count"]
+                as? Int
         }
         #expect(try unread() == 3)
         let read = try server.client(bob).request("POST", channelPath(cid, "/read"))  // empty body: up to the newest
@@ -161,15 +167,19 @@ import Testing
             ("\u{FF}\u{FE}", "must be a JSON object"),
         ]
         for (body, reason) in cases {
-            let response = try client.request("POST", path, body: Array(body.utf8), headers: ["Content-Type": "application/json"])
+            let response = try client.request(
+                "POST", path, body: Array(body.utf8), headers: ["Content-Type": "application/json"])
             #expect(response.status == 400, "\(body.prefix(30)): \(response.text)")
             let message = ((try? response.json())?["error"] as? [String: Any])?["message"] as? String ?? ""
             #expect(message.contains(reason), "\(body.prefix(30)) → \(message)")
         }
-        let wrongType = try client.request("POST", path, body: Array("text=hi".utf8), headers: ["Content-Type": "text/plain"])
+        let wrongType = try client.request(
+            "POST", path, body: Array("text=hi".utf8), headers: ["Content-Type": "text/plain"])
         #expect(wrongType.status == 415)
         let users = try client.post("/api/users", ["users": [["id": "ok", "name": 3]]])
-        #expect(((try users.json())["error"] as? [String: Any])?["message"] as? String == "field 'users[0].name' must be a string")
+        #expect(
+            ((try users.json())["error"] as? [String: Any])?["message"] as? String
+                == "field 'users[0].name' must be a string")
     }
 
     @Test func oversizedBodiesGet413AndTheServerCarriesOn() throws {
@@ -201,7 +211,10 @@ import Testing
     @Test func garbageOnTheSocketGetsAnAnswerNotACrash() throws {
         let server = try TestServer.shared()
         let client = HTTPClient(port: server.port)
-        for junk in ["GARBAGE\r\n\r\n", "GET /api/health HTTP/9.9\r\n\r\n", "GET " + String(repeating: "a", count: 20_000) + " HTTP/1.1\r\n\r\n"] {
+        for junk in [
+            "GARBAGE\r\n\r\n", "GET /api/health HTTP/9.9\r\n\r\n",
+            "GET " + String(repeating: "a", count: 20_000) + " HTTP/1.1\r\n\r\n",
+        ] {
             let socket = try TestSocket(port: server.port)
             try socket.write(junk)
             _ = try? socket.readToEnd()

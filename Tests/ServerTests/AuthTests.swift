@@ -38,7 +38,8 @@ import Testing
 
     @Test(arguments: [
         "", "abc", "a.b", "a.b.c.d", "!!!.e30.AAAA",
-        Base64URL.encode(Array(#"{"alg":"none"}"#.utf8)) + "." + Base64URL.encode(Array(#"{"user_id":"a"}"#.utf8)) + ".",
+        Base64URL.encode(Array(#"{"alg":"none"}"#.utf8)) + "." + Base64URL.encode(Array(#"{"user_id":"a"}"#.utf8))
+            + ".",
     ])
     func malformedTokensAreRefused(token: String) {
         #expect(throws: AuthError.self) { try authority.verify(token) }
@@ -47,7 +48,8 @@ import Testing
     @Test func badClaimsAreRefusedEvenWhenSigned() throws {
         for payload in [#"{"iat":1}"#, #"{"user_id":"has space"}"#, #"{"user_id":"a","exp":"soon"}"#, #"[1,2]"#] {
             let input = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9." + Base64URL.encode(Array(payload.utf8))
-            let signed = input + "." + HMACForTests.sign(Array(input.utf8), key: Array("a-secret-long-enough-for-tests".utf8))
+            let signed =
+                input + "." + HMACForTests.sign(Array(input.utf8), key: Array("a-secret-long-enough-for-tests".utf8))
             #expect(throws: AuthError.self) { try authority.verify(signed) }
         }
     }
@@ -73,7 +75,9 @@ import Testing
         let mode = try FileManager.default.attributesOfItem(atPath: home + "/secret")[.posixPermissions] as? Int
         #expect(mode == 0o600)
         #expect(try AppSecret.load(home: home, environment: [:]) == first)
-        #expect(try AppSecret.load(home: home, environment: ["SOTTO_SECRET": "from-the-environment"]) == "from-the-environment")
+        #expect(
+            try AppSecret.load(home: home, environment: ["SOTTO_SECRET": "from-the-environment"])
+                == "from-the-environment")
         #expect(throws: HTTPServerError.self) { try AppSecret.load(home: home, environment: ["SOTTO_SECRET": "short"]) }
     }
 }

@@ -19,7 +19,9 @@ import Testing
         let argument = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         candidates.append(argument.appendingPathComponent("sotto").path)
         guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw SocketError(description: "sotto executable not found next to the tests (looked in \(candidates)); build it or set SOTTO_BIN")
+            throw SocketError(
+                description:
+                    "sotto executable not found next to the tests (looked in \(candidates)); build it or set SOTTO_BIN")
         }
         return found
     }
@@ -81,7 +83,9 @@ import Testing
                 let client = HTTPClient(port: port, token: tokens.token(for: user))
                 for index in 0..<10_000 {
                     let id = "burst-\(worker)-\(index)"
-                    guard let response = try? client.post(channelPath(cid, "/messages"), ["id": id, "text": "burst \(index)"]),
+                    guard
+                        let response = try? client.post(
+                            channelPath(cid, "/messages"), ["id": id, "text": "burst \(index)"]),
                         response.status == 201 || response.status == 200
                     else { return }
                     acknowledged.insert(id)

@@ -30,7 +30,8 @@ private final class EchoSockets: WebSocketResponder, @unchecked Sendable {
         var configuration = HTTPServer.Configuration(port: 0)
         configuration.threads = 8
         configuration.maxBodyBytes = 1024
-        let server = HTTPServer(configuration: configuration, responder: EchoResponder(), webSocket: ("/ws", EchoSockets()))
+        let server = HTTPServer(
+            configuration: configuration, responder: EchoResponder(), webSocket: ("/ws", EchoSockets()))
         return (server, try server.start())
     }
 
@@ -38,7 +39,8 @@ private final class EchoSockets: WebSocketResponder, @unchecked Sendable {
         let (server, port) = try Self.start()
         defer { server.stop() }
         let client = HTTPClient(port: port)
-        let response = try client.request("POST", "/api/channels/messaging%3Ahike/x?limit=5&q=a+b%21", body: Array("hello".utf8))
+        let response = try client.request(
+            "POST", "/api/channels/messaging%3Ahike/x?limit=5&q=a+b%21", body: Array("hello".utf8))
         #expect(response.status == 200)
         let json = try response.json()
         #expect(json["path"] as? String == "/api/channels/messaging%3Ahike/x")

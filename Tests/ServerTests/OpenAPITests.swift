@@ -12,9 +12,13 @@ import Testing
         let server = try TestServer.shared()
         let paths = try #require(try document()["paths"] as? [String: [String: Any]])
         let methods: Set = ["get", "post", "put", "patch", "delete"]
-        let documented = Set(paths.flatMap { path, item in item.keys.filter(methods.contains).map { "\($0.uppercased()) \(path)" } })
+        let documented = Set(
+            paths.flatMap { path, item in item.keys.filter(methods.contains).map { "\($0.uppercased()) \(path)" } })
         let registered = Set(server.server.router.routes.map { "\($0.method) \($0.pattern)" })
-        #expect(documented == registered, "only documented: \(documented.subtracting(registered)), only registered: \(registered.subtracting(documented))")
+        #expect(
+            documented == registered,
+            "only documented: \(documented.subtracting(registered)), only registered: \(registered.subtracting(documented))"
+        )
     }
 
     @Test func publicRoutesAreMarkedWithoutSecurity() throws {
@@ -24,7 +28,9 @@ import Testing
             let operation = try #require(paths[route.pattern]?[route.method.lowercased()] as? [String: Any])
             let isPublic = (operation["security"] as? [Any])?.isEmpty == true
             // /api/connect authenticates inside the socket, so it is public at the HTTP level.
-            #expect(isPublic == (!route.authenticated || route.pattern == "/api/connect"), "\(route.method) \(route.pattern)")
+            #expect(
+                isPublic == (!route.authenticated || route.pattern == "/api/connect"),
+                "\(route.method) \(route.pattern)")
         }
     }
 

@@ -31,7 +31,8 @@ import Testing
         // Bob says more: Alice's suggestions are redrafted without her asking again.
         _ = try server.client(bob).post(channelPath(cid, "/messages"), ["text": "Or sushi?"])
         let redrafted = try socket.receive(until: {
-            $0["type"] as? String == "suggestions.updated" && ($0["suggestions"] as? [String])?.first == "Reply to Or sushi?"
+            $0["type"] as? String == "suggestions.updated"
+                && ($0["suggestions"] as? [String])?.first == "Reply to Or sushi?"
         })
         #expect(redrafted["signature"] as? String != signature)
         #expect(redrafted["status"] as? String == "ready")

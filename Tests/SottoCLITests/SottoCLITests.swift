@@ -1,7 +1,6 @@
 import Foundation
-import Testing
-
 import Inference
+import Testing
 
 /// The real models' home (`$SOTTO_HOME`, default `~/.sotto`), for commands that run a model.
 private let modelHome: URL = {
@@ -165,7 +164,10 @@ struct ModelCLITests {
     @Test func benchReportsSpeeds() throws {
         try requireModel("smollm2-135m")
         let result = try run(
-            ["bench", "--model", "smollm2-135m", "--prompt-tokens", "16", "--gen-tokens", "4", "--threads", "1", "--json"],
+            [
+                "bench", "--model", "smollm2-135m", "--prompt-tokens", "16", "--gen-tokens", "4", "--threads", "1",
+                "--json",
+            ],
             input: "")
         #expect(result.status == 0, "\(result.stderr)")
         let object = try json(result.stdout)

@@ -54,7 +54,9 @@ func heapAndScanMergesAgree(_ model: String) throws {
         #expect(tokenizer.mergeWord(bytes, forceHeap: true) == tokenizer.mergeWord(bytes, forceHeap: false))
     }
     for _ in 0..<500 {
-        let bytes = (0..<Int.random(in: 2...80, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }
+        let bytes = (0..<Int.random(in: 2...80, using: &generator)).map { _ in
+            alphabet.randomElement(using: &generator)!
+        }
         #expect(tokenizer.mergeWord(bytes, forceHeap: true) == tokenizer.mergeWord(bytes, forceHeap: false))
     }
 }

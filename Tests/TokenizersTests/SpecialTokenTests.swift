@@ -33,7 +33,9 @@ import Testing
 func endOfGenerationMatchesLlamaCpp(_ model: String) throws {
     let tokenizer = try ModelTokenizers.tokenizer(model)
     let expected = Set(FixtureCase.fixture(model).llama_cpp_end_of_generation)
-        .filter { tokenizer.tokenType($0) == .control || tokenizer.tokenType($0) == .userDefined || $0 == tokenizer.eosTokenID }
+        .filter {
+            tokenizer.tokenType($0) == .control || tokenizer.tokenType($0) == .userDefined || $0 == tokenizer.eosTokenID
+        }
     #expect(tokenizer.endOfGenerationTokenIDs == expected)
     #expect(tokenizer.endOfGenerationTokenIDs.contains(tokenizer.tokenID(for: "<|im_end|>")!))
     #expect(tokenizer.endOfGenerationTokenIDs.contains(tokenizer.tokenID(for: "<|endoftext|>")!))

@@ -20,7 +20,8 @@ func tokenizerBenchmark(_ model: String) throws {
         text = try String(contentsOfFile: path, encoding: .utf8)
     } else {
         // The fixture corpus, each copy numbered so that words vary, to about 2 MB.
-        let corpus = FixtureCase.all.filter { $0.model == model && !$0.parseSpecial }.map(\.text).joined(separator: "\n")
+        let corpus = FixtureCase.all.filter { $0.model == model && !$0.parseSpecial }.map(\.text).joined(
+            separator: "\n")
         var parts: [String] = []
         var size = 0
         var n = 0

@@ -27,7 +27,8 @@ private func ggufFile(_ entries: [(String, GGUFValue)]) throws -> GGUFFile {
 
 @Test func inconsistentArraysAreRejected() {
     #expect(throws: TokenizerError.self) {
-        try Tokenizer(tokens: ["a", "b"], tokenTypes: [1], merges: [], preTokenizer: "gpt2", bosTokenID: nil, eosTokenID: nil)
+        try Tokenizer(
+            tokens: ["a", "b"], tokenTypes: [1], merges: [], preTokenizer: "gpt2", bosTokenID: nil, eosTokenID: nil)
     }
     #expect(throws: TokenizerError.self) {
         try Tokenizer(tokens: ["a"], tokenTypes: [], merges: [], preTokenizer: "gpt2", bosTokenID: nil, eosTokenID: 7)

@@ -57,7 +57,8 @@ package final class EngineBackend: LanguageModelBackend {
             throw LanguageModelSession.GenerationError.exceededContextWindowSize(
                 .init(
                     debugDescription:
-                        "Content contains \(prompt.count) tokens, which exceeds the maximum allowed context size of \(contextSize)"))
+                        "Content contains \(prompt.count) tokens, which exceeds the maximum allowed context size of \(contextSize)"
+                ))
         }
         let limit = request.options.responseTokenLimit(available: contextSize - prompt.count)
         var output = try await run(request, prompt: prompt, limit: limit, allowsCalls: true, onText: onText)
@@ -66,7 +67,8 @@ package final class EngineBackend: LanguageModelBackend {
             // output is already there, so the model answers instead.
             let answer = try await run(request, prompt: prompt, limit: limit, allowsCalls: false, onText: onText)
             output = GenerationOutput(
-                content: answer.content, promptTokenCount: output.promptTokenCount, cachedTokenCount: output.cachedTokenCount,
+                content: answer.content, promptTokenCount: output.promptTokenCount,
+                cachedTokenCount: output.cachedTokenCount,
                 outputTokenCount: output.outputTokenCount + answer.outputTokenCount)
         }
         return output
@@ -74,7 +76,8 @@ package final class EngineBackend: LanguageModelBackend {
 
     /// Generates one turn on a KV slot.
     private func run(
-        _ request: GenerationRequest, prompt: [Int], limit: Int, allowsCalls: Bool, onText: @escaping @Sendable (String) -> Void
+        _ request: GenerationRequest, prompt: [Int], limit: Int, allowsCalls: Bool,
+        onText: @escaping @Sendable (String) -> Void
     ) async throws -> GenerationOutput {
         let plan = try TurnPlan(request: request, loaded: loaded, budget: limit, allowsCalls: allowsCalls)
         let options = Inference.GenerationOptions(maxTokens: limit, sampling: request.options.samplingOptions)
@@ -84,7 +87,8 @@ package final class EngineBackend: LanguageModelBackend {
         var summary: GenerationSummary?
         var failure: (any Error)?
         do {
-            for try await event in lease.session.generate(prompt: prompt, options: options, constraint: plan.constraint) {
+            for try await event in lease.session.generate(prompt: prompt, options: options, constraint: plan.constraint)
+            {
                 switch event {
                 case .token(let id, _):
                     let piece = collector.take(id)
@@ -106,7 +110,9 @@ package final class EngineBackend: LanguageModelBackend {
 
         let tail = collector.finish()
         if !tail.isEmpty { onText(tail) }
-        if summary.reason == .contextFull || (summary.reason == .maxTokens && request.options.maximumResponseTokens == nil) {
+        if summary.reason == .contextFull
+            || (summary.reason == .maxTokens && request.options.maximumResponseTokens == nil)
+        {
             throw LanguageModelSession.GenerationError.exceededContextWindowSize(
                 .init(
                     debugDescription:
@@ -114,7 +120,8 @@ package final class EngineBackend: LanguageModelBackend {
                 ))
         }
         return GenerationOutput(
-            content: try Self.content(of: collector), promptTokenCount: prompt.count, cachedTokenCount: summary.reusedTokens,
+            content: try Self.content(of: collector), promptTokenCount: prompt.count,
+            cachedTokenCount: summary.reusedTokens,
             outputTokenCount: summary.generatedTokens)
     }
 
@@ -170,9 +177,11 @@ package final class EngineBackend: LanguageModelBackend {
         case let error as InferenceError:
             switch error {
             case .promptTooLong, .contextFull:
-                return LanguageModelSession.GenerationError.exceededContextWindowSize(.init(debugDescription: error.description))
+                return LanguageModelSession.GenerationError.exceededContextWindowSize(
+                    .init(debugDescription: error.description))
             default:
-                return LanguageModelSession.GenerationError.decodingFailure(.init(debugDescription: "The engine failed: \(error)"))
+                return LanguageModelSession.GenerationError.decodingFailure(
+                    .init(debugDescription: "The engine failed: \(error)"))
             }
         case let error as GuidanceError:
             return LanguageModelSession.GenerationError.decodingFailure(
@@ -200,12 +209,14 @@ struct TurnPlan {
                 let answerGrammar = try responseSchema.map { try Grammar.shared(for: .anyOf([$0, callSchema])) }
                 let index = loaded.vocabularyIndex
                 constraint = TurnConstraint(
-                    format: format, answerGrammar: answerGrammar, callGrammar: callGrammar, index: index, tokenizer: tokenizer,
+                    format: format, answerGrammar: answerGrammar, callGrammar: callGrammar, index: index,
+                    tokenizer: tokenizer,
                     budget: budget)
                 calling = (format, callGrammar, index)
             } else if let responseSchema {
                 constraint = GrammarConstraint(
-                    grammar: try Grammar.shared(for: responseSchema), index: loaded.vocabularyIndex, tokenizer: tokenizer,
+                    grammar: try Grammar.shared(for: responseSchema), index: loaded.vocabularyIndex,
+                    tokenizer: tokenizer,
                     budget: budget)
             } else if let format = loaded.toolFormat, !PromptRenderer.renderedTools(for: request).isEmpty {
                 // The model is shown tools it may not call now.

@@ -115,7 +115,9 @@ package final class GrammarConstraint: TokenConstraint, @unchecked Sendable {
             let shared = min(bytes.count, prefix.count)
             guard !bytes.isEmpty, bytes[..<shared].elementsEqual(prefix[..<shared]) else {
                 throw GuidanceError(
-                    .rejected, "token \(token) does not continue the text \(String(decoding: prefix, as: UTF8.self).debugDescription)")
+                    .rejected,
+                    "token \(token) does not continue the text \(String(decoding: prefix, as: UTF8.self).debugDescription)"
+                )
             }
             if bytes.count > shared { try matcher.accept(bytes: Array(bytes[shared...])) }
             prefix.removeFirst(shared)
@@ -149,7 +151,8 @@ package final class GrammarConstraint: TokenConstraint, @unchecked Sendable {
         if left >= distance + Self.steeringMargin { return }
         let candidates =
             left >= distance + Self.exactSteeringMargin
-            ? StructuralTokens.of(matcher.index).filter { scratch.contains(Int($0)) }.map(Int.init) : scratch.allowedTokens
+            ? StructuralTokens.of(matcher.index).filter { scratch.contains(Int($0)) }.map(Int.init)
+            : scratch.allowedTokens
         var closest = Int.max
         var closestTokens: [Int] = []
         for token in candidates {

@@ -85,7 +85,9 @@ package struct PromptRenderer: Sendable {
                 break
             }
             if message.role == .system && content.isEmpty { continue }
-            var pairs: [(String, TemplateValue)] = [("role", .string(message.role.rawValue)), ("content", .string(content))]
+            var pairs: [(String, TemplateValue)] = [
+                ("role", .string(message.role.rawValue)), ("content", .string(content)),
+            ]
             if !message.toolCalls.isEmpty {
                 pairs.append(("tool_calls", .array(message.toolCalls.map(templateCall))))
             }
@@ -101,7 +103,11 @@ package struct PromptRenderer: Sendable {
         .object(
             TemplateObject([
                 ("type", "function"),
-                ("function", .object(TemplateObject([("name", .string(call.toolName)), ("arguments", call.arguments.templateValue)]))),
+                (
+                    "function",
+                    .object(
+                        TemplateObject([("name", .string(call.toolName)), ("arguments", call.arguments.templateValue)]))
+                ),
             ]))
     }
 
@@ -145,7 +151,8 @@ extension GeneratedContent {
         case .string(let value): return .string(value)
         case .array(let elements): return .array(elements.map(\.templateValue))
         case .structure(let properties, let orderedKeys):
-            return .object(TemplateObject(orderedKeys.compactMap { key in properties[key].map { (key, $0.templateValue) } }))
+            return .object(
+                TemplateObject(orderedKeys.compactMap { key in properties[key].map { (key, $0.templateValue) } }))
         }
     }
 

@@ -28,7 +28,8 @@ extension SchemaNode {
                         isOptional: property.isOptional)
                 })
         case .array(let element, let minimumCount, let maximumCount):
-            return .array(try element.guidanceSchema(path: path + "[*]"), minCount: minimumCount, maxCount: maximumCount)
+            return .array(
+                try element.guidanceSchema(path: path + "[*]"), minCount: minimumCount, maxCount: maximumCount)
         case .string(let constraints):
             return .string(pattern: constraints.pattern, choices: constraints.choices)
         case .integer(let minimum, let maximum):

@@ -68,7 +68,9 @@ actor SlotPool {
         var best: (id: Int, shared: Int)?
         for (id, slot) in slots.enumerated() where !slot.isBusy {
             let shared = Self.sharedPrefix(slot.tokens, prompt)
-            if let current = best, shared < current.shared || (shared == current.shared && slot.lastUse > slots[current.id].lastUse) {
+            if let current = best,
+                shared < current.shared || (shared == current.shared && slot.lastUse > slots[current.id].lastUse)
+            {
                 continue
             }
             best = (id, shared)

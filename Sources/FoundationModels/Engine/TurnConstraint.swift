@@ -58,7 +58,8 @@ package final class TurnConstraint: TokenConstraint, @unchecked Sendable {
     ///   - answerGrammar: for a structured response, the union of the response and call
     ///     grammars; nil for free text.
     package init(
-        format: ToolCallFormat, answerGrammar: Grammar?, callGrammar: Grammar, index: VocabularyIndex, tokenizer: Tokenizer,
+        format: ToolCallFormat, answerGrammar: Grammar?, callGrammar: Grammar, index: VocabularyIndex,
+        tokenizer: Tokenizer,
         budget: Int
     ) {
         self.format = format
@@ -68,7 +69,9 @@ package final class TurnConstraint: TokenConstraint, @unchecked Sendable {
         self.tokenizer = tokenizer
         self.budget = budget
         endTokens = tokenizer.endOfGenerationTokenIDs.sorted()
-        answerStart = answerGrammar.map { GrammarConstraint(grammar: $0, index: index, tokenizer: tokenizer, budget: budget) }
+        answerStart = answerGrammar.map {
+            GrammarConstraint(grammar: $0, index: index, tokenizer: tokenizer, budget: budget)
+        }
     }
 
     package var isComplete: Bool {
@@ -184,7 +187,8 @@ package final class TurnConstraint: TokenConstraint, @unchecked Sendable {
     }
 
     private func bareCallMatcher(budget: Int) -> GrammarConstraint {
-        GrammarConstraint(grammar: callGrammar, index: index, tokenizer: tokenizer, budget: budget, allowsEndToken: false)
+        GrammarConstraint(
+            grammar: callGrammar, index: index, tokenizer: tokenizer, budget: budget, allowsEndToken: false)
     }
 
     private func openCall() {

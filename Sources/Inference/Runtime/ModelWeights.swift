@@ -84,7 +84,8 @@ final class ModelWeights {
             guard WeightMatrix.supports(t.type) else {
                 throw .unsupportedTensorType(name: name, type: t.type.name)
             }
-            let plain = WeightMatrix(type: t.type, rows: t.shape[1], columns: columns, base: file.bytes(of: t).baseAddress!)
+            let plain = WeightMatrix(
+                type: t.type, rows: t.shape[1], columns: columns, base: file.bytes(of: t).baseAddress!)
             return plain
         }
 

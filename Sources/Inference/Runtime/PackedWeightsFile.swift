@@ -45,7 +45,9 @@ final class PackedWeightsFile: @unchecked Sendable {
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_size >= 24 else { return nil }
         let length = Int(info.st_size)
-        guard let mapping = mmap(nil, length, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0), mapping != MAP_FAILED else { return nil }
+        guard let mapping = mmap(nil, length, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0), mapping != MAP_FAILED else {
+            return nil
+        }
         let words = UnsafeRawPointer(mapping)
         func word(_ i: Int) -> UInt64 { words.loadUnaligned(fromByteOffset: 8 * i, as: UInt64.self) }
         let count = Int(truncatingIfNeeded: word(2))
@@ -58,7 +60,8 @@ final class PackedWeightsFile: @unchecked Sendable {
         for i in 0..<count {
             let w = 3 + 5 * i
             let entry = Entry(
-                type: word(w), rows: Int(truncatingIfNeeded: word(w + 1)), columns: Int(truncatingIfNeeded: word(w + 2)),
+                type: word(w), rows: Int(truncatingIfNeeded: word(w + 1)),
+                columns: Int(truncatingIfNeeded: word(w + 2)),
                 offset: Int(truncatingIfNeeded: word(w + 3)), byteCount: Int(truncatingIfNeeded: word(w + 4)))
             guard entry.offset >= 0, entry.byteCount >= 0, entry.offset % Self.alignment == 0,
                 entry.offset <= length - entry.byteCount
@@ -86,7 +89,8 @@ final class PackedWeightsFile: @unchecked Sendable {
             let expected = WeightMatrix.repackedByteCount(type: plain.type, rows: plain.rows, columns: plain.columns),
             entry.byteCount == expected
         else { return nil }
-        return WeightMatrix(type: plain.type, rows: plain.rows, columns: plain.columns, interleavedAt: base + entry.offset)
+        return WeightMatrix(
+            type: plain.type, rows: plain.rows, columns: plain.columns, interleavedAt: base + entry.offset)
     }
 
     /// Where the packed copy of the model file at `modelPath` lives in `directory`; nil when the
@@ -96,7 +100,9 @@ final class PackedWeightsFile: @unchecked Sendable {
         guard stat(modelPath, &info) == 0 else { return nil }
         let modified = Int64(info.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(info.st_mtim.tv_nsec)
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a over the fields
-        for field in [UInt64(info.st_dev), UInt64(info.st_ino), UInt64(info.st_size), UInt64(bitPattern: modified), version] {
+        for field in [
+            UInt64(info.st_dev), UInt64(info.st_ino), UInt64(info.st_size), UInt64(bitPattern: modified), version,
+        ] {
             for shift in stride(from: 0, to: 64, by: 8) {
                 hash ^= (field >> UInt64(shift)) & 0xFF
                 hash = hash &* 0x100_0000_01b3
@@ -140,9 +146,11 @@ final class PackedWeightsFile: @unchecked Sendable {
         guard rename(partial, path) == 0 else { throw POSIXError(.EIO) }
         finished = true
         // Copies for earlier versions of the model file.
-        let prefix = URL(fileURLWithPath: path).lastPathComponent.split(separator: "-").dropLast().joined(separator: "-") + "-"
+        let prefix =
+            URL(fileURLWithPath: path).lastPathComponent.split(separator: "-").dropLast().joined(separator: "-") + "-"
         let stale = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        for name in stale where name.hasPrefix(prefix) && name.hasSuffix(".packed") && directory.path + "/" + name != path {
+        for name in stale
+        where name.hasPrefix(prefix) && name.hasSuffix(".packed") && directory.path + "/" + name != path {
             unlink(directory.path + "/" + name)
         }
     }

@@ -25,7 +25,8 @@ public struct SamplerChain: Sendable {
     public init(options: SamplingOptions) {
         var stages: [any SamplingStage] = []
         if options.repetitionPenalty != 1 {
-            stages.append(RepetitionPenalty(penalty: Float(options.repetitionPenalty), window: options.repetitionWindow))
+            stages.append(
+                RepetitionPenalty(penalty: Float(options.repetitionPenalty), window: options.repetitionWindow))
         }
         if !options.isGreedy {
             if options.topK > 0 { stages.append(TopK(options.topK)) }

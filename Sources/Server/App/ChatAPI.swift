@@ -53,7 +53,8 @@ struct ChatAPI: Sendable {
                 limit = value
             }
             let before = try query["before"].map { try MessageID.validated($0, field: "before") }
-            let page = try store.messages(in: try cid(context), for: context.authenticatedUser, before: before, limit: limit)
+            let page = try store.messages(
+                in: try cid(context), for: context.authenticatedUser, before: before, limit: limit)
             return JSONBody.response(page)
         }
         routes.add("POST", "/api/channels/{cid}/messages") { context in
@@ -86,7 +87,8 @@ struct ChatAPI: Sendable {
             var tone: Tone?
             if let text = context.request.query["tone"] {
                 guard let parsed = Tone(rawValue: text) else {
-                    throw APIError.badRequest("tone must be one of: \(Tone.allCases.map(\.rawValue).joined(separator: ", "))")
+                    throw APIError.badRequest(
+                        "tone must be one of: \(Tone.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
                 tone = parsed
             }
@@ -98,7 +100,8 @@ struct ChatAPI: Sendable {
             let snapshot = scheduler.submit(replyContext)
             return JSONBody.response(
                 SuggestionsResponse(
-                    cid: cid, status: snapshot.status, suggestions: snapshot.suggestions, signature: snapshot.signature))
+                    cid: cid, status: snapshot.status, suggestions: snapshot.suggestions, signature: snapshot.signature)
+            )
         }
         routes.add("GET", "/api/connect") { _ in
             throw APIError(status: 426, code: "upgrade_required", message: "connect with a WebSocket upgrade")
@@ -133,7 +136,8 @@ struct ChatAPI: Sendable {
             throw ChatStoreError.notMember(user: user, channel: cid)
         }
         return ReplyContext(
-            user: me, channel: detail.channel, participants: detail.members.map(\.user), recentMessages: recent, tone: tone)
+            user: me, channel: detail.channel, participants: detail.members.map(\.user), recentMessages: recent,
+            tone: tone)
     }
 
     /// After a new message: members who are connected, want suggestions and have asked for

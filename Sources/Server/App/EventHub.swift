@@ -75,7 +75,9 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
         }
         withLock { waiting[socket.id] = socket }
         DispatchQueue.global().asyncAfter(deadline: .now() + Self.authTimeout) { [weak self, weak socket] in
-            guard let self, let socket, self.withLock({ self.waiting.removeValue(forKey: socket.id) }) != nil else { return }
+            guard let self, let socket, self.withLock({ self.waiting.removeValue(forKey: socket.id) }) != nil else {
+                return
+            }
             self.fail(socket, APIError(AuthError.missing), closeCode: 4401)
         }
     }
@@ -94,7 +96,8 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
                 return
             }
             withLock { _ = waiting.removeValue(forKey: socket.id) }
-            let since = (message["since"] as? NSNumber)?.int64Value ?? (message["since"] as? String).flatMap { Int64($0) }
+            let since =
+                (message["since"] as? NSNumber)?.int64Value ?? (message["since"] as? String).flatMap { Int64($0) }
             start(socket, token: token, since: since)
             return
         }
@@ -151,9 +154,11 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
             resumeFrom = cursor.lastSeq
         }
         let wantsSuggestions = socket.request.query["suggestions"] != "off"
-        let session = Session(user: claims.user, socket: socket, store: store, lastSent: resumeFrom, wantsSuggestions: wantsSuggestions)
+        let session = Session(
+            user: claims.user, socket: socket, store: store, lastSent: resumeFrom, wantsSuggestions: wantsSuggestions)
         socket.send(
-            #"{"type":"hello","connection_id":"\#(socket.id)","user_id":\#(jsonString(claims.user.rawValue)),"last_seq":\#(cursor.lastSeq)}"#)
+            #"{"type":"hello","connection_id":"\#(socket.id)","user_id":\#(jsonString(claims.user.rawValue)),"last_seq":\#(cursor.lastSeq)}"#
+        )
         if resync { socket.send(#"{"type":"resync","last_seq":\#(cursor.lastSeq)}"#) }
         withLock {
             sessions[claims.user, default: [:]][socket.id] = session

@@ -54,8 +54,15 @@ enum JSONBody {
         case .keyNotFound(let key, let context): return "missing field '\(path(context, key))'"
         case .valueNotFound(_, let context): return "field '\(path(context))' must not be null"
         case .typeMismatch(let type, let context):
-            let name = type == String.self ? "a string" : type == Bool.self ? "a boolean" : (type == Int.self || type == Double.self) ? "a number" : type is [Any].Type ? "an array" : "\(type)"
-            return context.codingPath.isEmpty ? "the body must be a JSON object" : "field '\(path(context))' must be \(name)"
+            let name =
+                type == String.self
+                ? "a string"
+                : type == Bool.self
+                    ? "a boolean"
+                    : (type == Int.self || type == Double.self)
+                        ? "a number" : type is [Any].Type ? "an array" : "\(type)"
+            return context.codingPath.isEmpty
+                ? "the body must be a JSON object" : "field '\(path(context))' must be \(name)"
         case .dataCorrupted(let context):
             if context.codingPath.isEmpty { return "malformed JSON: \(context.debugDescription)" }
             return "field '\(path(context))': \(context.debugDescription)"

@@ -41,7 +41,8 @@ public struct RouteList: Sendable {
         _ method: String, _ pattern: String, authenticated: Bool = true,
         _ handler: @escaping @Sendable (RequestContext) throws -> HTTPResponse
     ) {
-        precondition(!routes.contains { $0.method == method && $0.pattern == pattern }, "duplicate route \(method) \(pattern)")
+        precondition(
+            !routes.contains { $0.method == method && $0.pattern == pattern }, "duplicate route \(method) \(pattern)")
         routes.append(Route(method: method, pattern: pattern, authenticated: authenticated, handler: handler))
     }
 }
@@ -84,8 +85,10 @@ public final class Router: HTTPResponder {
             }
         }
         if !allowed.isEmpty {
-            return APIError(status: 405, code: "method_not_allowed", message: "use \(allowed.joined(separator: " or "))")
-                .response.adding("Allow", allowed.joined(separator: ", "))
+            return APIError(
+                status: 405, code: "method_not_allowed", message: "use \(allowed.joined(separator: " or "))"
+            )
+            .response.adding("Allow", allowed.joined(separator: ", "))
         }
         if segments.first != "api", let fallback { return fallback(request) }
         return APIError.notFound("no route for \(request.method) \(request.path.prefix(200))").response

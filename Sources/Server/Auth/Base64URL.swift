@@ -23,7 +23,9 @@ enum Base64URL {
             output += [alphabet[Int(chunk >> 18 & 63)], alphabet[Int(chunk >> 12 & 63)]]
         } else if remaining == 2 {
             let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
-            output += [alphabet[Int(chunk >> 18 & 63)], alphabet[Int(chunk >> 12 & 63)], alphabet[Int(chunk >> 6 & 63)]]
+            output += [
+                alphabet[Int(chunk >> 18 & 63)], alphabet[Int(chunk >> 12 & 63)], alphabet[Int(chunk >> 6 & 63)],
+            ]
         }
         return String(decoding: output, as: UTF8.self)
     }

@@ -87,7 +87,9 @@ public struct TokenAuthority: Sendable {
         let expected = mac(Array(parts[0].utf8) + [UInt8(ascii: ".")] + Array(parts[1].utf8))
         guard sodium_memcmp(signature, expected, expected.count) == 0 else { throw AuthError.badSignature }
 
-        guard let payloadBytes = Base64URL.decode(parts[1]) else { throw AuthError.malformed("payload is not base64url") }
+        guard let payloadBytes = Base64URL.decode(parts[1]) else {
+            throw AuthError.malformed("payload is not base64url")
+        }
         let payload: Payload
         do {
             payload = try JSONDecoder().decode(Payload.self, from: Data(payloadBytes))

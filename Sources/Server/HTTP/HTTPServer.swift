@@ -100,7 +100,8 @@ public final class HTTPServer: @unchecked Sendable {
                 errorText.withUnsafeMutableBufferPointer { textBuffer in
                     withUnsafeMutablePointer(to: &errorCode) { codePointer in
                         var initData = mg_init_data(
-                            callbacks: callbackPointer, user_data: nil, configuration_options: optionPointer.baseAddress)
+                            callbacks: callbackPointer, user_data: nil, configuration_options: optionPointer.baseAddress
+                        )
                         var errorData = mg_error_data(
                             code: codePointer, text: textBuffer.baseAddress, text_buffer_size: textBuffer.count)
                         return mg_start2(&initData, &errorData)
@@ -143,7 +144,9 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// Reads the request line, headers and body from a CivetWeb connection.
-    static func request(from connection: OpaquePointer, readBody: Bool, maxBodyBytes: Int) -> Result<HTTPRequest, BodyTooLarge> {
+    static func request(from connection: OpaquePointer, readBody: Bool, maxBodyBytes: Int) -> Result<
+        HTTPRequest, BodyTooLarge
+    > {
         let info = mg_get_request_info(connection)!.pointee
         var headers: [(name: String, value: String)] = []
         withUnsafePointer(to: info.http_headers) { tuple in
@@ -157,7 +160,8 @@ public final class HTTPServer: @unchecked Sendable {
         let remote = withUnsafeBytes(of: info.remote_addr) { raw in
             String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
         }
-        let target = info.local_uri_raw.map { String(cString: $0) } ?? info.request_uri.map { String(cString: $0) } ?? "/"
+        let target =
+            info.local_uri_raw.map { String(cString: $0) } ?? info.request_uri.map { String(cString: $0) } ?? "/"
         var request = HTTPRequest(
             method: info.request_method.map { String(cString: $0) } ?? "GET",
             path: target,
@@ -216,7 +220,9 @@ private let requestCallback: mg_request_handler = { connection, data in
     switch HTTPServer.request(from: connection, readBody: true, maxBodyBytes: server.configuration.maxBodyBytes) {
     case .failure:
         let response = HTTPResponse.json(
-            bytes: Array(#"{"error":{"status":413,"code":"body_too_large","message":"request body over \#(server.configuration.maxBodyBytes) bytes"}}"#.utf8),
+            bytes: Array(
+                #"{"error":{"status":413,"code":"body_too_large","message":"request body over \#(server.configuration.maxBodyBytes) bytes"}}"#
+                    .utf8),
             status: 413)
         HTTPServer.write(response, to: connection, close: true)
         return 413

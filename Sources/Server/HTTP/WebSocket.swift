@@ -86,7 +86,10 @@ public final class WebSocket: @unchecked Sendable, Hashable {
     fileprivate func assemble(opcode: Int32, final: Bool, payload: UnsafeBufferPointer<UInt8>) -> (Int32, [UInt8])?? {
         lock.lock()
         defer { lock.unlock() }
-        if opcode != 0 { fragmentOpcode = opcode; fragments.removeAll(keepingCapacity: true) }
+        if opcode != 0 {
+            fragmentOpcode = opcode
+            fragments.removeAll(keepingCapacity: true)
+        }
         guard fragments.count + payload.count <= Self.maxMessageBytes else { return .some(nil) }
         fragments.append(contentsOf: payload)
         guard final else { return nil }

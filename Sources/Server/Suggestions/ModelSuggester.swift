@@ -35,7 +35,8 @@ public struct ModelSuggester: ReplySuggester {
     public func suggestions(for context: ReplyContext) async throws -> [String]? {
         let messages = context.recentMessages.map { message in
             ChatMessage(
-                author: Participant(id: message.author.rawValue, name: context.authorName(of: message)), text: message.text)
+                author: Participant(id: message.author.rawValue, name: context.authorName(of: message)),
+                text: message.text)
         }
         let user = Participant(id: context.user.id.rawValue, name: context.user.name)
         let tone = context.tone.flatMap { ChatIntelligence.ReplySuggester.Tone(rawValue: $0.rawValue) }

@@ -199,7 +199,10 @@ public final class SuggestionScheduler: @unchecked Sendable {
         var seen = Set(context.recentMessages.map { normalized($0.text) })
         var result: [String] = []
         for text in raw {
-            let visible = String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.properties.generalCategory != .control || $0 == "\n" || $0 == "\t" }))
+            let visible = String(
+                String.UnicodeScalarView(
+                    text.unicodeScalars.filter { $0.properties.generalCategory != .control || $0 == "\n" || $0 == "\t" }
+                ))
             let trimmed = visible.split(whereSeparator: \.isWhitespace).joined(separator: " ")
             let key = normalized(trimmed)
             guard !trimmed.isEmpty, trimmed.count <= maxSuggestionLength, !seen.contains(key) else { continue }

@@ -12,9 +12,12 @@ final class GatedSuggester: ReplySuggester, @unchecked Sendable {
     private var isOpen = false
     private let reply: @Sendable (ReplyContext) -> [String]?
 
-    init(open: Bool = false, reply: @escaping @Sendable (ReplyContext) -> [String]? = { context in
-        ["Reply to \(context.recentMessages.last?.text ?? "")", "Sure!", "Maybe later"]
-    }) {
+    init(
+        open: Bool = false,
+        reply: @escaping @Sendable (ReplyContext) -> [String]? = { context in
+            ["Reply to \(context.recentMessages.last?.text ?? "")", "Sure!", "Maybe later"]
+        }
+    ) {
         self.isOpen = open
         self.reply = reply
     }
@@ -93,7 +96,9 @@ enum ContextFactory {
         let cid = ChannelID(type: "messaging", id: id)
         let channel = Channel(cid: cid, name: id, createdBy: alice.id, createdAt: .now, lastMessageAt: nil)
         let list = messages.enumerated().map { index, pair in
-            Message(id: MessageID(rawValue: "\(id)-\(index)-\(pair.1.hashValue)"), cid: cid, author: pair.0.id, text: pair.1, createdAt: .now)
+            Message(
+                id: MessageID(rawValue: "\(id)-\(index)-\(pair.1.hashValue)"), cid: cid, author: pair.0.id,
+                text: pair.1, createdAt: .now)
         }
         return ReplyContext(user: user, channel: channel, participants: [alice, bob], recentMessages: list, tone: tone)
     }

@@ -37,7 +37,9 @@ struct HTTPClient {
             allHeaders["Content-Type"] = "application/json"
         }
         if let token, allHeaders["Authorization"] == nil { allHeaders["Authorization"] = "Bearer \(token)" }
-        if !payload.isEmpty || method == "POST" || method == "PUT" { allHeaders["Content-Length"] = String(payload.count) }
+        if !payload.isEmpty || method == "POST" || method == "PUT" {
+            allHeaders["Content-Length"] = String(payload.count)
+        }
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for (name, value) in allHeaders { head += "\(name): \(value)\r\n" }
         head += "\r\n"
@@ -67,7 +69,8 @@ struct HTTPClient {
         var headers: [String: String] = [:]
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         let body: [UInt8]
         if let length = headers["content-length"].flatMap(Int.init) {

@@ -21,7 +21,9 @@ final class TestSocket {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard result == 0 else {
             close(fd)
@@ -64,7 +66,9 @@ final class TestSocket {
     /// Reads exactly `count` bytes.
     func read(exactly count: Int) throws -> [UInt8] {
         while buffer.count < count {
-            guard try fill() else { throw SocketError(description: "connection closed after \(buffer.count) of \(count) bytes") }
+            guard try fill() else {
+                throw SocketError(description: "connection closed after \(buffer.count) of \(count) bytes")
+            }
         }
         let result = Array(buffer[0..<count])
         buffer.removeFirst(count)
@@ -97,7 +101,8 @@ final class TestSocket {
 
     private func firstRange(of delimiter: [UInt8]) -> Int? {
         guard buffer.count >= delimiter.count else { return nil }
-        for start in 0...(buffer.count - delimiter.count) where buffer[start..<start + delimiter.count].elementsEqual(delimiter) {
+        for start in 0...(buffer.count - delimiter.count)
+        where buffer[start..<start + delimiter.count].elementsEqual(delimiter) {
             return start + delimiter.count
         }
         return nil

@@ -57,7 +57,8 @@ final class TestServer: @unchecked Sendable {
         let tag = UUID().uuidString.prefix(8).lowercased()
         let alice = UserID(rawValue: "alice-\(tag)")
         let bob = UserID(rawValue: "bob-\(tag)")
-        _ = try store.upsertUsers([.init(id: alice, name: "Alice \(tag)"), .init(id: bob, name: "Bob \(tag)")], by: nil)
+        _ = try store.upsertUsers(
+            [.init(id: alice, name: "Alice \(tag)"), .init(id: bob, name: "Bob \(tag)")], by: nil)
         let cid = ChannelID(type: "messaging", id: "chat-\(tag)")
         _ = try store.getOrCreateChannel(cid, name: "Chat \(tag)", members: [bob], by: alice)
         return (alice, bob, cid)

@@ -19,7 +19,8 @@ final class WebSocketClient {
             var headers: [String: String] = [:]
             for line in head.components(separatedBy: "\r\n").dropFirst() {
                 guard let colon = line.firstIndex(of: ":") else { continue }
-                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                    in: .whitespaces)
             }
             let body = headers["content-length"].flatMap(Int.init).map { (try? socket.read(exactly: $0)) ?? [] } ?? []
             refusal = WireResponse(status: status, headers: headers, body: body)
