@@ -27,9 +27,19 @@ let syntaxLinks: [LinkerSetting] = [
         ["-L", toolchainHost, "-Xlinker", "-rpath", "-Xlinker", toolchainHost] + syntaxLibraries.map { "-l" + $0 })
 ]
 
-// Numeric code is built for the machine it runs on (AVX2 / AVX-512 / VNNI where present).
-let native: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "native", "-Xcc", "-march=native"])]
 let common: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+
+// Nothing is built for the build machine's CPU: the product runs on any x86-64 (or ARM) CPU. The
+// kernel sets for AVX-512 and AVX2 are modules of their own, each compiled for its instruction set
+// (Swift has no per-function target attributes), and `Kernels` calls one only on a CPU that has it
+// (`KernelSelection`). The portable set and everything else are compiled for the baseline.
+#if arch(x86_64)
+    let avx512: [SwiftSetting] = [.unsafeFlags(["-Xcc", "-march=x86-64-v4", "-Xcc", "-mavx512vnni"])]
+    let avx2: [SwiftSetting] = [.unsafeFlags(["-Xcc", "-march=x86-64-v3"])]
+#else
+    let avx512: [SwiftSetting] = []
+    let avx2: [SwiftSetting] = []
+#endif
 
 let package = Package(
     name: "Sotto",
@@ -43,22 +53,22 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCivetWeb", providers: [.apt(["libcivetweb-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CCPUID"),
 
         // Inference engine.
-        .target(name: "GGUF", swiftSettings: common),
+        .target(name: "TensorFormats", swiftSettings: common),
+        .target(name: "GGUF", dependencies: ["TensorFormats"], swiftSettings: common),
+        .target(name: "KernelsCore", dependencies: ["TensorFormats"], swiftSettings: common),
+        .target(name: "KernelsAVX512", dependencies: ["KernelsCore", "TensorFormats"], swiftSettings: common + avx512),
         .target(
-            name: "Kernels", dependencies: ["GGUF"],
-            // The AVX-512 VNNI kernels, when the build machine (the target under -target-cpu native) has them.
-            swiftSettings: common + native
-                + ((try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)).map {
-                    $0.contains(" avx512_vnni") && $0.contains(" avx512bw") && $0.contains(" avx512vl")
-                } == true ? [.define("KERNELS_AVX512")] : [])),
-        .target(name: "Tokenizers", dependencies: ["GGUF"], swiftSettings: common + native),
+            name: "Kernels", dependencies: ["KernelsCore", "KernelsAVX512", "TensorFormats", "CCPUID"],
+            swiftSettings: common),
+        .target(name: "Tokenizers", dependencies: ["GGUF"], swiftSettings: common),
         .target(name: "ChatTemplates", swiftSettings: common),
         .target(
-            name: "Inference", dependencies: ["GGUF", "Kernels", "Tokenizers", "ChatTemplates"],
-            swiftSettings: common + native),
-        .target(name: "Guidance", dependencies: ["Tokenizers"], swiftSettings: common + native),
+            name: "Inference", dependencies: ["GGUF", "Kernels", "KernelsCore", "Tokenizers", "ChatTemplates"],
+            swiftSettings: common),
+        .target(name: "Guidance", dependencies: ["Tokenizers"], swiftSettings: common),
 
         // Apple-compatible API.
         .macro(
@@ -79,7 +89,8 @@ let package = Package(
             swiftSettings: common),
 
         .testTarget(name: "GGUFTests", dependencies: ["GGUF"], swiftSettings: common),
-        .testTarget(name: "KernelsTests", dependencies: ["Kernels"], swiftSettings: common + native),
+        .testTarget(
+            name: "KernelsTests", dependencies: ["Kernels", "KernelsCore", "TensorFormats"], swiftSettings: common),
         .testTarget(
             name: "TokenizersTests", dependencies: ["Tokenizers"], resources: [.copy("Fixtures")], swiftSettings: common
         ),

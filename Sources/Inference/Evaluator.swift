@@ -1,4 +1,5 @@
 import Kernels
+import KernelsCore
 
 /// Runs a model over token sequences, keeping their keys and values in a KV cache.
 ///
@@ -26,6 +27,8 @@ public final class Evaluator {
     public private(set) var cachedTokens: [Int] = []
 
     let pool: ThreadPool
+    /// The model's kernel set.
+    let kernels: any KernelSet.Type
     let cache: KVCache
     let scratch: ScratchBuffers
     let rotary: RotaryEmbedding
@@ -55,6 +58,7 @@ public final class Evaluator {
         let threads = threadCount ?? ThreadPool.coreCount
         precondition(threads > 0, "threadCount must be positive")
         pool = ThreadPool(threadCount: threads)
+        kernels = model.kernels
         let config = model.config
         cache = KVCache(
             layerCount: config.blockCount, headCount: config.headCountKV, headDimension: config.headDimension,

@@ -2,6 +2,7 @@ import ChatTemplates
 import Foundation
 import GGUF
 import Kernels
+import KernelsCore
 import Tokenizers
 
 /// A loaded model: its config, tokenizer, chat template and memory-mapped weights.
@@ -28,6 +29,8 @@ public final class Model: @unchecked Sendable {
     public let file: GGUFFile
     /// How long opening, checking and mapping took.
     public let loadDuration: Duration
+    /// The kernel set every product and vector operation of this model runs on.
+    public let kernelSet: KernelSetID
 
     let weights: ModelWeights
     let architecture: Architecture
@@ -46,19 +49,31 @@ public final class Model: @unchecked Sendable {
     /// `$SOTTO_HOME/cache/packed`) after the first load, and later loads of the same, unchanged
     /// file map them from there instead of repacking; nil turns that off. A cache that cannot be
     /// written or read is skipped silently: the model loads the slow way.
+    ///
+    /// `kernels` names the kernel set (default: `SOTTO_KERNELS`, else the best this CPU runs).
+    ///
+    /// - Throws: also `KernelSelectionError` when the set (or `SOTTO_KERNELS`) names one this CPU
+    ///   cannot run.
     public convenience init(
-        path: String, repacking: Bool = true, packedWeightsDirectory: String? = Model.defaultPackedWeightsDirectory
+        path: String, repacking: Bool = true, packedWeightsDirectory: String? = Model.defaultPackedWeightsDirectory,
+        kernels: KernelSetID? = nil
     ) throws {
         let start = ContinuousClock().now
+        let kernels = try kernels.map { try KernelSelection.resolve($0.rawValue) } ?? KernelSelection.resolve()
         let file = try GGUFFile(path: path)
         let location =
-            repacking ? packedWeightsDirectory.flatMap { PackedWeightsFile.location(forModelAt: path, in: $0) } : nil
-        try self.init(file: file, repacking: repacking, packedLocation: location, start: start)
+            repacking
+            ? packedWeightsDirectory.flatMap {
+                PackedWeightsFile.location(forModelAt: path, in: $0, kernels: kernels)
+            } : nil
+        try self.init(file: file, repacking: repacking, packedLocation: location, kernels: kernels, start: start)
     }
 
     /// Loads a model from an opened GGUF file (also used by tests with synthetic files).
-    package convenience init(file: GGUFFile, repacking: Bool = true) throws {
-        try self.init(file: file, repacking: repacking, packedLocation: nil, start: ContinuousClock().now)
+    package convenience init(file: GGUFFile, repacking: Bool = true, kernels: KernelSetID? = nil) throws {
+        let kernels = try kernels.map { try KernelSelection.resolve($0.rawValue) } ?? KernelSelection.resolve()
+        try self.init(
+            file: file, repacking: repacking, packedLocation: nil, kernels: kernels, start: ContinuousClock().now)
     }
 
     /// `$SOTTO_HOME/cache/packed`: where repacked weights are kept between loads.
@@ -70,13 +85,17 @@ public final class Model: @unchecked Sendable {
     /// rather than repacked now.
     public var isFromPackedWeights: Bool { weights.isFromPackedFile }
 
-    private init(file: GGUFFile, repacking: Bool, packedLocation: String?, start: ContinuousClock.Instant) throws {
+    private init(
+        file: GGUFFile, repacking: Bool, packedLocation: String?, kernels: KernelSetID, start: ContinuousClock.Instant
+    ) throws {
         self.file = file
+        kernelSet = kernels
         let reader = MetadataReader(metadata: file.metadata)
         architecture = try ArchitectureRegistry.architecture(named: try reader.string(GGUFKey.architecture))
         var config = try ModelConfig(architecture: architecture, reader: reader)
         weights = try ModelWeights(
-            file: file, config: config, architecture: architecture, repackingWith: repacking ? ThreadPool() : nil,
+            file: file, config: config, architecture: architecture, kernels: kernels,
+            repackingWith: repacking ? ThreadPool() : nil,
             packed: packedLocation.flatMap { PackedWeightsFile(path: $0) })
         if let packedLocation, !weights.isFromPackedFile, !weights.packedMatrices.isEmpty {
             try? PackedWeightsFile.write(weights.packedMatrices, to: packedLocation)
@@ -92,8 +111,8 @@ public final class Model: @unchecked Sendable {
     }
 
     /// Loads the GGUF file at `url`.
-    public convenience init(contentsOf url: URL, repacking: Bool = true) throws {
-        try self.init(path: url.path, repacking: repacking)
+    public convenience init(contentsOf url: URL, repacking: Bool = true, kernels: KernelSetID? = nil) throws {
+        try self.init(path: url.path, repacking: repacking, kernels: kernels)
     }
 
     /// Only the tokenizer of the GGUF file at `url` (no weights are checked or mapped for use).
@@ -129,4 +148,9 @@ public final class Model: @unchecked Sendable {
 
     /// Whether the LM head is the embedding matrix.
     public var isOutputTied: Bool { weights.isOutputTied }
+}
+
+extension Model {
+    /// The implementation of `kernelSet`.
+    var kernels: any KernelSet.Type { KernelSelection.implementation(of: kernelSet)! }
 }

@@ -1,4 +1,4 @@
-import GGUF
+import KernelsCore
 import Synchronization
 
 /// Products of weight matrices with activation vectors (decode) and activation matrices (prefill).
@@ -50,10 +50,11 @@ public enum MatMul {
         _ ws: UnsafeBufferPointer<WeightMatrix>, _ x: UnsafePointer<Float>, _ n: Int,
         _ ys: UnsafeBufferPointer<UnsafeMutablePointer<Float>>, _ pool: ThreadPool
     ) {
-        guard let columns = ws.first?.columns, n > 0 else { return }
+        guard let columns = ws.first?.columns, let kernels = ws.first?.kernels, n > 0 else { return }
         var needsQ8 = false, needsQ8_1 = false, needsQ8K = false, bytes = 0
         for w in ws {
             precondition(w.columns == columns, "matrices sharing an input need equal columns")
+            precondition(w.kernelSet == kernels.id, "matrices sharing an input need the same kernel set")
             switch ActivationKind(w.type) {
             case .float: break
             case .q8: needsQ8 = true
@@ -67,7 +68,7 @@ public enum MatMul {
         let q8KBytes = needsQ8K ? ActivationBuffer.byteCount(kind: .q8K, columns: columns, count: n) : 0
         let parallel = pool.threadCount > 1 && bytes * n >= parallelThreshold
         pool.withScratch(byteCount: q8Bytes + q8_1Bytes + q8KBytes) { scratch in
-            let input = PreparedInput(
+            let input = ProductInput(
                 x: x, columns: columns,
                 q8: needsQ8 ? ActivationBuffer(kind: .q8, columns: columns, count: n, base: scratch) : nil,
                 q8_1: needsQ8_1
@@ -75,7 +76,7 @@ public enum MatMul {
                 q8K: needsQ8K
                     ? ActivationBuffer(kind: .q8K, columns: columns, count: n, base: scratch + q8Bytes + q8_1Bytes)
                     : nil)
-            input.quantize(count: n, pool: parallel && n > 1 ? pool : nil)
+            quantize(input, count: n, kernels: kernels, pool: parallel && n > 1 ? pool : nil)
 
             // Work items: ranges of rows (or of interleaved row groups) of each matrix, for blocks
             // of input rows, taken from a shared counter so a descheduled thread delays no one.
@@ -83,7 +84,7 @@ public enum MatMul {
                 let firstItem = table.baseAddress!, perItem = firstItem + ws.count + 1
                 var items = 0
                 for (m, w) in ws.enumerated() {
-                    let unitRows = w.isRepacked ? Interleave.rows : 1
+                    let unitRows = w.layout?.rows ?? 1
                     if n == 1 && w.isRepacked {
                         // Decode streams weights: long runs keep each thread's reads sequential
                         // (fewer cold starts of the prefetchers), enough items keep threads balanced.
@@ -111,9 +112,9 @@ public enum MatMul {
                         let units = lo..<min(w.isRepacked ? w.groupCount : w.rows, lo + perItem[m])
                         let tokens = (tb * tokenBlock)..<min(n, (tb + 1) * tokenBlock)
                         if w.isRepacked {
-                            GroupKernels.compute(w, input, tokens: tokens, groups: units, y: ys[m])
+                            kernels.groupProducts(w.view, input, tokens: tokens, groups: units, into: ys[m])
                         } else {
-                            RowKernels.compute(w, input, tokens: tokens, rows: units, y: ys[m])
+                            kernels.rowProducts(w.view, input, tokens: tokens, rows: units, into: ys[m])
                         }
                     }
                 }
@@ -121,83 +122,18 @@ public enum MatMul {
             }
         }
     }
-}
 
-/// The input of a product, with the quantized forms its matrices need.
-struct PreparedInput {
-    let x: UnsafePointer<Float>
-    let columns: Int
-    let q8: ActivationBuffer?
-    let q8_1: ActivationBuffer?
-    let q8K: ActivationBuffer?
-
-    /// Quantizes the `count` rows of `x` into the buffers, in parallel when given a pool.
-    func quantize(count: Int, pool: ThreadPool?) {
-        if q8 == nil && q8_1 == nil && q8K == nil { return }
+    /// Quantizes the `count` rows of `input.x` into its buffers, in parallel when given a pool.
+    private static func quantize(_ input: ProductInput, count: Int, kernels: any KernelSet.Type, pool: ThreadPool?) {
+        if input.q8 == nil && input.q8_1 == nil && input.q8K == nil { return }
         let work = { (thread: Int, threads: Int) in
             for row in Swift.stride(from: thread, to: count, by: threads) {
-                q8?.quantize(x + row * columns, row: row)
-                q8_1?.quantize(x + row * columns, row: row)
-                q8K?.quantize(x + row * columns, row: row)
+                let x = input.x + row * input.columns
+                input.q8?.quantize(x, row: row, with: kernels)
+                input.q8_1?.quantize(x, row: row, with: kernels)
+                input.q8K?.quantize(x, row: row, with: kernels)
             }
         }
         if let pool { pool.run(work) } else { work(0, 1) }
-    }
-}
-
-enum RowKernels {
-    /// `y[t·w.rows + r]` for the given input rows `t` and weight rows `r`.
-    static func compute(
-        _ w: WeightMatrix, _ input: PreparedInput, tokens: Range<Int>, rows: Range<Int>, y: UnsafeMutablePointer<Float>
-    ) {
-        let blocks = w.columns / w.type.blockSize
-        let stride = w.rows
-        switch w.type {
-        case .f32, .f16, .bf16:
-            for t in tokens {
-                let x = input.x + t * input.columns
-                for r in rows {
-                    let p = w.row(r)
-                    y[t * stride + r] =
-                        switch w.type {
-                        case .f32: Dot.f32(p, x, count: w.columns)
-                        case .f16: Dot.f16(p, x, count: w.columns)
-                        default: Dot.bf16(p, x, count: w.columns)
-                        }
-                }
-            }
-        case .q4_0, .q4_1, .q5_0, .q5_1, .q8_0:
-            let act = ActivationKind(w.type) == .q8_1 ? input.q8_1! : input.q8!
-            for t in tokens {
-                let a = act.q8(t)
-                for r in rows {
-                    let p = w.row(r)
-                    y[t * stride + r] =
-                        switch w.type {
-                        case .q4_0: Dot.q4_0(p, a, blocks: blocks)
-                        case .q4_1: Dot.q4_1(p, a, blocks: blocks)
-                        case .q5_0: Dot.q5_0(p, a, blocks: blocks)
-                        case .q5_1: Dot.q5_1(p, a, blocks: blocks)
-                        default: Dot.q8_0(p, a, blocks: blocks)
-                        }
-                }
-            }
-        case .q4_K, .q5_K, .q6_K:
-            let act = input.q8K!
-            for t in tokens {
-                let a = act.q8K(t)
-                for r in rows {
-                    let p = w.row(r)
-                    y[t * stride + r] =
-                        switch w.type {
-                        case .q4_K: Dot.q4_K(p, a, blocks: blocks)
-                        case .q5_K: Dot.q5_K(p, a, blocks: blocks)
-                        default: Dot.q6_K(p, a, blocks: blocks)
-                        }
-                }
-            }
-        case .q8_1, .q2_K, .q3_K, .q8_K:
-            preconditionFailure("unsupported \(w.type)")
-        }
     }
 }

@@ -13,12 +13,14 @@ import Testing
     /// Relative L2 error allowed between the hidden states. Measured: ≈ 1e-7 (float summation order).
     static let tolerance: Float = 1e-4
 
-    @Test(arguments: ["smollm2-135m", "qwen2.5-coder-0.5b"])
-    func hiddenStatesMatchLlamaCpp(_ id: String) throws {
+    /// On every set this CPU runs (their float paths differ: fused or separate multiply-adds).
+    @Test(arguments: ["smollm2-135m", "qwen2.5-coder-0.5b"], KernelSelection.available.filter { $0 != .scalar })
+    func hiddenStatesMatchLlamaCpp(_ id: String, set: KernelSetID) throws {
         let fixture = try LlamaFixture.load(id)
         try #require(fixture.hidden.count >= 3)
         let source = try TestModels.model(id).file
-        let model = try Model(file: try Self.truncated(source, layers: fixture.truncated_layers), repacking: false)
+        let model = try Model(
+            file: try Self.truncated(source, layers: fixture.truncated_layers), repacking: false, kernels: set)
         #expect(model.config.blockCount == fixture.truncated_layers)
         #expect(model.isOutputTied)
         #expect(fixture.hidden.contains { $0.prompt.count > Evaluator.prefillChunk })
@@ -35,7 +37,7 @@ import Testing
                 norm += expected.state[i] * expected.state[i]
             }
             let relative = (error / norm).squareRoot()
-            #expect(relative < Self.tolerance, "\(id) \(expected.name): relative error \(relative)")
+            #expect(relative < Self.tolerance, "\(id) \(set) \(expected.name): relative error \(relative)")
         }
     }
 

@@ -13,12 +13,13 @@ import Testing
         var description: String { "\(heads)/\(kvHeads) heads × \(dimension)" }
     }
 
-    @Test(arguments: [
-        Shape(heads: 9, kvHeads: 3, dimension: 64), Shape(heads: 14, kvHeads: 2, dimension: 64),
-        Shape(heads: 12, kvHeads: 2, dimension: 128), Shape(heads: 5, kvHeads: 5, dimension: 80),
-        Shape(heads: 10, kvHeads: 2, dimension: 48),
-    ])
-    func matchesNaiveAttention(_ shape: Shape) throws {
+    @Test(
+        arguments: [
+            Shape(heads: 9, kvHeads: 3, dimension: 64), Shape(heads: 14, kvHeads: 2, dimension: 64),
+            Shape(heads: 12, kvHeads: 2, dimension: 128), Shape(heads: 5, kvHeads: 5, dimension: 80),
+            Shape(heads: 10, kvHeads: 2, dimension: 48),
+        ], KernelSelection.available)
+    func matchesNaiveAttention(_ shape: Shape, set: KernelSetID) throws {
         var config = try ModelConfig(metadata: ModelConfigTests.qwenLike)
         config.headCount = shape.heads
         config.headCountKV = shape.kvHeads
@@ -44,7 +45,7 @@ import Testing
         output.withUnsafeMutableBufferPointer { out in
             attention(
                 layer: 1, query: query, output: out.baseAddress!, count: count, start: start, cache: cache,
-                scores: scores, pool: pool)
+                scores: scores, pool: pool, kernels: KernelSelection.implementation(of: set)!)
         }
 
         let scale = 1 / Float(shape.dimension).squareRoot()

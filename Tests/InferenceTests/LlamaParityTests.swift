@@ -1,3 +1,4 @@
+import Kernels
 import Testing
 
 @testable import Inference
@@ -15,7 +16,7 @@ import Testing
 /// Exact agreement wherever llama.cpp's top two differ by more than 1e-3 is therefore out of reach
 /// for any second implementation; the tests accept a choice that differs from llama.cpp's only
 /// when it is llama.cpp's runner-up and llama.cpp's own gap is within the measured noise.
-@Suite(.serialized) struct LlamaParityTests {
+enum LlamaParity {
     struct Tolerance {
         /// Largest |Sotto − llama.cpp| allowed on llama.cpp's 50 highest final-position logits.
         /// Measured maxima: 0.604 (SmolLM2, Q4_1), 0.233 (Qwen-0.5B).
@@ -32,12 +33,13 @@ import Testing
         "qwen2.5-coder-0.5b": Tolerance(logits: 0.3, swapGap: 0.3, agreement: 0.97),
     ]
 
-    @Test(arguments: ["smollm2-135m", "qwen2.5-coder-0.5b"])
-    func matchesLlamaCpp(_ id: String) throws {
+    static let models = ["smollm2-135m", "qwen2.5-coder-0.5b"]
+
+    static func check(_ id: String, kernels: KernelSetID) throws {
         let fixture = try LlamaFixture.load(id)
         let tolerance = try #require(Self.tolerances[id])
         try #require(fixture.cases.count >= 8)
-        let model = try TestModels.model(id)
+        let model = try TestModels.model(id, kernels: kernels)
         let evaluator = Evaluator(model: model, contextLength: 1024, threadCount: 2)
         var steps = 0
         var agreements = 0
@@ -49,7 +51,9 @@ import Testing
             for pair in fixtureCase.top_logits {
                 worst = max(worst, abs(promptLogits[Int(pair[0])] - Float(pair[1])))
             }
-            #expect(worst <= tolerance.logits, "\(fixtureCase.name): max |Δlogit| on llama.cpp's top 50 is \(worst)")
+            #expect(
+                worst <= tolerance.logits,
+                "\(kernels) \(fixtureCase.name): max |Δlogit| on llama.cpp's top 50 is \(worst)")
 
             // Teacher-forced: along llama.cpp's greedy tokens, Sotto's choice at every step.
             var logits = promptLogits
@@ -62,7 +66,7 @@ import Testing
                     #expect(
                         ours == fixtureCase.runner_up[step] && fixtureCase.gaps[step] <= tolerance.swapGap,
                         """
-                        \(fixtureCase.name) step \(step): Sotto chose \(ours), llama.cpp \(fixtureCase.greedy[step]) \
+                        \(kernels) \(fixtureCase.name) step \(step): Sotto chose \(ours), llama.cpp \(fixtureCase.greedy[step]) \
                         (runner-up \(fixtureCase.runner_up[step]), gap \(fixtureCase.gaps[step]))
                         """)
                 }
@@ -78,7 +82,7 @@ import Testing
                 if ours != fixtureCase.greedy[step] {
                     #expect(
                         ours == fixtureCase.runner_up[step] && fixtureCase.gaps[step] <= tolerance.swapGap,
-                        "\(fixtureCase.name): greedy diverges at step \(step) with llama.cpp's gap \(fixtureCase.gaps[step])"
+                        "\(kernels) \(fixtureCase.name): greedy diverges at step \(step) with llama.cpp's gap \(fixtureCase.gaps[step])"
                     )
                     break
                 }
@@ -86,6 +90,18 @@ import Testing
             }
         }
         let share = Double(agreements) / Double(steps)
-        #expect(share >= tolerance.agreement, "\(id): Sotto agrees with llama.cpp on \(agreements) of \(steps) steps")
+        #expect(
+            share >= tolerance.agreement,
+            "\(id) \(kernels): Sotto agrees with llama.cpp on \(agreements) of \(steps) steps")
+    }
+}
+
+/// Whether this CPU runs `set` (suites of sets it lacks are reported as not run, with the reason).
+func runs(_ set: KernelSetID) -> Bool { KernelSelection.available.contains(set) }
+
+@Suite("llama.cpp parity on the avx512 kernels", .serialized, .enabled(if: runs(.avx512), "this CPU lacks AVX-512"))
+struct AVX512LlamaParityTests {
+    @Test(arguments: LlamaParity.models) func matchesLlamaCpp(_ id: String) throws {
+        try LlamaParity.check(id, kernels: .avx512)
     }
 }

@@ -22,28 +22,43 @@ import Testing
         return snapshot(try evaluator.evaluate(tokens))
     }
 
-    @Test func aSecondLoadMapsTheSavedCopyAndComputesTheSameLogits() throws {
-        try #require(
-            WeightMatrix.repackedByteCount(type: .q8_0, rows: 16, columns: 32) != nil, "no interleaved layouts here")
+    /// The sets this CPU runs that repack weights (all but the scalar one).
+    static let repackingSets = KernelSelection.available.filter { WeightMatrix.repackedLayoutName(kernels: $0) != nil }
+
+    @Test(arguments: repackingSets)
+    func aSecondLoadMapsTheSavedCopyAndComputesTheSameLogits(set: KernelSetID) throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let first = try Model(path: modelPath, packedWeightsDirectory: directory)
+        let first = try Model(path: modelPath, packedWeightsDirectory: directory, kernels: set)
         #expect(!first.isFromPackedWeights)
         let saved = try FileManager.default.contentsOfDirectory(atPath: directory)
-        #expect(saved.count == 1 && saved[0].hasPrefix("smollm2-135m.gguf-") && saved[0].hasSuffix(".packed"))
+        let layout = try #require(WeightMatrix.repackedLayoutName(kernels: set))
+        #expect(
+            saved.count == 1 && saved[0].hasPrefix("smollm2-135m.gguf-\(layout)-") && saved[0].hasSuffix(".packed"))
 
-        let second = try Model(path: modelPath, packedWeightsDirectory: directory)
+        let second = try Model(path: modelPath, packedWeightsDirectory: directory, kernels: set)
         #expect(second.isFromPackedWeights)
         #expect(try logits(first) == logits(second))
-        let unpacked = try Model(path: modelPath, packedWeightsDirectory: nil)
+        let unpacked = try Model(path: modelPath, packedWeightsDirectory: nil, kernels: set)
         #expect(!unpacked.isFromPackedWeights)
         #expect(try logits(unpacked) == logits(second))
     }
 
+    /// Each kernel set keeps its own copy: loading on one never reads or removes another's.
+    @Test func setsKeepTheirOwnCopies() throws {
+        let sets = Self.repackingSets
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for set in sets { _ = try Model(path: modelPath, packedWeightsDirectory: directory, kernels: set) }
+        let layouts = Set(sets.compactMap { WeightMatrix.repackedLayoutName(kernels: $0) })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).count == layouts.count)
+        for set in sets {
+            #expect(try Model(path: modelPath, packedWeightsDirectory: directory, kernels: set).isFromPackedWeights)
+        }
+    }
+
     @Test(arguments: ["truncated", "bad magic", "wrong shape", "offset past the end", "empty"])
     func aDamagedFileIsIgnoredAndReplaced(_ damage: String) throws {
-        try #require(
-            WeightMatrix.repackedByteCount(type: .q8_0, rows: 16, columns: 32) != nil, "no interleaved layouts here")
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let reference = try logits(try Model(path: modelPath, packedWeightsDirectory: directory))
@@ -74,10 +89,12 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let copy = directory + "/model.gguf"
         try Data(repeating: 7, count: 1000).write(to: URL(fileURLWithPath: copy))
-        let before = try #require(PackedWeightsFile.location(forModelAt: copy, in: directory))
-        #expect(PackedWeightsFile.location(forModelAt: copy, in: directory) == before)
+        let set = try #require(Self.repackingSets.first)
+        let before = try #require(PackedWeightsFile.location(forModelAt: copy, in: directory, kernels: set))
+        #expect(PackedWeightsFile.location(forModelAt: copy, in: directory, kernels: set) == before)
         try Data(repeating: 7, count: 1001).write(to: URL(fileURLWithPath: copy))
-        #expect(PackedWeightsFile.location(forModelAt: copy, in: directory) != before)
-        #expect(PackedWeightsFile.location(forModelAt: directory + "/missing.gguf", in: directory) == nil)
+        #expect(PackedWeightsFile.location(forModelAt: copy, in: directory, kernels: set) != before)
+        #expect(PackedWeightsFile.location(forModelAt: directory + "/missing.gguf", in: directory, kernels: set) == nil)
+        #expect(PackedWeightsFile.location(forModelAt: copy, in: directory, kernels: .scalar) == nil)
     }
 }

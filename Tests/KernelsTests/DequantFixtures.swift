@@ -17,7 +17,7 @@
 //          "// (gguf.quants.dequantize, a port of ggml-quants.c). Generator, run with gguf 0.19 / numpy:",
 //          "//"]
 //   out += ["//   " + l for l in open(__file__).read().splitlines()]
-//   out += ["", "import GGUF", "@testable import Kernels", "", "enum DequantFixtures {",
+//   out += ["", "import TensorFormats", "", "enum DequantFixtures {",
 //           "    /// (type, block bytes, expected floats)",
 //           "    static let cases: [(GGMLType, [UInt8], [Float])] = ["]
 //   names = {T.Q4_0:"q4_0",T.Q4_1:"q4_1",T.Q5_0:"q5_0",T.Q5_1:"q5_1",T.Q8_0:"q8_0",T.Q4_K:"q4_K",T.Q5_K:"q5_K",T.Q6_K:"q6_K",T.F16:"f16",T.BF16:"bf16"}
@@ -41,9 +41,7 @@
 //   import sys
 //   open(sys.argv[1], "w").write("\n".join(out))
 
-import GGUF
-
-@testable import Kernels
+import TensorFormats
 
 enum DequantFixtures {
     /// (type, block bytes, expected floats)

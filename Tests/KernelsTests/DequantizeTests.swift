@@ -1,7 +1,7 @@
-import GGUF
+import Kernels
+import KernelsCore
+import TensorFormats
 import Testing
-
-@testable import Kernels
 
 @Suite struct DequantizeTests {
     /// Against values computed by the `gguf` Python package's port of ggml's dequantizers.

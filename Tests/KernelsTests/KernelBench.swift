@@ -1,8 +1,8 @@
 import Foundation
 import GGUF
+import Kernels
+import KernelsCore
 import Testing
-
-@testable import Kernels
 
 #if canImport(Glibc)
     import Glibc
@@ -189,10 +189,11 @@ struct KernelBench {
     @Test func activationQuantization() {
         var rng = SeededGenerator(seed: 3)
         let x = randomFloats(8960, using: &rng)
+        let kernels = KernelSelection.implementation(of: KernelSelection.default)!
         for kind in [ActivationKind.q8, .q8K] {
             let buffer = ActivationBuffer(kind: kind, columns: 8960 / 256 * 256, count: 1)
             let t = Self.best(repeats: 2000, cpu: true) {
-                x.withUnsafeBufferPointer { buffer.quantize($0.baseAddress!, row: 0) }
+                x.withUnsafeBufferPointer { buffer.quantize($0.baseAddress!, row: 0, with: kernels) }
             }
             print(String(format: "quantize %@ 8704 floats: %.2f µs", "\(kind)", t * 1e6))
             buffer.deallocate()

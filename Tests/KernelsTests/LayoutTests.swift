@@ -1,7 +1,7 @@
-import GGUF
+import Kernels
+import KernelsCore
+import TensorFormats
 import Testing
-
-@testable import Kernels
 
 @Suite struct LayoutTests {
     @Test func blockSizesMatchGGML() {

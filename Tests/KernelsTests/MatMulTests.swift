@@ -1,7 +1,7 @@
-import GGUF
+import Kernels
+import KernelsCore
+import TensorFormats
 import Testing
-
-@testable import Kernels
 
 /// Products checked against a float reference: the dequantized weights times the activation,
 /// both as the quantized activation represents it (tight: 1e-4 of Σ|w·x|) and as given (loose:
@@ -75,7 +75,7 @@ import Testing
             var xq = Array(xt)
             if kind != .float {
                 let buffer = ActivationBuffer(kind: kind, columns: w.columns, count: 1)
-                xq.withUnsafeBufferPointer { buffer.quantize($0.baseAddress!, row: 0) }
+                xq.withUnsafeBufferPointer { buffer.quantize($0.baseAddress!, row: 0, with: ScalarKernels.self) }
                 xq = dequantizedActivation(buffer, row: 0)
                 buffer.deallocate()
             }

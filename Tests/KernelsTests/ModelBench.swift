@@ -1,8 +1,8 @@
 import Foundation
 import GGUF
+import Kernels
+import KernelsCore
 import Testing
-
-@testable import Kernels
 
 /// Kernel-only throughput on the real models: every weight matrix of a decode step (Q/K/V and
 /// gate/up grouped, as the engine calls them, then the LM head) and of a prefill batch. Attention,

@@ -1,55 +1,10 @@
-import GGUF
+import Kernels
+import KernelsCore
+import TensorFormats
 import Testing
-
-@testable import Kernels
 
 @Suite struct RepackTests {
     static let pool = ThreadPool(threadCount: 2)
-    static let types: [GGMLType] = [.q4_1, .q5_0, .q8_0, .q4_K, .q6_K]
-
-    /// Every row dequantizes the same from the interleaved copy, including padded last groups.
-    @Test(arguments: types)
-    func rowsSurviveRepacking(type: GGMLType) {
-        var rng = SeededGenerator(seed: 500 + UInt64(type.rawValue))
-        for rows in [1, 16, 37] {
-            let columns = 512
-            let bytes = randomWeights(type, rows: rows, columns: columns, using: &rng)
-            bytes.withUnsafeBytes { raw in
-                let plain = WeightMatrix(type: type, rows: rows, columns: columns, base: raw.baseAddress!)
-                let packed = plain.repacked()
-                #expect(packed.isRepacked == vectorPathAvailable)
-                #expect(dequantized(packed) == dequantized(plain), "\(type) rows \(rows)")
-            }
-        }
-    }
-
-    /// Products of the interleaved copy equal those of the plain matrix (the scalar twin) to float
-    /// rounding, for single vectors and for tiles of 4 rows plus a remainder.
-    @Test(arguments: types, [1, 2, 4, 7, 70])
-    func productsMatchPlainMatrix(type: GGMLType, n: Int) {
-        var rng = SeededGenerator(seed: 600 + UInt64(type.rawValue) * 100 + UInt64(n))
-        let rows = 53, columns = 768
-        let bytes = randomWeights(type, rows: rows, columns: columns, using: &rng)
-        var x = randomFloats(n * columns, using: &rng)
-        x[5] = 30
-        var plainY = [Float](repeating: .nan, count: n * rows), packedY = plainY
-        bytes.withUnsafeBytes { raw in
-            let plain = WeightMatrix(type: type, rows: rows, columns: columns, base: raw.baseAddress!)
-            let packed = plain.repacked(pool: Self.pool)
-            MatMul.matmul(plain, x, rows: n, &plainY, pool: Self.pool)
-            MatMul.matmul(packed, x, rows: n, &packedY, pool: Self.pool)
-            let wf = dequantized(plain)
-            for t in 0..<n {
-                for r in 0..<rows {
-                    let magnitude = referenceDot(
-                        wf[(r * columns)..<((r + 1) * columns)], x[(t * columns)..<((t + 1) * columns)]
-                    ).magnitude
-                    let a = plainY[t * rows + r], b = packedY[t * rows + r]
-                    #expect(abs(Double(a - b)) <= 1e-5 * magnitude, "\(type) t=\(t) r=\(r): \(a) vs \(b)")
-                }
-            }
-        }
-    }
 
     /// A copy large enough for the huge-page mapping path.
     @Test func largeMatrix() {
@@ -74,11 +29,24 @@ import Testing
         }
     }
 
+    /// Float matrices stay in GGUF's rows on every set, and so does everything on the scalar set.
     @Test func typesWithoutLayoutStayPlain() {
-        let bytes = [UInt8](repeating: 0, count: 64 * 4)
+        let bytes = [UInt8](repeating: 0, count: 256 * 4)
         bytes.withUnsafeBytes { raw in
-            #expect(!WeightMatrix(type: .f32, rows: 4, columns: 64, base: raw.baseAddress!).repacked().isRepacked)
-            #expect(!WeightMatrix(type: .q5_K, rows: 1, columns: 256, base: raw.baseAddress!).repacked().isRepacked)
+            for id in KernelSelection.available {
+                let f32 = WeightMatrix(type: .f32, rows: 4, columns: 64, base: raw.baseAddress!, kernels: id)
+                #expect(!f32.repacked().isRepacked)
+            }
+            let q4 = WeightMatrix(type: .q4_K, rows: 1, columns: 256, base: raw.baseAddress!, kernels: .scalar)
+            #expect(!q4.repacked().isRepacked)
         }
+    }
+
+    /// Each set's layout has its own name, so caches of repacked weights never mix them.
+    @Test func layoutNamesDifferBySet() {
+        let names = KernelSelection.available.compactMap { WeightMatrix.repackedLayoutName(kernels: $0) }
+        let layouts = KernelSelection.available.compactMap { KernelSelection.implementation(of: $0)?.interleave }
+        #expect(Set(names).count == Set(layouts.map(\.name)).count)
+        #expect(WeightMatrix.repackedLayoutName(kernels: .scalar) == nil)
     }
 }

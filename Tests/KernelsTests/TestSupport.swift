@@ -1,6 +1,6 @@
-import GGUF
-
-@testable import Kernels
+import Kernels
+import KernelsCore
+import TensorFormats
 
 /// Deterministic generator (SplitMix64) so failures reproduce.
 struct SeededGenerator: RandomNumberGenerator {

@@ -1,7 +1,6 @@
+import Kernels
 import Synchronization
 import Testing
-
-@testable import Kernels
 
 @Suite struct ThreadPoolTests {
     @Test func everyThreadRunsOncePerJob() {

@@ -1,4 +1,5 @@
 import Kernels
+import KernelsCore
 
 extension Evaluator {
     /// Runs `tokens` (positions `start..<start + tokens.count`, at most one chunk) through every
@@ -20,6 +21,7 @@ extension Evaluator {
         let half = config.ropeDimensionCount / 2
         let cosines = s.rope
         let sines = s.rope + n * half
+        let k = kernels
 
         for i in 0..<n {
             Dequantize.row(weights.tokenEmbedding, tokens[i], into: s.residual + i * dim)
@@ -29,43 +31,43 @@ extension Evaluator {
         for (l, layer) in weights.layers.enumerated() {
             // Attention.
             rows(n) { i in
-                VectorMath.rmsNorm(
+                k.rmsNorm(
                     s.residual + i * dim, weight: layer.attentionNorm, epsilon: epsilon, into: s.normed + i * dim,
                     count: dim)
             }
             MatMul.matmul(fusedQueryKeyValue[l], s.normed, rows: n, queryKeyValueOutputs, pool: pool)
             rows(n) { i in
                 let q = s.query + i * qWidth
-                let k = s.key + i * kvWidth
+                let key = s.key + i * kvWidth
                 let v = s.value + i * kvWidth
-                if let b = layer.queryBias { VectorMath.add(b, into: q, count: qWidth) }
-                if let b = layer.keyBias { VectorMath.add(b, into: k, count: kvWidth) }
-                if let b = layer.valueBias { VectorMath.add(b, into: v, count: kvWidth) }
-                rotary.apply(q, heads: config.headCount, cos: cosines + i * half, sin: sines + i * half)
-                rotary.apply(k, heads: config.headCountKV, cos: cosines + i * half, sin: sines + i * half)
+                if let b = layer.queryBias { k.add(b, into: q, count: qWidth) }
+                if let b = layer.keyBias { k.add(b, into: key, count: kvWidth) }
+                if let b = layer.valueBias { k.add(b, into: v, count: kvWidth) }
+                rotary.apply(q, heads: config.headCount, cos: cosines + i * half, sin: sines + i * half, kernels: k)
+                rotary.apply(key, heads: config.headCountKV, cos: cosines + i * half, sin: sines + i * half, kernels: k)
             }
             cache.store(layer: l, start: start, count: n, k: s.key, v: s.value)
             attention(
                 layer: l, query: s.query, output: s.attention, count: n, start: start, cache: cache, scores: s.scores,
-                pool: pool)
+                pool: pool, kernels: k)
             MatMul.matmul(layer.attentionOutput, s.attention, rows: n, s.projected, pool: pool)
-            VectorMath.add(s.projected, into: s.residual, count: n * dim)
+            k.add(s.projected, into: s.residual, count: n * dim)
 
             // Feed-forward.
             rows(n) { i in
-                VectorMath.rmsNorm(
+                k.rmsNorm(
                     s.residual + i * dim, weight: layer.feedForwardNorm, epsilon: epsilon, into: s.normed + i * dim,
                     count: dim)
             }
             MatMul.matmul(fusedGateUp[l], s.normed, rows: n, gateUpOutputs, pool: pool)
-            rows(n) { i in VectorMath.swiGLU(s.gate + i * ffn, s.up + i * ffn, count: ffn) }
+            rows(n) { i in k.swiGLU(s.gate + i * ffn, s.up + i * ffn, count: ffn) }
             MatMul.matmul(layer.down, s.gate, rows: n, s.projected, pool: pool)
-            VectorMath.add(s.projected, into: s.residual, count: n * dim)
+            k.add(s.projected, into: s.residual, count: n * dim)
         }
 
         guard computeLogits else { return }
         let last = s.residual + (n - 1) * dim
-        VectorMath.rmsNorm(last, weight: weights.outputNorm, epsilon: epsilon, into: s.normed, count: dim)
+        k.rmsNorm(last, weight: weights.outputNorm, epsilon: epsilon, into: s.normed, count: dim)
         MatMul.matvec(weights.output, s.normed, s.logits, pool: pool)
     }
 

@@ -57,8 +57,8 @@ final class ModelWeights {
     /// With `packed` as well, a matrix the file holds (same position, type and shape) is mapped
     /// from it instead of repacked.
     init(
-        file: GGUFFile, config: ModelConfig, architecture: Architecture, repackingWith pool: ThreadPool?,
-        packed: PackedWeightsFile? = nil
+        file: GGUFFile, config: ModelConfig, architecture: Architecture, kernels: KernelSetID,
+        repackingWith pool: ThreadPool?, packed: PackedWeightsFile? = nil
     ) throws(InferenceError) {
         let source = pool == nil ? nil : packed
         packedFile = source
@@ -85,7 +85,8 @@ final class ModelWeights {
                 throw .unsupportedTensorType(name: name, type: t.type.name)
             }
             let plain = WeightMatrix(
-                type: t.type, rows: t.shape[1], columns: columns, base: file.bytes(of: t).baseAddress!)
+                type: t.type, rows: t.shape[1], columns: columns, base: file.bytes(of: t).baseAddress!,
+                kernels: kernels)
             return plain
         }
 

@@ -9,9 +9,11 @@ import Kernels
 /// A model's weight matrices saved in the kernels' interleaved layout, so that the next load
 /// maps them instead of repacking (the 1.5B model: 0.7 s of copying becomes a few milliseconds).
 ///
-/// One file per model file, `<directory>/<model file name>-<key>.packed`, the key naming the
-/// model file's device, inode, size and modification time and this format's version: a re-pulled
-/// or edited model gets a new file (older ones of the same name are removed when it is written).
+/// One file per model file and kernel-set layout, `<directory>/<model file name>-<layout>-<key>.packed`,
+/// the layout naming the interleaved layout of the kernel set (`r16u…` for AVX-512, `r8s…` for
+/// AVX2 and portable) and the key the model file's device, inode, size and modification time and
+/// this format's version: a re-pulled or edited model gets a new file (older ones of the same name
+/// and layout are removed when it is written), and each kernel set keeps its own.
 ///
 /// Layout, little-endian `UInt64`s: magic, version, entry count, then per matrix its GGML type,
 /// rows, columns, offset and byte count; each matrix's bytes at its offset, 4096-aligned, in the
@@ -30,7 +32,7 @@ final class PackedWeightsFile: @unchecked Sendable {
 
     static let magic: UInt64 = 0x314B_4350_4F54_544F  // "OTTOPCK1"
     /// Bump when the interleaved layouts or this file's layout change.
-    static let version: UInt64 = 1
+    static let version: UInt64 = 2
     static let alignment = 4096
 
     let entries: [Entry]
@@ -86,16 +88,19 @@ final class PackedWeightsFile: @unchecked Sendable {
         guard index < entries.count else { return nil }
         let entry = entries[index]
         guard entry.type == UInt64(plain.type.rawValue), entry.rows == plain.rows, entry.columns == plain.columns,
-            let expected = WeightMatrix.repackedByteCount(type: plain.type, rows: plain.rows, columns: plain.columns),
+            let expected = WeightMatrix.repackedByteCount(
+                type: plain.type, rows: plain.rows, columns: plain.columns, kernels: plain.kernelSet),
             entry.byteCount == expected
         else { return nil }
         return WeightMatrix(
-            type: plain.type, rows: plain.rows, columns: plain.columns, interleavedAt: base + entry.offset)
+            type: plain.type, rows: plain.rows, columns: plain.columns, interleavedAt: base + entry.offset,
+            kernels: plain.kernelSet)
     }
 
-    /// Where the packed copy of the model file at `modelPath` lives in `directory`; nil when the
-    /// model file cannot be examined.
-    static func location(forModelAt modelPath: String, in directory: String) -> String? {
+    /// Where the packed copy of the model file at `modelPath` for `kernels` lives in `directory`;
+    /// nil when the model file cannot be examined or the set does not repack.
+    static func location(forModelAt modelPath: String, in directory: String, kernels: KernelSetID) -> String? {
+        guard let layout = WeightMatrix.repackedLayoutName(kernels: kernels) else { return nil }
         var info = stat()
         guard stat(modelPath, &info) == 0 else { return nil }
         let modified = Int64(info.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(info.st_mtim.tv_nsec)
@@ -109,7 +114,7 @@ final class PackedWeightsFile: @unchecked Sendable {
             }
         }
         let name = URL(fileURLWithPath: modelPath).lastPathComponent
-        return directory + "/" + name + "-" + String(hash, radix: 16) + ".packed"
+        return directory + "/" + name + "-" + layout + "-" + String(hash, radix: 16) + ".packed"
     }
 
     /// Writes `matrices` (interleaved) to `path`: a temporary file, synced, then renamed over.

@@ -1,3 +1,5 @@
+import KernelsCore
+
 /// Rotary position embedding: rotates pairs of a head's dimensions by position-dependent angles
 /// θ_i = pos · base^(−2i/d) for the first `d` (= `ropeDimensionCount`) dimensions.
 struct RotaryEmbedding {
@@ -35,39 +37,12 @@ struct RotaryEmbedding {
     /// Rotates `heads` consecutive heads at `x` with the angles in `cos`/`sin` (d/2 each).
     @inline(__always)
     func apply(
-        _ x: UnsafeMutablePointer<Float>, heads: Int, cos: UnsafePointer<Float>, sin: UnsafePointer<Float>
+        _ x: UnsafeMutablePointer<Float>, heads: Int, cos: UnsafePointer<Float>, sin: UnsafePointer<Float>,
+        kernels: any KernelSet.Type
     ) {
-        let half = dimensions / 2
-        for h in 0..<heads {
-            let v = x + h * headDimension
-            switch style {
-            case .adjacentPairs:
-                for i in 0..<half {
-                    let a = v[2 * i]
-                    let b = v[2 * i + 1]
-                    v[2 * i] = a * cos[i] - b * sin[i]
-                    v[2 * i + 1] = a * sin[i] + b * cos[i]
-                }
-            case .halves:
-                var i = 0
-                while i + 16 <= half {
-                    let a = load(v + i)
-                    let b = load(v + i + half)
-                    let c = load(cos + i)
-                    let s = load(sin + i)
-                    store(a * c - b * s, v + i)
-                    store(a * s + b * c, v + i + half)
-                    i += 16
-                }
-                while i < half {
-                    let a = v[i]
-                    let b = v[i + half]
-                    v[i] = a * cos[i] - b * sin[i]
-                    v[i + half] = a * sin[i] + b * cos[i]
-                    i += 1
-                }
-            }
-        }
+        kernels.rotate(
+            x, heads: heads, headDimension: headDimension, pairs: dimensions / 2, cos: cos, sin: sin,
+            adjacentPairs: style == .adjacentPairs)
     }
 }
 

@@ -2,10 +2,10 @@
 // Q8_0/Q8_1/Q8_K blocks on purpose: quants of a row are contiguous (aligned vector loads) and the
 // per-block scales sit in a separate array, as floats.
 
-import GGUF
+import TensorFormats
 
 /// How an activation row must be prepared for a weight type.
-enum ActivationKind: Equatable {
+package enum ActivationKind: Equatable, Sendable {
     /// Floats as they are (F32, F16, BF16 weights).
     case float
     /// Blocks of 32: int8 quants, per block `d` (rounded to half, as ggml's Q8_0 stores it) and
@@ -17,7 +17,8 @@ enum ActivationKind: Equatable {
     /// Blocks of 256: int8 quants, per block `d`, per 16 quants their sum (K-quants; ggml's Q8_K).
     case q8K
 
-    init(_ type: GGMLType) {
+    @inlinable
+    package init(_ type: GGMLType) {
         switch type {
         case .f32, .f16, .bf16: self = .float
         case .q4_0, .q5_0, .q8_0: self = .q8
@@ -29,35 +30,49 @@ enum ActivationKind: Equatable {
 }
 
 /// One Q8 activation row: `qs[columns]`, and `ds[2·b]`, `ds[2·b + 1]` = d, d·Σq of block b.
-struct Q8Row {
-    let qs: UnsafePointer<Int8>
-    let ds: UnsafePointer<Float>
+package struct Q8Row {
+    package let qs: UnsafePointer<Int8>
+    package let ds: UnsafePointer<Float>
+
+    @inlinable
+    package init(qs: UnsafePointer<Int8>, ds: UnsafePointer<Float>) {
+        self.qs = qs
+        self.ds = ds
+    }
 }
 
 /// One Q8_K activation row: `qs[columns]`, `d[columns / 256]`, `bsums[columns / 16]`, and for
 /// the vector kernels `bsums32[columns / 32]` (sums of 32 quants) and `bsums16x32[columns / 16]`
 /// (32 × `bsums`, as Int32).
-struct Q8KRow {
-    let qs: UnsafePointer<Int8>
-    let d: UnsafePointer<Float>
-    let bsums: UnsafePointer<Int16>
-    var bsums32: UnsafePointer<Int16> { bsums + columns / 16 }
-    var bsums16x32: UnsafePointer<Int32> {
+package struct Q8KRow {
+    package let qs: UnsafePointer<Int8>
+    package let d: UnsafePointer<Float>
+    package let bsums: UnsafePointer<Int16>
+    package let columns: Int
+    @inlinable package var bsums32: UnsafePointer<Int16> { bsums + columns / 16 }
+    @inlinable package var bsums16x32: UnsafePointer<Int32> {
         UnsafeRawPointer(bsums + columns / 16 + columns / 32).assumingMemoryBound(to: Int32.self)
     }
-    let columns: Int
+
+    @inlinable
+    package init(qs: UnsafePointer<Int8>, d: UnsafePointer<Float>, bsums: UnsafePointer<Int16>, columns: Int) {
+        self.qs = qs
+        self.d = d
+        self.bsums = bsums
+        self.columns = columns
+    }
 }
 
 /// `count` activation rows of `columns` elements, quantized for one `ActivationKind`, in 64-byte
 /// aligned memory: its own allocation (freed with `deallocate()`) or memory it is given.
-struct ActivationBuffer {
-    let kind: ActivationKind
-    let columns: Int
-    let count: Int
-    let rowStride: Int
-    let base: UnsafeMutableRawPointer
+package struct ActivationBuffer {
+    package let kind: ActivationKind
+    package let columns: Int
+    package let count: Int
+    package let rowStride: Int
+    package let base: UnsafeMutableRawPointer
 
-    init(kind: ActivationKind, columns: Int, count: Int) {
+    package init(kind: ActivationKind, columns: Int, count: Int) {
         self.init(
             kind: kind, columns: columns, count: count,
             base: .allocate(
@@ -65,7 +80,7 @@ struct ActivationBuffer {
     }
 
     /// A buffer in `base`, which holds `byteCount(kind:columns:count:)` bytes, 64-byte aligned.
-    init(kind: ActivationKind, columns: Int, count: Int, base: UnsafeMutableRawPointer) {
+    package init(kind: ActivationKind, columns: Int, count: Int, base: UnsafeMutableRawPointer) {
         self.kind = kind
         self.columns = columns
         self.count = count
@@ -73,7 +88,7 @@ struct ActivationBuffer {
         rowStride = Self.rowStride(kind: kind, columns: columns)
     }
 
-    static func byteCount(kind: ActivationKind, columns: Int, count: Int) -> Int {
+    package static func byteCount(kind: ActivationKind, columns: Int, count: Int) -> Int {
         rowStride(kind: kind, columns: columns) * count
     }
 
@@ -87,16 +102,18 @@ struct ActivationBuffer {
         return (bytes + 63) & ~63
     }
 
-    func deallocate() { base.deallocate() }
+    package func deallocate() { base.deallocate() }
 
-    func q8(_ row: Int) -> Q8Row {
+    @inlinable
+    package func q8(_ row: Int) -> Q8Row {
         let p = base + row * rowStride
         return Q8Row(
             qs: UnsafePointer(p.assumingMemoryBound(to: Int8.self)),
             ds: UnsafePointer((p + columns).assumingMemoryBound(to: Float.self)))
     }
 
-    func q8K(_ row: Int) -> Q8KRow {
+    @inlinable
+    package func q8K(_ row: Int) -> Q8KRow {
         let p = base + row * rowStride
         let d = p + columns
         return Q8KRow(
@@ -105,19 +122,19 @@ struct ActivationBuffer {
             bsums: UnsafePointer((d + (columns / 256) * 4).assumingMemoryBound(to: Int16.self)), columns: columns)
     }
 
-    /// Quantizes `x[row]` (a row of `columns` floats) into row `row`.
-    func quantize(_ x: UnsafePointer<Float>, row: Int) {
+    /// Quantizes `x[row]` (a row of `columns` floats) into row `row` with `kernels`' quantizers.
+    package func quantize(_ x: UnsafePointer<Float>, row: Int, with kernels: any KernelSet.Type) {
         let p = base + row * rowStride
         switch kind {
         case .float: break
         case .q8, .q8_1:
-            Quantize.q8(
+            kernels.quantizeQ8(
                 x, count: columns, qs: p.assumingMemoryBound(to: Int8.self),
                 ds: (p + columns).assumingMemoryBound(to: Float.self), halfSum: kind == .q8_1)
         case .q8K:
             let d = p + columns
             let bsums = (d + (columns / 256) * 4).assumingMemoryBound(to: Int16.self)
-            Quantize.q8K(
+            kernels.quantizeQ8K(
                 x, count: columns, qs: p.assumingMemoryBound(to: Int8.self),
                 d: d.assumingMemoryBound(to: Float.self), bsums: bsums)
             let bsums32 = bsums + columns / 16
@@ -125,5 +142,41 @@ struct ActivationBuffer {
             for j in 0..<(columns / 32) { bsums32[j] = bsums[2 * j] &+ bsums[2 * j + 1] }
             for j in 0..<(columns / 16) { bsums16x32[j] = 32 * Int32(bsums[j]) }
         }
+    }
+}
+
+/// Activation rows of one tile, consecutive in an `ActivationBuffer`.
+package struct TileActivations {
+    package let base: UnsafeRawPointer
+    package let stride: Int
+    package let columns: Int
+
+    @inlinable
+    package init(_ buffer: ActivationBuffer, firstRow: Int) {
+        base = UnsafeRawPointer(buffer.base + firstRow * buffer.rowStride)
+        stride = buffer.rowStride
+        columns = buffer.columns
+    }
+
+    @inlinable @inline(__always) package func qs(_ k: Int) -> UnsafeRawPointer { base + k * stride }
+    /// Q8: (d, d·Σq) per block of 32.
+    @inlinable @inline(__always) package func ds(_ k: Int) -> UnsafePointer<Float> {
+        (base + k * stride + columns).assumingMemoryBound(to: Float.self)
+    }
+    /// Q8_K: d per block of 256.
+    @inlinable @inline(__always) package func d(_ k: Int) -> UnsafePointer<Float> {
+        (base + k * stride + columns).assumingMemoryBound(to: Float.self)
+    }
+    /// Q8_K: sums of 16 quants, as Int16.
+    @inlinable @inline(__always) package func bsums16(_ k: Int) -> UnsafePointer<Int16> {
+        (base + k * stride + columns + columns / 64).assumingMemoryBound(to: Int16.self)
+    }
+    /// Q8_K: sums of 32 quants, as Int16.
+    @inlinable @inline(__always) package func bsums32(_ k: Int) -> UnsafeRawPointer {
+        base + k * stride + columns + columns / 64 + columns / 8
+    }
+    /// Q8_K: 32 × sums of 16 quants, as Int32.
+    @inlinable @inline(__always) package func bsums16x32(_ k: Int) -> UnsafePointer<Int32> {
+        (base + k * stride + columns + columns / 64 + columns / 8 + columns / 16).assumingMemoryBound(to: Int32.self)
     }
 }

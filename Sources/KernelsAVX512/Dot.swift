@@ -1,127 +1,86 @@
-// Row dot products for matrices in GGUF's plain row layout. Each takes one weight row and one
-// prepared activation row; `DotReference` holds the scalar twins. F32/F16/BF16, Q4_0, Q4_1, Q5_0,
-// Q5_1 and Q8_0 are vectorized here (AVX-512, one block per 256-bit vector), the K-quants with
-// 64 quants per 512-bit vector; without KERNELS_AVX512 every type runs the scalar twin.
-// Repacked matrices (`WeightMatrix.repacked()`) use the faster interleaved kernels instead.
+// AVX-512 row dot products for matrices in GGUF's plain row layout. Each takes one weight row and
+// one prepared activation row; `DotReference` holds the scalar twins. F32/F16/BF16, Q4_0, Q4_1,
+// Q5_0, Q5_1 and Q8_0 take one block per 256-bit vector, the K-quants 64 quants per 512-bit
+// vector. Repacked matrices use the faster interleaved kernels (GroupKernels.swift) instead.
 
-#if KERNELS_AVX512
+#if arch(x86_64)
     import _Builtin_intrinsics.intel
-#endif
+    import KernelsCore
+    import TensorFormats
 
-enum Dot {
-    static func f32(_ w: UnsafeRawPointer, _ x: UnsafePointer<Float>, count: Int) -> Float {
-        #if KERNELS_AVX512
+    enum Dot: RowDots {
+        static func f32(_ w: UnsafeRawPointer, _ x: UnsafePointer<Float>, count: Int) -> Float {
             floats(count) { i, mask in
                 _mm512_maskz_loadu_ps(mask, w + 4 * i)
             } times: { i, mask in
                 _mm512_maskz_loadu_ps(mask, x + i)
             }
-        #else
-            DotReference.f32(w, x, count: count)
-        #endif
-    }
+        }
 
-    static func f16(_ w: UnsafeRawPointer, _ x: UnsafePointer<Float>, count: Int) -> Float {
-        #if KERNELS_AVX512
+        static func f16(_ w: UnsafeRawPointer, _ x: UnsafePointer<Float>, count: Int) -> Float {
             floats(count) { i, mask in
                 _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(mask, w + 2 * i))
             } times: { i, mask in
                 _mm512_maskz_loadu_ps(mask, x + i)
             }
-        #else
-            DotReference.f16(w, x, count: count)
-        #endif
-    }
+        }
 
-    static func bf16(_ w: UnsafeRawPointer, _ x: UnsafePointer<Float>, count: Int) -> Float {
-        #if KERNELS_AVX512
+        static func bf16(_ w: UnsafeRawPointer, _ x: UnsafePointer<Float>, count: Int) -> Float {
             floats(count) { i, mask in
                 _mm512_castsi512_ps(
                     _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mask, w + 2 * i)), 16))
             } times: { i, mask in
                 _mm512_maskz_loadu_ps(mask, x + i)
             }
-        #else
-            DotReference.bf16(w, x, count: count)
-        #endif
-    }
+        }
 
-    static func q8_0(_ w: UnsafeRawPointer, _ a: Q8Row, blocks: Int) -> Float {
-        #if KERNELS_AVX512
+        static func q8_0(_ w: UnsafeRawPointer, _ a: Q8Row, blocks: Int) -> Float {
             // Weights biased to unsigned (xor 0x80) for vpdpbusd; the bias returns as 128·d_a·Σq_a.
             let bias = _mm256_set1_epi8(-128)
             return quantBlocks(w, blocks, a, bytes: 34, offset: 128, minimum: false) { p in
                 _mm256_xor_si256(_mm256_loadu_si256((p + 2).assumingMemoryBound(to: __m256i.self)), bias)
             }
-        #else
-            return DotReference.q8_0(w, a, blocks: blocks)
-        #endif
-    }
+        }
 
-    static func q4_1(_ w: UnsafeRawPointer, _ a: Q8Row, blocks: Int) -> Float {
-        #if KERNELS_AVX512
+        static func q4_1(_ w: UnsafeRawPointer, _ a: Q8Row, blocks: Int) -> Float {
             quantBlocks(w, blocks, a, bytes: 20, offset: 0, minimum: true) { p in nibbles(p + 4) }
-        #else
-            DotReference.q4_1(w, a, blocks: blocks)
-        #endif
-    }
+        }
 
-    static func q5_0(_ w: UnsafeRawPointer, _ a: Q8Row, blocks: Int) -> Float {
-        #if KERNELS_AVX512
+        static func q5_0(_ w: UnsafeRawPointer, _ a: Q8Row, blocks: Int) -> Float {
             quantBlocks(w, blocks, a, bytes: 22, offset: 16, minimum: false) { p in
                 let q = nibbles(p + 6)
                 return _mm256_mask_add_epi8(
                     q, p.loadUnaligned(fromByteOffset: 2, as: UInt32.self), q, _mm256_set1_epi8(16))
             }
-        #else
-            DotReference.q5_0(w, a, blocks: blocks)
-        #endif
-    }
+        }
 
-    static func q4_0(_ w: UnsafeRawPointer, _ a: Q8Row, blocks: Int) -> Float {
-        #if KERNELS_AVX512
+        static func q4_0(_ w: UnsafeRawPointer, _ a: Q8Row, blocks: Int) -> Float {
             quantBlocks(w, blocks, a, bytes: 18, offset: 8, minimum: false) { p in nibbles(p + Layout.q4_0Qs) }
-        #else
-            DotReference.q4_0(w, a, blocks: blocks)
-        #endif
-    }
+        }
 
-    static func q5_1(_ w: UnsafeRawPointer, _ a: Q8Row, blocks: Int) -> Float {
-        #if KERNELS_AVX512
+        static func q5_1(_ w: UnsafeRawPointer, _ a: Q8Row, blocks: Int) -> Float {
             quantBlocks(w, blocks, a, bytes: 24, offset: 0, minimum: true) { p in
                 let q = nibbles(p + Layout.q5_1Qs)
                 return _mm256_mask_add_epi8(
                     q, p.loadUnaligned(fromByteOffset: Layout.q5_1Qh, as: UInt32.self), q, _mm256_set1_epi8(16))
             }
-        #else
-            DotReference.q5_1(w, a, blocks: blocks)
-        #endif
-    }
+        }
 
-    static func q4_K(_ w: UnsafeRawPointer, _ a: Q8KRow, blocks: Int) -> Float {
-        #if KERNELS_AVX512
+        static func q4_K(_ w: UnsafeRawPointer, _ a: Q8KRow, blocks: Int) -> Float {
             kBlocks(w, blocks, a, bytes: 144, quants: Layout.q4_KQs, highBits: nil)
-        #else
-            DotReference.q4_K(w, a, blocks: blocks)
-        #endif
-    }
+        }
 
-    static func q5_K(_ w: UnsafeRawPointer, _ a: Q8KRow, blocks: Int) -> Float {
-        #if KERNELS_AVX512
+        static func q5_K(_ w: UnsafeRawPointer, _ a: Q8KRow, blocks: Int) -> Float {
             kBlocks(w, blocks, a, bytes: 176, quants: Layout.q5_KQs, highBits: Layout.q5_KQh)
-        #else
-            DotReference.q5_K(w, a, blocks: blocks)
-        #endif
-    }
+        }
 
-    /// One 64-byte vector covers four sub-blocks of 16: 64 bytes of `ql` give the low nibbles of
-    /// elements 0…63 of a half (and their high nibbles elements 64…127), and the 32 bytes of `qh`,
-    /// broadcast with the upper half shifted by 2, their top two bits. Quants stay unsigned
-    /// (0…63) for `vpdpbusd`; each lane's sum of four products (|Σ| ≤ 4·63·128) fits Int16, so
-    /// `vpdpwssd` scales it exactly and Σ sc_g·Σ(q − 32)·q_a is the scalar twin's integer, with
-    /// 32·Σ sc_g·Σq_a subtracted once per super-block.
-    static func q6_K(_ w: UnsafeRawPointer, _ a: Q8KRow, blocks: Int) -> Float {
-        #if KERNELS_AVX512
+        /// One 64-byte vector covers four sub-blocks of 16: 64 bytes of `ql` give the low nibbles of
+        /// elements 0…63 of a half (and their high nibbles elements 64…127), and the 32 bytes of `qh`,
+        /// broadcast with the upper half shifted by 2, their top two bits. Quants stay unsigned
+        /// (0…63) for `vpdpbusd`; each lane's sum of four products (|Σ| ≤ 4·63·128) fits Int16, so
+        /// `vpdpwssd` scales it exactly and Σ sc_g·Σ(q − 32)·q_a is the scalar twin's integer, with
+        /// 32·Σ sc_g·Σq_a subtracted once per super-block.
+        static func q6_K(_ w: UnsafeRawPointer, _ a: Q8KRow, blocks: Int) -> Float {
             let nibble = _mm512_set1_epi8(0x0F), top = _mm512_set1_epi8(0x30)
             let highShift = _mm512_maskz_mov_epi16(0xFFFF_0000, _mm512_set1_epi16(2))
             // Lane i of a vector belongs to sub-block i / 4 of its four.
@@ -157,12 +116,8 @@ enum Dot {
                 acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sumi), _mm512_set1_ps(a.d[b] * loadHalf(p, Layout.q6_KD)), acc)
             }
             return _mm512_reduce_add_ps(acc)
-        #else
-            DotReference.q6_K(w, a, blocks: blocks)
-        #endif
-    }
+        }
 
-    #if KERNELS_AVX512
         /// Σ w·x over `count` floats, 16 lanes at a time with a masked tail.
         @inline(__always)
         private static func floats(
@@ -273,5 +228,5 @@ enum Dot {
         private static func load256(_ p: UnsafeRawPointer) -> __m256i {
             _mm256_loadu_si256(p.assumingMemoryBound(to: __m256i.self))
         }
-    #endif
-}
+    }
+#endif

@@ -1,8 +1,9 @@
 // Q4_K and Q6_K × Q8_K kernels over interleaved groups of 16 rows (layouts in Repack.swift).
 // Sub-block sums are exact int32 (vpdpbusd), scaled by their 6-bit or 8-bit scales in float.
 
-#if KERNELS_AVX512
+#if arch(x86_64)
     import _Builtin_intrinsics.intel
+    import KernelsCore
 
     extension GroupKernels {
         @inline(__always)

@@ -1,13 +1,8 @@
-// Compile-time choice of the vector kernels. Package.swift defines KERNELS_AVX512 when the
-// build machine (the target, under `-target-cpu native`) has AVX-512 F/BW/VL and VNNI; without it
-// the scalar kernels run (Swift has no per-function target attributes, and calling an intrinsic
-// the target lacks aborts the compiler).
+// Helpers of the AVX-512 kernels. This module is compiled for x86-64-v4 with VNNI (Package.swift);
+// `Kernels` calls into it only on a CPU that has them.
 
-#if KERNELS_AVX512
+#if arch(x86_64)
     import _Builtin_intrinsics.intel
-
-    /// Whether the AVX-512 VNNI kernels are compiled in.
-    let vectorPathAvailable = true
 
     /// Four bytes at `p` broadcast to every 32-bit lane (folds into `vpdpbusd`'s `{1to16}` operand).
     @inline(__always)
@@ -70,6 +65,4 @@
             body(3)
         }
     }
-#else
-    let vectorPathAvailable = false
 #endif

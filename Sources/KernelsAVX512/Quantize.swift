@@ -1,16 +1,15 @@
 // Activation quantizers: AVX-512 versions of `QuantizeReference`, bit-identical to it (the same
 // products, rounded to nearest-even by `vcvtps2dq` under the default rounding mode).
 
-#if KERNELS_AVX512
+#if arch(x86_64)
     import _Builtin_intrinsics.intel
-#endif
+    import KernelsCore
 
-enum Quantize {
-    static func q8(
-        _ x: UnsafePointer<Float>, count: Int, qs: UnsafeMutablePointer<Int8>, ds: UnsafeMutablePointer<Float>,
-        halfSum: Bool = false
-    ) {
-        #if KERNELS_AVX512
+    enum Quantize {
+        static func q8(
+            _ x: UnsafePointer<Float>, count: Int, qs: UnsafeMutablePointer<Int8>, ds: UnsafeMutablePointer<Float>,
+            halfSum: Bool = false
+        ) {
             for b in 0..<(count / 32) {
                 let v0 = _mm512_loadu_ps(x + 32 * b), v1 = _mm512_loadu_ps(x + 32 * b + 16)
                 let amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(v0), _mm512_abs_ps(v1)))
@@ -24,16 +23,12 @@ enum Quantize {
                 ds[2 * b] = Float(Float16(d))
                 ds[2 * b + 1] = halfSum ? Float(Float16(d * Float(sum))) : Float(Float16(d)) * Float(sum)
             }
-        #else
-            QuantizeReference.q8(x, count: count, qs: qs, ds: ds, halfSum: halfSum)
-        #endif
-    }
+        }
 
-    static func q8K(
-        _ x: UnsafePointer<Float>, count: Int, qs: UnsafeMutablePointer<Int8>, d: UnsafeMutablePointer<Float>,
-        bsums: UnsafeMutablePointer<Int16>
-    ) {
-        #if KERNELS_AVX512
+        static func q8K(
+            _ x: UnsafePointer<Float>, count: Int, qs: UnsafeMutablePointer<Int8>, d: UnsafeMutablePointer<Float>,
+            bsums: UnsafeMutablePointer<Int16>
+        ) {
             for b in 0..<(count / 256) {
                 let xb = x + 256 * b
                 var m = _mm512_setzero_ps()
@@ -68,16 +63,12 @@ enum Quantize {
                 }
                 d[b] = 1 / iscale
             }
-        #else
-            QuantizeReference.q8K(x, count: count, qs: qs, d: d, bsums: bsums)
-        #endif
-    }
+        }
 
-    #if KERNELS_AVX512
         /// Narrows 16 int32 lanes (each within Int8's range) to bytes at `p`.
         @inline(__always)
         private static func store16(_ p: UnsafeMutablePointer<Int8>, _ v: __m512i) {
             UnsafeMutableRawPointer(p).storeBytes(of: _mm512_cvtepi32_epi8(v), as: __m128i.self)
         }
-    #endif
-}
+    }
+#endif

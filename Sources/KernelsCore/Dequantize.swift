@@ -1,29 +1,10 @@
 // Block dequantization. Used to gather embedding rows and as the float reference in tests; the
 // matrix products never dequantize.
 
-import GGUF
+import TensorFormats
 
 /// Converts quantized or 16-bit weights to `Float`.
 public enum Dequantize {
-    /// Writes row `row` of `w` (`w.columns` floats) into `into`.
-    public static func row(_ w: WeightMatrix, _ row: Int, into: UnsafeMutablePointer<Float>) {
-        precondition(row >= 0 && row < w.rows, "row \(row) out of 0..<\(w.rows)")
-        switch w.packing {
-        case .rows:
-            blocks(type: w.type, w.row(row), count: w.columns, into: into)
-        case .interleaved16:
-            let size = w.type.bytesPerBlock, bytes = Interleave.groupBlockBytes(w.type)!
-            let group = w.base + (row / Interleave.rows) * w.groupStride
-            withUnsafeTemporaryAllocation(byteCount: size, alignment: 16) { block in
-                for b in 0..<(w.columns / w.type.blockSize) {
-                    let plain = block.baseAddress!
-                    Interleave.unpack(w.type, group: group + b * bytes, row: row % Interleave.rows, into: plain)
-                    blocks(type: w.type, plain, count: w.type.blockSize, into: into + b * w.type.blockSize)
-                }
-            }
-        }
-    }
-
     /// Dequantizes `count` elements (a multiple of `type.blockSize`) stored at `src` in `type`'s block layout.
     public static func blocks(
         type: GGMLType, _ src: UnsafeRawPointer, count elements: Int, into y: UnsafeMutablePointer<Float>
@@ -144,8 +125,8 @@ public enum Dequantize {
 }
 
 /// The 6-bit scale and min of sub-block `j` (0..<8) of a Q4_K/Q5_K block, from its 12 packed bytes.
-@inline(__always)
-func kScaleMin(_ s: UnsafeRawPointer, _ j: Int) -> (scale: Int32, min: Int32) {
+@inlinable @inline(__always)
+package func kScaleMin(_ s: UnsafeRawPointer, _ j: Int) -> (scale: Int32, min: Int32) {
     if j < 4 {
         return (loadU8(s, j) & 63, loadU8(s, j + 4) & 63)
     }
@@ -155,8 +136,8 @@ func kScaleMin(_ s: UnsafeRawPointer, _ j: Int) -> (scale: Int32, min: Int32) {
 }
 
 /// The four signed quants (q − 32) at positions l, l+32, l+64, l+96 of a Q6_K half.
-@inline(__always)
-func q6Quads(_ p: UnsafeRawPointer, ql: Int, qh: Int, _ l: Int) -> (Int32, Int32, Int32, Int32) {
+@inlinable @inline(__always)
+package func q6Quads(_ p: UnsafeRawPointer, ql: Int, qh: Int, _ l: Int) -> (Int32, Int32, Int32, Int32) {
     let a = loadU8(p, ql + l), b = loadU8(p, ql + l + 32), h = loadU8(p, qh + l)
     return (
         ((a & 0xF) | ((h & 3) << 4)) - 32,

@@ -1,7 +1,8 @@
 // Q4_1 × Q8 kernels over interleaved groups of 16 rows (layout in Repack.swift).
 
-#if KERNELS_AVX512
+#if arch(x86_64)
     import _Builtin_intrinsics.intel
+    import KernelsCore
 
     extension GroupKernels {
         /// `out[k·stride + i]` = row i of the group · activation row k, for `W.count` activation rows.

@@ -2,8 +2,9 @@
 // store unsigned quants (Q8_0 biased by 128, Q5_0's 0…31) for `vpdpbusd`; the bias comes back out
 // as `offset · d_a·Σq_a` per block.
 
-#if KERNELS_AVX512
+#if arch(x86_64)
     import _Builtin_intrinsics.intel
+    import KernelsCore
 
     extension GroupKernels {
         @inline(__always)

@@ -2,26 +2,28 @@
 // one weight row (`blocks` consecutive blocks) and one prepared activation row. Integer sums
 // per block, then the block's float scales, as the vector kernels do.
 
-enum DotReference {
-    static func f32(_ w: UnsafeRawPointer, _ x: UnsafePointer<Float>, count: Int) -> Float {
+import TensorFormats
+
+package enum DotReference {
+    package static func f32(_ w: UnsafeRawPointer, _ x: UnsafePointer<Float>, count: Int) -> Float {
         var s: Float = 0
         for i in 0..<count { s += w.loadUnaligned(fromByteOffset: 4 * i, as: Float.self) * x[i] }
         return s
     }
 
-    static func f16(_ w: UnsafeRawPointer, _ x: UnsafePointer<Float>, count: Int) -> Float {
+    package static func f16(_ w: UnsafeRawPointer, _ x: UnsafePointer<Float>, count: Int) -> Float {
         var s: Float = 0
         for i in 0..<count { s += loadHalf(w, 2 * i) * x[i] }
         return s
     }
 
-    static func bf16(_ w: UnsafeRawPointer, _ x: UnsafePointer<Float>, count: Int) -> Float {
+    package static func bf16(_ w: UnsafeRawPointer, _ x: UnsafePointer<Float>, count: Int) -> Float {
         var s: Float = 0
         for i in 0..<count { s += bf16ToFloat(w.loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self)) * x[i] }
         return s
     }
 
-    static func q4_0(_ w: UnsafeRawPointer, _ a: Q8Row, blocks: Int) -> Float {
+    package static func q4_0(_ w: UnsafeRawPointer, _ a: Q8Row, blocks: Int) -> Float {
         var s: Float = 0
         for b in 0..<blocks {
             let p = w + 18 * b, aq = a.qs + 32 * b
@@ -35,7 +37,7 @@ enum DotReference {
         return s
     }
 
-    static func q4_1(_ w: UnsafeRawPointer, _ a: Q8Row, blocks: Int) -> Float {
+    package static func q4_1(_ w: UnsafeRawPointer, _ a: Q8Row, blocks: Int) -> Float {
         var s: Float = 0
         for b in 0..<blocks {
             let p = w + 20 * b, aq = a.qs + 32 * b
@@ -49,7 +51,7 @@ enum DotReference {
         return s
     }
 
-    static func q5_0(_ w: UnsafeRawPointer, _ a: Q8Row, blocks: Int) -> Float {
+    package static func q5_0(_ w: UnsafeRawPointer, _ a: Q8Row, blocks: Int) -> Float {
         var s: Float = 0
         for b in 0..<blocks {
             let p = w + 22 * b, aq = a.qs + 32 * b
@@ -65,7 +67,7 @@ enum DotReference {
         return s
     }
 
-    static func q5_1(_ w: UnsafeRawPointer, _ a: Q8Row, blocks: Int) -> Float {
+    package static func q5_1(_ w: UnsafeRawPointer, _ a: Q8Row, blocks: Int) -> Float {
         var s: Float = 0
         for b in 0..<blocks {
             let p = w + 24 * b, aq = a.qs + 32 * b
@@ -81,7 +83,7 @@ enum DotReference {
         return s
     }
 
-    static func q8_0(_ w: UnsafeRawPointer, _ a: Q8Row, blocks: Int) -> Float {
+    package static func q8_0(_ w: UnsafeRawPointer, _ a: Q8Row, blocks: Int) -> Float {
         var s: Float = 0
         for b in 0..<blocks {
             let p = w + 34 * b, aq = a.qs + 32 * b
@@ -92,7 +94,7 @@ enum DotReference {
         return s
     }
 
-    static func q4_K(_ w: UnsafeRawPointer, _ a: Q8KRow, blocks: Int) -> Float {
+    package static func q4_K(_ w: UnsafeRawPointer, _ a: Q8KRow, blocks: Int) -> Float {
         var s: Float = 0
         for b in 0..<blocks {
             let p = w + 144 * b, aq = a.qs + 256 * b, bs = a.bsums + 16 * b
@@ -113,7 +115,7 @@ enum DotReference {
         return s
     }
 
-    static func q5_K(_ w: UnsafeRawPointer, _ a: Q8KRow, blocks: Int) -> Float {
+    package static func q5_K(_ w: UnsafeRawPointer, _ a: Q8KRow, blocks: Int) -> Float {
         var s: Float = 0
         for b in 0..<blocks {
             let p = w + 176 * b, aq = a.qs + 256 * b, bs = a.bsums + 16 * b
@@ -135,11 +137,11 @@ enum DotReference {
         return s
     }
 
-    static func q6_K(_ w: UnsafeRawPointer, _ a: Q8KRow, blocks: Int) -> Float {
+    package static func q6_K(_ w: UnsafeRawPointer, _ a: Q8KRow, blocks: Int) -> Float {
         var s: Float = 0
         for b in 0..<blocks {
             let p = w + 210 * b, aq = a.qs + 256 * b
-            var sub = [Int32](repeating: 0, count: 16)  // Σ (q − 32)·a per sub-block of 16
+            var sub = InlineArray<16, Int32>(repeating: 0)  // Σ (q − 32)·a per sub-block of 16
             for half in 0..<2 {
                 for l in 0..<32 {
                     let (q1, q2, q3, q4) = q6Quads(p, ql: 64 * half, qh: Layout.q6_KQh + 32 * half, l)

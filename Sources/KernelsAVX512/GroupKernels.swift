@@ -1,73 +1,31 @@
-import GGUF
-
-#if KERNELS_AVX512
+#if arch(x86_64)
     import _Builtin_intrinsics.intel
-#endif
+    import KernelsCore
+    import TensorFormats
 
-/// Activation rows of one tile, consecutive in an `ActivationBuffer`.
-struct TileActivations {
-    let base: UnsafeRawPointer
-    let stride: Int
-    let columns: Int
-
-    init(_ buffer: ActivationBuffer, firstRow: Int) {
-        base = UnsafeRawPointer(buffer.base + firstRow * buffer.rowStride)
-        stride = buffer.rowStride
-        columns = buffer.columns
-    }
-
-    @inline(__always) func qs(_ k: Int) -> UnsafeRawPointer { base + k * stride }
-    /// Q8: (d, d·Σq) per block of 32.
-    @inline(__always) func ds(_ k: Int) -> UnsafePointer<Float> {
-        (base + k * stride + columns).assumingMemoryBound(to: Float.self)
-    }
-    /// Q8_K: d per block of 256.
-    @inline(__always) func d(_ k: Int) -> UnsafePointer<Float> {
-        (base + k * stride + columns).assumingMemoryBound(to: Float.self)
-    }
-    /// Q8_K: sums of 32 quants, as Int16.
-    @inline(__always) func bsums32(_ k: Int) -> UnsafeRawPointer {
-        base + k * stride + columns + columns / 64 + columns / 8
-    }
-    /// Q8_K: 32 × sums of 16 quants, as Int32.
-    @inline(__always) func bsums16x32(_ k: Int) -> UnsafePointer<Int32> {
-        (base + k * stride + columns + columns / 64 + columns / 8 + columns / 16).assumingMemoryBound(to: Int32.self)
-    }
-}
-
-/// Products of interleaved (repacked) matrices.
-enum GroupKernels {
-    /// `y[t·w.rows + r]` for activation rows `tokens` and the rows of row groups `groups`.
-    static func compute(
-        _ w: WeightMatrix, _ input: PreparedInput, tokens: Range<Int>, groups: Range<Int>,
-        y: UnsafeMutablePointer<Float>
-    ) {
-        #if KERNELS_AVX512
-            let act =
-                switch ActivationKind(w.type) {
-                case .q8: input.q8!
-                case .q8_1: input.q8_1!
-                default: input.q8K!
-                }
-            let blocks = w.columns / w.type.blockSize
+    /// Products of interleaved (repacked) matrices.
+    enum GroupKernels {
+        /// `y[t·m.rows + r]` for activation rows `tokens` and the rows of row groups `groups`.
+        static func compute(
+            _ m: MatrixView, _ input: ProductInput, tokens: Range<Int>, groups: Range<Int>,
+            y: UnsafeMutablePointer<Float>
+        ) {
+            let act = input.activations(for: m.type)
+            let blocks = m.blocks
             for g in groups {
-                let group = w.base + g * w.groupStride
-                let mask = laneMask(w.rows - 16 * g)
+                let group = m.base + g * m.groupStride
+                let mask = laneMask(m.rows - 16 * g)
                 var t = tokens.lowerBound
                 while t < tokens.upperBound {
                     let four = t + 4 <= tokens.upperBound
                     tile(
-                        w.type, four, group, blocks, TileActivations(act, firstRow: t), y + t * w.rows + 16 * g, w.rows,
+                        m.type, four, group, blocks, TileActivations(act, firstRow: t), y + t * m.rows + 16 * g, m.rows,
                         mask)
                     t += four ? 4 : 1
                 }
             }
-        #else
-            preconditionFailure("interleaved matrices need the vector kernels")
-        #endif
-    }
+        }
 
-    #if KERNELS_AVX512
         /// One kernel call, each (type, width) its own function so the register allocator sees one loop nest.
         @inline(never)
         static func tile(
@@ -148,5 +106,5 @@ enum GroupKernels {
             _ stride: Int,
             _ mask: __mmask16
         ) { q6_K(FourRows.self, group: g, blocks: blocks, act: act, out: out, stride: stride, mask: mask) }
-    #endif
-}
+    }
+#endif
