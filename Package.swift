@@ -60,8 +60,9 @@ let package = Package(
         .target(name: "GGUF", dependencies: ["TensorFormats"], swiftSettings: common),
         .target(name: "KernelsCore", dependencies: ["TensorFormats"], swiftSettings: common),
         .target(name: "KernelsAVX512", dependencies: ["KernelsCore", "TensorFormats"], swiftSettings: common + avx512),
+        .target(name: "KernelsAVX2", dependencies: ["KernelsCore", "TensorFormats"], swiftSettings: common + avx2),
         .target(
-            name: "Kernels", dependencies: ["KernelsCore", "KernelsAVX512", "TensorFormats", "CCPUID"],
+            name: "Kernels", dependencies: ["KernelsCore", "KernelsAVX512", "KernelsAVX2", "TensorFormats", "CCPUID"],
             swiftSettings: common),
         .target(name: "Tokenizers", dependencies: ["GGUF"], swiftSettings: common),
         .target(name: "ChatTemplates", swiftSettings: common),

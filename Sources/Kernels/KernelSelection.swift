@@ -1,3 +1,4 @@
+import KernelsAVX2
 import KernelsAVX512
 import KernelsCore
 
@@ -59,7 +60,12 @@ public enum KernelSelection {
             #else
                 return nil
             #endif
-        case .avx2: return nil
+        case .avx2:
+            #if arch(x86_64)
+                return AVX2Kernels.self
+            #else
+                return nil
+            #endif
         case .portable: return nil
         case .scalar: return ScalarKernels.self
         }

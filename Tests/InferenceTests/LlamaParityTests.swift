@@ -105,3 +105,10 @@ struct AVX512LlamaParityTests {
         try LlamaParity.check(id, kernels: .avx512)
     }
 }
+
+@Suite("llama.cpp parity on the avx2 kernels", .serialized, .enabled(if: runs(.avx2), "this CPU lacks AVX2 (x86-64-v3)"))
+struct AVX2LlamaParityTests {
+    @Test(arguments: LlamaParity.models) func matchesLlamaCpp(_ id: String) throws {
+        try LlamaParity.check(id, kernels: .avx2)
+    }
+}

@@ -267,3 +267,20 @@ struct AVX512KernelTests {
     @Test func vectorMath() { checks.vectorMath() }
     @Test func attention() { checks.attention() }
 }
+
+@Suite(
+    "avx2 kernels against the scalar twins",
+    .enabled(if: runs(.avx2), "this CPU lacks AVX2 / FMA / F16C (x86-64-v3)"))
+struct AVX2KernelTests {
+    let checks = KernelChecks(.avx2)
+    @Test(arguments: allWeightTypes) func rowProducts(type: GGMLType) { checks.rowProducts(type) }
+    @Test(arguments: quantizedTypes) func saturatedRows(type: GGMLType) { checks.saturatedBlocks(type, repack: false) }
+    @Test(arguments: interleavedTypes(.avx2))
+    func saturatedGroups(type: GGMLType) { checks.saturatedBlocks(type, repack: true) }
+    @Test(arguments: interleavedTypes(.avx2), [1, 2, 4, 7, 70])
+    func groupProducts(type: GGMLType, n: Int) { checks.groupProducts(type, n: n) }
+    @Test(arguments: interleavedTypes(.avx2)) func repackRoundTrip(type: GGMLType) { checks.repackRoundTrip(type) }
+    @Test func quantizers() { checks.quantizers() }
+    @Test func vectorMath() { checks.vectorMath() }
+    @Test func attention() { checks.attention() }
+}
