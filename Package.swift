@@ -61,8 +61,12 @@ let package = Package(
         .target(name: "KernelsCore", dependencies: ["TensorFormats"], swiftSettings: common),
         .target(name: "KernelsAVX512", dependencies: ["KernelsCore", "TensorFormats"], swiftSettings: common + avx512),
         .target(name: "KernelsAVX2", dependencies: ["KernelsCore", "TensorFormats"], swiftSettings: common + avx2),
+        .target(name: "KernelsPortable", dependencies: ["KernelsCore", "TensorFormats"], swiftSettings: common),
         .target(
-            name: "Kernels", dependencies: ["KernelsCore", "KernelsAVX512", "KernelsAVX2", "TensorFormats", "CCPUID"],
+            name: "Kernels",
+            dependencies: [
+                "KernelsCore", "KernelsAVX512", "KernelsAVX2", "KernelsPortable", "TensorFormats", "CCPUID",
+            ],
             swiftSettings: common),
         .target(name: "Tokenizers", dependencies: ["GGUF"], swiftSettings: common),
         .target(name: "ChatTemplates", swiftSettings: common),
@@ -86,7 +90,7 @@ let package = Package(
             resources: [.copy("Web")], swiftSettings: common),
 
         .executableTarget(
-            name: "sotto", dependencies: ["Inference", "FoundationModels", "Server", "ChatStore"],
+            name: "sotto", dependencies: ["Inference", "Kernels", "FoundationModels", "Server", "ChatStore"],
             swiftSettings: common),
 
         .testTarget(name: "GGUFTests", dependencies: ["GGUF"], swiftSettings: common),

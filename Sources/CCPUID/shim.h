@@ -1,10 +1,28 @@
-// The CPU's feature registers, for choosing kernels at run time. `cpuid` and `xgetbv` are single
-// instructions that Swift cannot emit (no inline assembly), so they live in these inline
-// functions, compiled by Swift's C importer; nothing is linked.
+// The CPU's feature registers, for choosing kernels at run time, and the process's CPU affinity,
+// for sizing the compute pool. `cpuid` and `xgetbv` are single instructions that Swift cannot emit
+// (no inline assembly) and `CPU_COUNT` is a macro, so they live in these inline functions, compiled
+// by Swift's C importer; nothing is linked.
 #ifndef SOTTO_CCPUID_SHIM_H
 #define SOTTO_CCPUID_SHIM_H
 
 #include <stdint.h>
+
+#if defined(__linux__)
+#include <stddef.h>
+#include <sys/types.h>
+
+// glibc declares this only under _GNU_SOURCE, which the precompiled system module lacks.
+extern int sched_getaffinity(pid_t pid, size_t size, void *mask);
+
+/// CPUs in this process's affinity mask, or 0 when it cannot be read.
+static inline int sotto_affinity_count(void) {
+    unsigned long long mask[16] = {0};  // 1,024 CPUs
+    if (sched_getaffinity(0, sizeof(mask), mask) != 0) { return 0; }
+    int count = 0;
+    for (int i = 0; i < 16; i++) { count += __builtin_popcountll(mask[i]); }
+    return count;
+}
+#endif
 
 #if defined(__x86_64__)
 #include <cpuid.h>

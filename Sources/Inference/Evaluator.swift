@@ -49,15 +49,18 @@ public final class Evaluator {
     package static let prefillChunk = 128
 
     /// Creates an evaluator with a KV cache for `contextLength` positions (default 4096, capped
-    /// at the model's trained context) and a pool of `threadCount` threads (default: all cores).
+    /// at the model's trained context) that computes on the process's shared pool
+    /// (`ThreadPool.shared`, one per process); a `threadCount` other than the shared pool's gives
+    /// it a pool of its own (tests and benchmarks of thread counts).
     public init(model: Model, contextLength: Int? = nil, threadCount: Int? = nil) {
         self.model = model
         let requested = contextLength ?? Self.defaultContextLength
         precondition(requested > 0, "contextLength must be positive")
         self.contextLength = min(requested, model.config.contextLength)
-        let threads = threadCount ?? ThreadPool.coreCount
+        let shared = ThreadPool.shared
+        let threads = threadCount ?? shared.threadCount
         precondition(threads > 0, "threadCount must be positive")
-        pool = ThreadPool(threadCount: threads)
+        pool = threads == shared.threadCount ? shared : ThreadPool(threadCount: threads)
         kernels = model.kernels
         let config = model.config
         cache = KVCache(
@@ -114,8 +117,12 @@ public final class Evaluator {
             if done > 0, !shouldContinue() { throw CancellationError() }
             let n = min(scratch.chunk, tokens.count - done)
             let isLast = done + n == tokens.count
-            tokens.withUnsafeBufferPointer { all in
-                forward(UnsafeBufferPointer(rebasing: all[done..<done + n]), start: cachedTokens.count, logits: isLast)
+            // One forward step at a time per pool: a second evaluation sharing it waits its turn.
+            pool.withExclusiveUse {
+                tokens.withUnsafeBufferPointer { all in
+                    forward(
+                        UnsafeBufferPointer(rebasing: all[done..<done + n]), start: cachedTokens.count, logits: isLast)
+                }
             }
             cachedTokens.append(contentsOf: tokens[done..<done + n])
             done += n

@@ -95,7 +95,7 @@ public final class Model: @unchecked Sendable {
         var config = try ModelConfig(architecture: architecture, reader: reader)
         weights = try ModelWeights(
             file: file, config: config, architecture: architecture, kernels: kernels,
-            repackingWith: repacking ? ThreadPool() : nil,
+            repackingWith: repacking ? ThreadPool.shared : nil,
             packed: packedLocation.flatMap { PackedWeightsFile(path: $0) })
         if let packedLocation, !weights.isFromPackedFile, !weights.packedMatrices.isEmpty {
             try? PackedWeightsFile.write(weights.packedMatrices, to: packedLocation)

@@ -1,6 +1,7 @@
 import KernelsAVX2
 import KernelsAVX512
 import KernelsCore
+import KernelsPortable
 
 #if canImport(Glibc)
     import Glibc
@@ -66,7 +67,7 @@ public enum KernelSelection {
             #else
                 return nil
             #endif
-        case .portable: return nil
+        case .portable: return PortableKernels.self
         case .scalar: return ScalarKernels.self
         }
     }

@@ -31,8 +31,8 @@ public final class ThreadPool: @unchecked Sendable {
     private var threads: [pthread_t] = []
 
     /// Creates `threadCount − 1` workers (the caller of `run` is thread 0).
-    /// - Parameter threadCount: defaults to the number of online cores.
-    public init(threadCount: Int = ThreadPool.coreCount) {
+    /// - Parameter threadCount: defaults to the cores this process may use (`availableCores`).
+    public init(threadCount: Int = ThreadPool.availableCores) {
         precondition(threadCount >= 1, "threadCount must be at least 1")
         self.threadCount = threadCount
         shared = Shared(threadCount: threadCount)
@@ -78,6 +78,34 @@ public final class ThreadPool: @unchecked Sendable {
     /// Online cores of this machine.
     public static var coreCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
+    /// The cores this process may run on: its CPU affinity mask, capped by a cgroup CPU quota
+    /// (a container limited to 1.5 CPUs gets 2), at least 1.
+    public static let availableCores: Int = CoreLimits.available()
+
+    /// The process's compute pool: every model evaluation shares it, so the process never runs
+    /// more compute threads than it has cores (two evaluators at once take turns, a forward step
+    /// each, instead of running two pools side by side).
+    ///
+    /// It has `availableCores` threads unless `configureShared(threadCount:)` ran first.
+    public static var shared: ThreadPool { SharedPool.pool }
+
+    /// Sets the shared pool's thread count (a command's `--threads`); only before first use.
+    /// - Returns: false when the shared pool already exists with another count.
+    @discardableResult
+    public static func configureShared(threadCount: Int) -> Bool {
+        precondition(threadCount >= 1, "threadCount must be at least 1")
+        return SharedPool.configure(threadCount)
+    }
+
+    /// Runs `body` while no other caller of `withExclusiveUse` runs, in arrival order: a whole
+    /// forward step of one evaluator, so that two evaluations sharing the pool alternate rather
+    /// than oversubscribe the cores. Calls of `run` inside `body` use the pool as usual.
+    public func withExclusiveUse<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        shared.lease.acquire()
+        defer { shared.lease.release() }
+        return try body()
+    }
+
     /// Runs `body(thread, threadCount)` once for every `thread` in `0..<threadCount`, in parallel,
     /// and returns when all have finished. The caller takes part; shares are claimed by whichever
     /// thread gets to them first, so `thread` names a share of the work, not a particular thread.
@@ -98,6 +126,67 @@ public final class ThreadPool: @unchecked Sendable {
             withUnsafeMutablePointer(to: &job) { shared.dispatch(UnsafeRawPointer($0)) }
         }
         shared.busy.store(false, ordering: .releasing)
+    }
+}
+
+/// The process-wide pool, created on first use.
+private enum SharedPool {
+    private static let state = Mutex<(count: Int?, pool: ThreadPool?)>((nil, nil))
+
+    static var pool: ThreadPool {
+        state.withLock { state in
+            if let pool = state.pool { return pool }
+            let pool = ThreadPool(threadCount: state.count ?? ThreadPool.availableCores)
+            state.pool = pool
+            return pool
+        }
+    }
+
+    static func configure(_ count: Int) -> Bool {
+        state.withLock { state in
+            if let pool = state.pool { return pool.threadCount == count }
+            state.count = count
+            return true
+        }
+    }
+}
+
+/// A first-come, first-served lock: each caller takes a ticket and waits for its turn, so a
+/// thread that releases and immediately re-acquires (a decode loop) cannot starve another.
+private final class TicketLock: @unchecked Sendable {
+    // @unchecked Sendable: `next` and `serving` are only touched with `mutex` held.
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let turn: UnsafeMutablePointer<pthread_cond_t>
+    private var next = 0
+    private var serving = 0
+
+    init() {
+        mutex = .allocate(capacity: 1)
+        turn = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(turn, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(turn)
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+        turn.deallocate()
+    }
+
+    func acquire() {
+        pthread_mutex_lock(mutex)
+        let ticket = next
+        next += 1
+        while serving != ticket { pthread_cond_wait(turn, mutex) }
+        pthread_mutex_unlock(mutex)
+    }
+
+    func release() {
+        pthread_mutex_lock(mutex)
+        serving += 1
+        pthread_cond_broadcast(turn)
+        pthread_mutex_unlock(mutex)
     }
 }
 
@@ -127,6 +216,8 @@ private final class Shared: @unchecked Sendable {
     let sleepers = Atomic<Int>(0)
     let busy = Atomic<Bool>(false)
     let stopping = Atomic<Bool>(false)
+    /// Held for whole forward steps (`withExclusiveUse`).
+    let lease = TicketLock()
     var job: UnsafeRawPointer?
     var generation = 0
     let scratchBusy = Atomic<Bool>(false)

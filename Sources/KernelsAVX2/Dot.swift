@@ -9,13 +9,19 @@
 
     enum Dot: RowDots {
         static func f32(_ w: UnsafeRawPointer, _ x: UnsafePointer<Float>, count: Int) -> Float {
-            floats(w, x, count, bytes: 4) { p in _mm256_loadu_ps(p.assumingMemoryBound(to: Float.self)) } scalar: {
+            floats(w, x, count, bytes: 4) { p in
+                _mm256_loadu_ps(p.assumingMemoryBound(to: Float.self))
+            } scalar: {
                 w.loadUnaligned(fromByteOffset: 4 * $0, as: Float.self)
             }
         }
 
         static func f16(_ w: UnsafeRawPointer, _ x: UnsafePointer<Float>, count: Int) -> Float {
-            floats(w, x, count, bytes: 2) { p in halves8(p) } scalar: { loadHalf(w, 2 * $0) }
+            floats(w, x, count, bytes: 2) { p in
+                halves8(p)
+            } scalar: {
+                loadHalf(w, 2 * $0)
+            }
         }
 
         static func bf16(_ w: UnsafeRawPointer, _ x: UnsafePointer<Float>, count: Int) -> Float {
@@ -142,7 +148,8 @@
                 for c in 0..<4 {
                     var (l, h) = nibbles(load256(p + quants + 32 * c))
                     if let high {
-                        l = _mm256_or_si256(l, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, Int32(2 * c)), bit), 4))
+                        l = _mm256_or_si256(
+                            l, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, Int32(2 * c)), bit), 4))
                         h = _mm256_or_si256(
                             h, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, Int32(2 * c + 1)), bit), 4))
                     }
@@ -193,7 +200,8 @@
                 let sums = load256(UnsafeRawPointer(a.bsums + 16 * b))
                 let offset = _mm256_slli_epi32(_mm256_madd_epi16(scales16, sums), 5)
                 let exact = _mm256_sub_epi32(sumi, offset)
-                acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(exact), _mm256_set1_ps(a.d[b] * loadHalf(p, Layout.q6_KD)), acc)
+                acc = _mm256_fmadd_ps(
+                    _mm256_cvtepi32_ps(exact), _mm256_set1_ps(a.d[b] * loadHalf(p, Layout.q6_KD)), acc)
             }
             return horizontalSum(acc)
         }

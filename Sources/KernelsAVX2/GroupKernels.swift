@@ -160,7 +160,8 @@
                 for c in 0..<4 {
                     var (l, h) = nibbles(load256(p + F.quants + 32 * c))
                     if let masks = F.fifthBits {
-                        l = _mm256_or_si256(l, fifthBits(p.loadUnaligned(fromByteOffset: masks + 4 * c, as: UInt32.self)))
+                        l = _mm256_or_si256(
+                            l, fifthBits(p.loadUnaligned(fromByteOffset: masks + 4 * c, as: UInt32.self)))
                         h = _mm256_or_si256(
                             h, fifthBits(p.loadUnaligned(fromByteOffset: masks + 16 + 4 * c, as: UInt32.self)))
                     }
@@ -183,7 +184,8 @@
                     let sum = _mm256_add_epi32(pairSums(s0), pairSums(s1))
                     let ds = act.ds(k) + 2 * b
                     if F.mins != nil {
-                        acc[k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_mul_ps(d, _mm256_set1_ps(ds[0])), acc[k])
+                        acc[k] = _mm256_fmadd_ps(
+                            _mm256_cvtepi32_ps(sum), _mm256_mul_ps(d, _mm256_set1_ps(ds[0])), acc[k])
                     } else {
                         let dot = _mm256_fmadd_ps(
                             _mm256_cvtepi32_ps(sum), _mm256_set1_ps(ds[0]), _mm256_set1_ps(-F.offset * ds[1]))

@@ -32,7 +32,8 @@
                             if fifth {
                                 let masks = p + 1152 + 4 * (16 * pair + c)
                                 l = _mm256_or_si256(l, fifthBits(masks.loadUnaligned(as: UInt32.self)))
-                                h = _mm256_or_si256(h, fifthBits(masks.loadUnaligned(fromByteOffset: 32, as: UInt32.self)))
+                                h = _mm256_or_si256(
+                                    h, fifthBits(masks.loadUnaligned(fromByteOffset: 32, as: UInt32.self)))
                             }
                             unroll(W.self) { k in
                                 let a = act.qs(k) + 256 * sb + 64 * pair + 4 * c
@@ -43,7 +44,8 @@
                         unroll(W.self) { k in
                             if fifth {
                                 sumi[k] = _mm256_add_epi32(sumi[k], _mm256_madd_epi16(lowPart[k], scales[2 * pair]))
-                                sumi[k] = _mm256_add_epi32(sumi[k], _mm256_madd_epi16(highPart[k], scales[2 * pair + 1]))
+                                sumi[k] = _mm256_add_epi32(
+                                    sumi[k], _mm256_madd_epi16(highPart[k], scales[2 * pair + 1]))
                             } else {
                                 low[k] = _mm256_add_epi16(low[k], lowPart[k])
                                 high[k] = _mm256_add_epi16(high[k], highPart[k])
@@ -77,7 +79,9 @@
         /// `vpmaddwd`, and the 6-bit mins as (m[2p], m[2p+1]) pairs per row.
         @inline(__always)
         static func kScalesMins(_ s: UnsafeRawPointer) -> (InlineArray<8, __m256i>, InlineArray<4, __m256i>) {
-            @inline(__always) func byte(_ b: Int) -> __m128i { _mm_loadl_epi64(s.advanced(by: 8 * b).assumingMemoryBound(to: __m128i.self)) }
+            @inline(__always) func byte(_ b: Int) -> __m128i {
+                _mm_loadl_epi64(s.advanced(by: 8 * b).assumingMemoryBound(to: __m128i.self))
+            }
             let low6 = _mm_set1_epi8(63), low4 = _mm_set1_epi8(0x0F)
             @inline(__always) func top2(_ v: __m128i) -> __m128i {
                 _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(v, 6), _mm_set1_epi8(3)), 4)
@@ -117,7 +121,8 @@
                         let c = 4 * u + cc
                         let v = load256(p + 144 + 32 * (part % 2 == 0 ? c : c + 16))
                         let h = load256(p + 1168 + 32 * c)
-                        let low = part < 2 ? _mm256_and_si256(v, nibble) : _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble)
+                        let low =
+                            part < 2 ? _mm256_and_si256(v, nibble) : _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble)
                         let high: __m256i
                         switch part {
                         case 0: high = _mm256_slli_epi16(h, 4)

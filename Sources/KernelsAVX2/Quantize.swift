@@ -13,7 +13,9 @@
             let signBit = _mm256_set1_ps(-0.0)
             for b in 0..<(count / 32) {
                 let xb = x + 32 * b
-                let v = (_mm256_loadu_ps(xb), _mm256_loadu_ps(xb + 8), _mm256_loadu_ps(xb + 16), _mm256_loadu_ps(xb + 24))
+                let v = (
+                    _mm256_loadu_ps(xb), _mm256_loadu_ps(xb + 8), _mm256_loadu_ps(xb + 16), _mm256_loadu_ps(xb + 24)
+                )
                 let m = _mm256_max_ps(
                     _mm256_max_ps(_mm256_andnot_ps(signBit, v.0), _mm256_andnot_ps(signBit, v.1)),
                     _mm256_max_ps(_mm256_andnot_ps(signBit, v.2), _mm256_andnot_ps(signBit, v.3)))
@@ -21,8 +23,10 @@
                 let d = amax / 127
                 let id: Float = amax > 0 ? 127 / amax : 0
                 let scale = _mm256_set1_ps(id)
-                let q0 = _mm256_cvtps_epi32(_mm256_mul_ps(v.0, scale)), q1 = _mm256_cvtps_epi32(_mm256_mul_ps(v.1, scale))
-                let q2 = _mm256_cvtps_epi32(_mm256_mul_ps(v.2, scale)), q3 = _mm256_cvtps_epi32(_mm256_mul_ps(v.3, scale))
+                let q0 = _mm256_cvtps_epi32(_mm256_mul_ps(v.0, scale)),
+                    q1 = _mm256_cvtps_epi32(_mm256_mul_ps(v.1, scale))
+                let q2 = _mm256_cvtps_epi32(_mm256_mul_ps(v.2, scale)),
+                    q3 = _mm256_cvtps_epi32(_mm256_mul_ps(v.3, scale))
                 store32(qs + 32 * b, q0, q1, q2, q3)
                 let sum = horizontalSum(_mm256_add_epi32(_mm256_add_epi32(q0, q1), _mm256_add_epi32(q2, q3)))
                 ds[2 * b] = Float(Float16(d))
@@ -58,7 +62,8 @@
                     let p = xb + 32 * g
                     var q = InlineArray<4, __m256i>(repeating: _mm256_setzero_si256())
                     for i in 0..<4 {
-                        q[i] = _mm256_min_epi32(_mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(p + 8 * i), scale)), limit)
+                        q[i] = _mm256_min_epi32(
+                            _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(p + 8 * i), scale)), limit)
                     }
                     store32(qs + 256 * b + 32 * g, q[0], q[1], q[2], q[3])
                     bsums[16 * b + 2 * g] = Int16(horizontalSum(_mm256_add_epi32(q[0], q[1])))

@@ -5,7 +5,7 @@
 import TensorFormats
 
 /// How an activation row must be prepared for a weight type.
-package enum ActivationKind: Equatable, Sendable {
+public enum ActivationKind: Equatable, Sendable {
     /// Floats as they are (F32, F16, BF16 weights).
     case float
     /// Blocks of 32: int8 quants, per block `d` (rounded to half, as ggml's Q8_0 stores it) and
@@ -18,7 +18,7 @@ package enum ActivationKind: Equatable, Sendable {
     case q8K
 
     @inlinable
-    package init(_ type: GGMLType) {
+    public init(_ type: GGMLType) {
         switch type {
         case .f32, .f16, .bf16: self = .float
         case .q4_0, .q5_0, .q8_0: self = .q8
@@ -30,12 +30,12 @@ package enum ActivationKind: Equatable, Sendable {
 }
 
 /// One Q8 activation row: `qs[columns]`, and `ds[2·b]`, `ds[2·b + 1]` = d, d·Σq of block b.
-package struct Q8Row {
-    package let qs: UnsafePointer<Int8>
-    package let ds: UnsafePointer<Float>
+public struct Q8Row {
+    public let qs: UnsafePointer<Int8>
+    public let ds: UnsafePointer<Float>
 
     @inlinable
-    package init(qs: UnsafePointer<Int8>, ds: UnsafePointer<Float>) {
+    public init(qs: UnsafePointer<Int8>, ds: UnsafePointer<Float>) {
         self.qs = qs
         self.ds = ds
     }
@@ -44,18 +44,18 @@ package struct Q8Row {
 /// One Q8_K activation row: `qs[columns]`, `d[columns / 256]`, `bsums[columns / 16]`, and for
 /// the vector kernels `bsums32[columns / 32]` (sums of 32 quants) and `bsums16x32[columns / 16]`
 /// (32 × `bsums`, as Int32).
-package struct Q8KRow {
-    package let qs: UnsafePointer<Int8>
-    package let d: UnsafePointer<Float>
-    package let bsums: UnsafePointer<Int16>
-    package let columns: Int
-    @inlinable package var bsums32: UnsafePointer<Int16> { bsums + columns / 16 }
-    @inlinable package var bsums16x32: UnsafePointer<Int32> {
+public struct Q8KRow {
+    public let qs: UnsafePointer<Int8>
+    public let d: UnsafePointer<Float>
+    public let bsums: UnsafePointer<Int16>
+    public let columns: Int
+    @inlinable public var bsums32: UnsafePointer<Int16> { bsums + columns / 16 }
+    @inlinable public var bsums16x32: UnsafePointer<Int32> {
         UnsafeRawPointer(bsums + columns / 16 + columns / 32).assumingMemoryBound(to: Int32.self)
     }
 
     @inlinable
-    package init(qs: UnsafePointer<Int8>, d: UnsafePointer<Float>, bsums: UnsafePointer<Int16>, columns: Int) {
+    public init(qs: UnsafePointer<Int8>, d: UnsafePointer<Float>, bsums: UnsafePointer<Int16>, columns: Int) {
         self.qs = qs
         self.d = d
         self.bsums = bsums
@@ -65,14 +65,14 @@ package struct Q8KRow {
 
 /// `count` activation rows of `columns` elements, quantized for one `ActivationKind`, in 64-byte
 /// aligned memory: its own allocation (freed with `deallocate()`) or memory it is given.
-package struct ActivationBuffer {
-    package let kind: ActivationKind
-    package let columns: Int
-    package let count: Int
-    package let rowStride: Int
-    package let base: UnsafeMutableRawPointer
+public struct ActivationBuffer {
+    public let kind: ActivationKind
+    public let columns: Int
+    public let count: Int
+    public let rowStride: Int
+    public let base: UnsafeMutableRawPointer
 
-    package init(kind: ActivationKind, columns: Int, count: Int) {
+    public init(kind: ActivationKind, columns: Int, count: Int) {
         self.init(
             kind: kind, columns: columns, count: count,
             base: .allocate(
@@ -80,7 +80,7 @@ package struct ActivationBuffer {
     }
 
     /// A buffer in `base`, which holds `byteCount(kind:columns:count:)` bytes, 64-byte aligned.
-    package init(kind: ActivationKind, columns: Int, count: Int, base: UnsafeMutableRawPointer) {
+    public init(kind: ActivationKind, columns: Int, count: Int, base: UnsafeMutableRawPointer) {
         self.kind = kind
         self.columns = columns
         self.count = count
@@ -88,7 +88,7 @@ package struct ActivationBuffer {
         rowStride = Self.rowStride(kind: kind, columns: columns)
     }
 
-    package static func byteCount(kind: ActivationKind, columns: Int, count: Int) -> Int {
+    public static func byteCount(kind: ActivationKind, columns: Int, count: Int) -> Int {
         rowStride(kind: kind, columns: columns) * count
     }
 
@@ -102,10 +102,10 @@ package struct ActivationBuffer {
         return (bytes + 63) & ~63
     }
 
-    package func deallocate() { base.deallocate() }
+    public func deallocate() { base.deallocate() }
 
     @inlinable
-    package func q8(_ row: Int) -> Q8Row {
+    public func q8(_ row: Int) -> Q8Row {
         let p = base + row * rowStride
         return Q8Row(
             qs: UnsafePointer(p.assumingMemoryBound(to: Int8.self)),
@@ -113,7 +113,7 @@ package struct ActivationBuffer {
     }
 
     @inlinable
-    package func q8K(_ row: Int) -> Q8KRow {
+    public func q8K(_ row: Int) -> Q8KRow {
         let p = base + row * rowStride
         let d = p + columns
         return Q8KRow(
@@ -123,7 +123,7 @@ package struct ActivationBuffer {
     }
 
     /// Quantizes `x[row]` (a row of `columns` floats) into row `row` with `kernels`' quantizers.
-    package func quantize(_ x: UnsafePointer<Float>, row: Int, with kernels: any KernelSet.Type) {
+    public func quantize(_ x: UnsafePointer<Float>, row: Int, with kernels: any KernelSet.Type) {
         let p = base + row * rowStride
         switch kind {
         case .float: break
@@ -146,37 +146,37 @@ package struct ActivationBuffer {
 }
 
 /// Activation rows of one tile, consecutive in an `ActivationBuffer`.
-package struct TileActivations {
-    package let base: UnsafeRawPointer
-    package let stride: Int
-    package let columns: Int
+public struct TileActivations {
+    public let base: UnsafeRawPointer
+    public let stride: Int
+    public let columns: Int
 
     @inlinable
-    package init(_ buffer: ActivationBuffer, firstRow: Int) {
+    public init(_ buffer: ActivationBuffer, firstRow: Int) {
         base = UnsafeRawPointer(buffer.base + firstRow * buffer.rowStride)
         stride = buffer.rowStride
         columns = buffer.columns
     }
 
-    @inlinable @inline(__always) package func qs(_ k: Int) -> UnsafeRawPointer { base + k * stride }
+    @inlinable @inline(__always) public func qs(_ k: Int) -> UnsafeRawPointer { base + k * stride }
     /// Q8: (d, d·Σq) per block of 32.
-    @inlinable @inline(__always) package func ds(_ k: Int) -> UnsafePointer<Float> {
+    @inlinable @inline(__always) public func ds(_ k: Int) -> UnsafePointer<Float> {
         (base + k * stride + columns).assumingMemoryBound(to: Float.self)
     }
     /// Q8_K: d per block of 256.
-    @inlinable @inline(__always) package func d(_ k: Int) -> UnsafePointer<Float> {
+    @inlinable @inline(__always) public func d(_ k: Int) -> UnsafePointer<Float> {
         (base + k * stride + columns).assumingMemoryBound(to: Float.self)
     }
     /// Q8_K: sums of 16 quants, as Int16.
-    @inlinable @inline(__always) package func bsums16(_ k: Int) -> UnsafePointer<Int16> {
+    @inlinable @inline(__always) public func bsums16(_ k: Int) -> UnsafePointer<Int16> {
         (base + k * stride + columns + columns / 64).assumingMemoryBound(to: Int16.self)
     }
     /// Q8_K: sums of 32 quants, as Int16.
-    @inlinable @inline(__always) package func bsums32(_ k: Int) -> UnsafeRawPointer {
+    @inlinable @inline(__always) public func bsums32(_ k: Int) -> UnsafeRawPointer {
         base + k * stride + columns + columns / 64 + columns / 8
     }
     /// Q8_K: 32 × sums of 16 quants, as Int32.
-    @inlinable @inline(__always) package func bsums16x32(_ k: Int) -> UnsafePointer<Int32> {
+    @inlinable @inline(__always) public func bsums16x32(_ k: Int) -> UnsafePointer<Int32> {
         (base + k * stride + columns + columns / 64 + columns / 8 + columns / 16).assumingMemoryBound(to: Int32.self)
     }
 }

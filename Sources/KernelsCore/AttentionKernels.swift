@@ -3,10 +3,10 @@
 // weighted sum of value rows, for up to four query heads that share a KV head, so each key and
 // value vector loaded feeds up to four heads.
 
-package enum AttentionKernels<M: MultiplyAdd> {
+public enum AttentionKernels<M: MultiplyAdd> {
     /// `softmax(q·Kᵀ·scale)·V` for the item's heads.
     @inlinable
-    package static func attend(_ item: AttentionItem) {
+    public static func attend(_ item: AttentionItem) {
         let (q0, q1, q2, q3) = item.queries
         let (s0, s1, s2, s3) = item.scores
         let (o0, o1, o2, o3) = item.outputs
@@ -25,7 +25,7 @@ package enum AttentionKernels<M: MultiplyAdd> {
     /// `scores_h[t] = scale · Σ_d q_h[d]·K[d][t]` for four heads h and t in 0..<length (rounded up
     /// to 16; lanes past `length` hold junk), reading the key tiles 16 positions at a time.
     @inlinable @inline(__always)
-    package static func scores(
+    public static func scores(
         _ q0: UnsafePointer<Float>, _ q1: UnsafePointer<Float>, _ q2: UnsafePointer<Float>, _ q3: UnsafePointer<Float>,
         keys: UnsafePointer<Float>, dimension: Int, length: Int, scale: Float,
         into s0: UnsafeMutablePointer<Float>, _ s1: UnsafeMutablePointer<Float>, _ s2: UnsafeMutablePointer<Float>,
@@ -53,7 +53,7 @@ package enum AttentionKernels<M: MultiplyAdd> {
 
     /// `out_h[c] = Σ_t p_h[t]·V[t][c]` for `heads` (≤ 4) heads, the output rows held in registers.
     @inlinable @inline(__always)
-    package static func weightedSums(
+    public static func weightedSums(
         _ p0: UnsafePointer<Float>, _ p1: UnsafePointer<Float>, _ p2: UnsafePointer<Float>, _ p3: UnsafePointer<Float>,
         values: UnsafePointer<Float>, dimension: Int, length: Int,
         into o0: UnsafeMutablePointer<Float>, _ o1: UnsafeMutablePointer<Float>, _ o2: UnsafeMutablePointer<Float>,
@@ -70,7 +70,7 @@ package enum AttentionKernels<M: MultiplyAdd> {
 
     /// `weightedSums` for two heads of any width.
     @inlinable @inline(__always)
-    package static func sumsPair(
+    public static func sumsPair(
         _ pa: UnsafePointer<Float>, _ pb: UnsafePointer<Float>, values: UnsafePointer<Float>, dimension: Int,
         length: Int, into oa: UnsafeMutablePointer<Float>, _ ob: UnsafeMutablePointer<Float>
     ) {
@@ -118,7 +118,7 @@ package enum AttentionKernels<M: MultiplyAdd> {
 
     /// `weightedSums` for 64-wide heads: four heads × four vectors in registers.
     @inlinable @inline(__always)
-    package static func sums64(
+    public static func sums64(
         _ p0: UnsafePointer<Float>, _ p1: UnsafePointer<Float>, _ p2: UnsafePointer<Float>, _ p3: UnsafePointer<Float>,
         values: UnsafePointer<Float>, length: Int,
         into o0: UnsafeMutablePointer<Float>, _ o1: UnsafeMutablePointer<Float>, _ o2: UnsafeMutablePointer<Float>,

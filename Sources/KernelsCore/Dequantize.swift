@@ -126,7 +126,7 @@ public enum Dequantize {
 
 /// The 6-bit scale and min of sub-block `j` (0..<8) of a Q4_K/Q5_K block, from its 12 packed bytes.
 @inlinable @inline(__always)
-package func kScaleMin(_ s: UnsafeRawPointer, _ j: Int) -> (scale: Int32, min: Int32) {
+public func kScaleMin(_ s: UnsafeRawPointer, _ j: Int) -> (scale: Int32, min: Int32) {
     if j < 4 {
         return (loadU8(s, j) & 63, loadU8(s, j + 4) & 63)
     }
@@ -137,7 +137,7 @@ package func kScaleMin(_ s: UnsafeRawPointer, _ j: Int) -> (scale: Int32, min: I
 
 /// The four signed quants (q − 32) at positions l, l+32, l+64, l+96 of a Q6_K half.
 @inlinable @inline(__always)
-package func q6Quads(_ p: UnsafeRawPointer, ql: Int, qh: Int, _ l: Int) -> (Int32, Int32, Int32, Int32) {
+public func q6Quads(_ p: UnsafeRawPointer, ql: Int, qh: Int, _ l: Int) -> (Int32, Int32, Int32, Int32) {
     let a = loadU8(p, ql + l), b = loadU8(p, ql + l + 32), h = loadU8(p, qh + l)
     return (
         ((a & 0xF) | ((h & 3) << 4)) - 32,

@@ -4,26 +4,26 @@
 
 import TensorFormats
 
-package enum DotReference {
-    package static func f32(_ w: UnsafeRawPointer, _ x: UnsafePointer<Float>, count: Int) -> Float {
+public enum DotReference {
+    public static func f32(_ w: UnsafeRawPointer, _ x: UnsafePointer<Float>, count: Int) -> Float {
         var s: Float = 0
         for i in 0..<count { s += w.loadUnaligned(fromByteOffset: 4 * i, as: Float.self) * x[i] }
         return s
     }
 
-    package static func f16(_ w: UnsafeRawPointer, _ x: UnsafePointer<Float>, count: Int) -> Float {
+    public static func f16(_ w: UnsafeRawPointer, _ x: UnsafePointer<Float>, count: Int) -> Float {
         var s: Float = 0
         for i in 0..<count { s += loadHalf(w, 2 * i) * x[i] }
         return s
     }
 
-    package static func bf16(_ w: UnsafeRawPointer, _ x: UnsafePointer<Float>, count: Int) -> Float {
+    public static func bf16(_ w: UnsafeRawPointer, _ x: UnsafePointer<Float>, count: Int) -> Float {
         var s: Float = 0
         for i in 0..<count { s += bf16ToFloat(w.loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self)) * x[i] }
         return s
     }
 
-    package static func q4_0(_ w: UnsafeRawPointer, _ a: Q8Row, blocks: Int) -> Float {
+    public static func q4_0(_ w: UnsafeRawPointer, _ a: Q8Row, blocks: Int) -> Float {
         var s: Float = 0
         for b in 0..<blocks {
             let p = w + 18 * b, aq = a.qs + 32 * b
@@ -37,7 +37,7 @@ package enum DotReference {
         return s
     }
 
-    package static func q4_1(_ w: UnsafeRawPointer, _ a: Q8Row, blocks: Int) -> Float {
+    public static func q4_1(_ w: UnsafeRawPointer, _ a: Q8Row, blocks: Int) -> Float {
         var s: Float = 0
         for b in 0..<blocks {
             let p = w + 20 * b, aq = a.qs + 32 * b
@@ -51,7 +51,7 @@ package enum DotReference {
         return s
     }
 
-    package static func q5_0(_ w: UnsafeRawPointer, _ a: Q8Row, blocks: Int) -> Float {
+    public static func q5_0(_ w: UnsafeRawPointer, _ a: Q8Row, blocks: Int) -> Float {
         var s: Float = 0
         for b in 0..<blocks {
             let p = w + 22 * b, aq = a.qs + 32 * b
@@ -67,7 +67,7 @@ package enum DotReference {
         return s
     }
 
-    package static func q5_1(_ w: UnsafeRawPointer, _ a: Q8Row, blocks: Int) -> Float {
+    public static func q5_1(_ w: UnsafeRawPointer, _ a: Q8Row, blocks: Int) -> Float {
         var s: Float = 0
         for b in 0..<blocks {
             let p = w + 24 * b, aq = a.qs + 32 * b
@@ -83,7 +83,7 @@ package enum DotReference {
         return s
     }
 
-    package static func q8_0(_ w: UnsafeRawPointer, _ a: Q8Row, blocks: Int) -> Float {
+    public static func q8_0(_ w: UnsafeRawPointer, _ a: Q8Row, blocks: Int) -> Float {
         var s: Float = 0
         for b in 0..<blocks {
             let p = w + 34 * b, aq = a.qs + 32 * b
@@ -94,7 +94,7 @@ package enum DotReference {
         return s
     }
 
-    package static func q4_K(_ w: UnsafeRawPointer, _ a: Q8KRow, blocks: Int) -> Float {
+    public static func q4_K(_ w: UnsafeRawPointer, _ a: Q8KRow, blocks: Int) -> Float {
         var s: Float = 0
         for b in 0..<blocks {
             let p = w + 144 * b, aq = a.qs + 256 * b, bs = a.bsums + 16 * b
@@ -115,7 +115,7 @@ package enum DotReference {
         return s
     }
 
-    package static func q5_K(_ w: UnsafeRawPointer, _ a: Q8KRow, blocks: Int) -> Float {
+    public static func q5_K(_ w: UnsafeRawPointer, _ a: Q8KRow, blocks: Int) -> Float {
         var s: Float = 0
         for b in 0..<blocks {
             let p = w + 176 * b, aq = a.qs + 256 * b, bs = a.bsums + 16 * b
@@ -137,7 +137,7 @@ package enum DotReference {
         return s
     }
 
-    package static func q6_K(_ w: UnsafeRawPointer, _ a: Q8KRow, blocks: Int) -> Float {
+    public static func q6_K(_ w: UnsafeRawPointer, _ a: Q8KRow, blocks: Int) -> Float {
         var s: Float = 0
         for b in 0..<blocks {
             let p = w + 210 * b, aq = a.qs + 256 * b

@@ -30,18 +30,18 @@ import TensorFormats
 
 /// How a kernel set stores repacked matrices: groups of `rows` rows, interleaved per block
 /// column as described above.
-package struct InterleavedLayout: Equatable, Sendable {
+public struct InterleavedLayout: Equatable, Sendable {
     /// Rows per group (8 or 16).
-    package let rows: Int
+    public let rows: Int
     /// Added (mod 256) to every Q8_0 quant: 0x80 makes them unsigned for `vpdpbusd`, 0 keeps them signed.
-    package let q8Bias: UInt8
+    public let q8Bias: UInt8
     /// The types the set has interleaved kernels for (others stay in GGUF's rows).
-    package let types: Set<GGMLType>
+    public let types: Set<GGMLType>
 
     /// Every type the layout describes.
-    package static let allTypes: Set<GGMLType> = [.q4_0, .q4_1, .q5_0, .q5_1, .q8_0, .q4_K, .q5_K, .q6_K]
+    public static let allTypes: Set<GGMLType> = [.q4_0, .q4_1, .q5_0, .q5_1, .q8_0, .q4_K, .q5_K, .q6_K]
 
-    package init(rows: Int, q8Bias: UInt8, types: Set<GGMLType> = allTypes) {
+    public init(rows: Int, q8Bias: UInt8, types: Set<GGMLType> = allTypes) {
         precondition(rows == 8 || rows == 16, "groups of 8 or 16 rows")
         precondition(types.isSubset(of: Self.allTypes), "no interleaved layout for \(types.subtracting(Self.allTypes))")
         self.rows = rows
@@ -50,16 +50,16 @@ package struct InterleavedLayout: Equatable, Sendable {
     }
 
     /// A short name for caches of repacked weights: the same name means the same bytes.
-    package var name: String {
+    public var name: String {
         let mask = types.reduce(0) { $0 | 1 << $1.rawValue }
         return "r\(rows)" + (q8Bias == 0 ? "s" : "u") + String(mask, radix: 16)
     }
 
     /// Whether matrices of `type` are repacked.
-    package func supports(_ type: GGMLType) -> Bool { types.contains(type) }
+    public func supports(_ type: GGMLType) -> Bool { types.contains(type) }
 
     /// Bytes of one group's block column, or nil when `type` is not repacked.
-    package func groupBlockBytes(_ type: GGMLType) -> Int? {
+    public func groupBlockBytes(_ type: GGMLType) -> Int? {
         supports(type) ? rows * type.bytesPerBlock : nil
     }
 
@@ -67,7 +67,7 @@ package struct InterleavedLayout: Equatable, Sendable {
     private var maskBytes: Int { rows / 2 }
 
     /// Writes the interleaved copy of `m` (GGUF's rows) to `dst`, whose groups are `groupStride` apart.
-    package func pack(_ m: MatrixView, into dst: UnsafeMutableRawPointer, groupStride: Int) {
+    public func pack(_ m: MatrixView, into dst: UnsafeMutableRawPointer, groupStride: Int) {
         let size = m.type.bytesPerBlock
         let bytes = groupBlockBytes(m.type)!
         for r in 0..<m.rows {
@@ -93,7 +93,7 @@ package struct InterleavedLayout: Equatable, Sendable {
     }
 
     /// Copies one row's block into its place in a group block column (which starts zeroed).
-    package func pack(_ type: GGMLType, block s: UnsafeRawPointer, row i: Int, into g: UnsafeMutableRawPointer) {
+    public func pack(_ type: GGMLType, block s: UnsafeRawPointer, row i: Int, into g: UnsafeMutableRawPointer) {
         let R = rows
         func copy(_ from: Int, _ to: Int, _ count: Int) {
             (g + to).copyMemory(from: s + from, byteCount: count)
@@ -188,7 +188,7 @@ package struct InterleavedLayout: Equatable, Sendable {
     }
 
     /// Rebuilds row `i`'s plain block from a group block column (the inverse of `pack`).
-    package func unpack(_ type: GGMLType, group g: UnsafeRawPointer, row i: Int, into s: UnsafeMutableRawPointer) {
+    public func unpack(_ type: GGMLType, group g: UnsafeRawPointer, row i: Int, into s: UnsafeMutableRawPointer) {
         let R = rows
         func copy(_ from: Int, _ to: Int, _ count: Int) {
             (s + to).copyMemory(from: g + from, byteCount: count)

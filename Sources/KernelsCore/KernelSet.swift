@@ -29,7 +29,7 @@ public enum KernelSetID: String, CaseIterable, Sendable, Comparable, CustomStrin
 ///
 /// Products take whole ranges of rows (or row groups) and activation rows, so the dispatch cost
 /// is paid once per work item, not per dot product.
-package protocol KernelSet {
+public protocol KernelSet {
     /// Which set this is.
     static var id: KernelSetID { get }
 
@@ -83,15 +83,15 @@ package protocol KernelSet {
 
 /// A weight matrix as the kernels see it: `rows × columns` elements of `type` at `base`, in
 /// GGUF's rows or in a set's interleaved groups of rows (`groupStride` bytes per group).
-package struct MatrixView {
-    package let type: GGMLType
-    package let rows: Int
-    package let columns: Int
-    package let base: UnsafeRawPointer
+public struct MatrixView {
+    public let type: GGMLType
+    public let rows: Int
+    public let columns: Int
+    public let base: UnsafeRawPointer
     /// Bytes of one interleaved group (0 for GGUF's rows).
-    package let groupStride: Int
+    public let groupStride: Int
 
-    package init(type: GGMLType, rows: Int, columns: Int, base: UnsafeRawPointer, groupStride: Int) {
+    public init(type: GGMLType, rows: Int, columns: Int, base: UnsafeRawPointer, groupStride: Int) {
         self.type = type
         self.rows = rows
         self.columns = columns
@@ -100,22 +100,22 @@ package struct MatrixView {
     }
 
     /// Bytes of one row in GGUF's layout.
-    @inlinable package var rowBytes: Int { columns / type.blockSize * type.bytesPerBlock }
+    @inlinable public var rowBytes: Int { columns / type.blockSize * type.bytesPerBlock }
     /// Blocks per row.
-    @inlinable package var blocks: Int { columns / type.blockSize }
+    @inlinable public var blocks: Int { columns / type.blockSize }
     /// Start of row `r` (GGUF's layout).
-    @inlinable package func row(_ r: Int) -> UnsafeRawPointer { base + r * rowBytes }
+    @inlinable public func row(_ r: Int) -> UnsafeRawPointer { base + r * rowBytes }
 }
 
 /// The input of a product: the float rows, and the quantized forms its matrices need.
-package struct ProductInput {
-    package let x: UnsafePointer<Float>
-    package let columns: Int
-    package let q8: ActivationBuffer?
-    package let q8_1: ActivationBuffer?
-    package let q8K: ActivationBuffer?
+public struct ProductInput {
+    public let x: UnsafePointer<Float>
+    public let columns: Int
+    public let q8: ActivationBuffer?
+    public let q8_1: ActivationBuffer?
+    public let q8K: ActivationBuffer?
 
-    package init(
+    public init(
         x: UnsafePointer<Float>, columns: Int, q8: ActivationBuffer?, q8_1: ActivationBuffer?, q8K: ActivationBuffer?
     ) {
         self.x = x
@@ -127,7 +127,7 @@ package struct ProductInput {
 
     /// The quantized activations a weight type's kernel reads.
     @inlinable
-    package func activations(for type: GGMLType) -> ActivationBuffer {
+    public func activations(for type: GGMLType) -> ActivationBuffer {
         switch ActivationKind(type) {
         case .q8: q8!
         case .q8_1: q8_1!
@@ -139,32 +139,32 @@ package struct ProductInput {
 
 /// One work item of attention: query rows of up to four heads that share a KV head, over
 /// `length` cached positions. Missing heads repeat the last one (`heads` says how many are real).
-package struct AttentionItem {
+public struct AttentionItem {
     /// Query vectors (already rotated), `dimension` floats each.
-    package var queries: (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>)
+    public var queries: (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>)
     /// Score scratch, `length` rounded up to 16 floats each.
-    package var scores:
+    public var scores:
         (
             UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>,
             UnsafeMutablePointer<Float>
         )
     /// Output vectors, `dimension` floats each.
-    package var outputs:
+    public var outputs:
         (
             UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>,
             UnsafeMutablePointer<Float>
         )
     /// Keys in tiles of 16 positions: key `d` of position `t` at `(t/16)·16·dimension + 16·d + t%16`.
-    package var keys: UnsafePointer<Float>
+    public var keys: UnsafePointer<Float>
     /// Values, `[length][dimension]`.
-    package var values: UnsafePointer<Float>
-    package var dimension: Int
-    package var length: Int
-    package var scale: Float
+    public var values: UnsafePointer<Float>
+    public var dimension: Int
+    public var length: Int
+    public var scale: Float
     /// Real heads (1…4).
-    package var heads: Int
+    public var heads: Int
 
-    package init(
+    public init(
         queries: (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>),
         scores: (
             UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>,

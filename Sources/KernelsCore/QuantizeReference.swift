@@ -1,8 +1,8 @@
 // Scalar activation quantizers: the reference twins of `Quantize`.
 
-package enum QuantizeReference {
+public enum QuantizeReference {
     /// Blocks of 32: d = amax/127, q = round-to-nearest-even(x·127/amax); ds = (d, d·Σq).
-    package static func q8(
+    public static func q8(
         _ x: UnsafePointer<Float>, count: Int, qs: UnsafeMutablePointer<Int8>, ds: UnsafeMutablePointer<Float>,
         halfSum: Bool = false
     ) {
@@ -24,7 +24,7 @@ package enum QuantizeReference {
     }
 
     /// Blocks of 256 as ggml's `quantize_row_q8_K`: the largest-magnitude element maps to −127.
-    package static func q8K(
+    public static func q8K(
         _ x: UnsafePointer<Float>, count: Int, qs: UnsafeMutablePointer<Int8>, d: UnsafeMutablePointer<Float>,
         bsums: UnsafeMutablePointer<Int16>
     ) {

@@ -1,7 +1,7 @@
 import TensorFormats
 
 /// A set's dot products of one weight row in GGUF's layout with one prepared activation row.
-package protocol RowDots {
+public protocol RowDots {
     static func f32(_ w: UnsafeRawPointer, _ x: UnsafePointer<Float>, count: Int) -> Float
     static func f16(_ w: UnsafeRawPointer, _ x: UnsafePointer<Float>, count: Int) -> Float
     static func bf16(_ w: UnsafeRawPointer, _ x: UnsafePointer<Float>, count: Int) -> Float
@@ -19,7 +19,7 @@ extension RowDots {
     /// `y[t·m.rows + r]` for input rows `tokens` and weight rows `rows` of `m` (GGUF's layout),
     /// one dot product each.
     @inlinable
-    package static func products(
+    public static func products(
         _ m: MatrixView, _ input: ProductInput, tokens: Range<Int>, rows: Range<Int>,
         into y: UnsafeMutablePointer<Float>
     ) {

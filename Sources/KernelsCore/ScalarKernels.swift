@@ -11,59 +11,59 @@ import TensorFormats
     import Darwin
 #endif
 
-package enum ScalarKernels: KernelSet {
-    package static var id: KernelSetID { .scalar }
-    package static var interleave: InterleavedLayout? { nil }
+public enum ScalarKernels: KernelSet {
+    public static var id: KernelSetID { .scalar }
+    public static var interleave: InterleavedLayout? { nil }
 
-    package static func rowProducts(
+    public static func rowProducts(
         _ m: MatrixView, _ input: ProductInput, tokens: Range<Int>, rows: Range<Int>,
         into y: UnsafeMutablePointer<Float>
     ) {
         DotReference.products(m, input, tokens: tokens, rows: rows, into: y)
     }
 
-    package static func groupProducts(
+    public static func groupProducts(
         _ m: MatrixView, _ input: ProductInput, tokens: Range<Int>, groups: Range<Int>,
         into y: UnsafeMutablePointer<Float>
     ) {
         preconditionFailure("the scalar kernels have no interleaved layout")
     }
 
-    package static func quantizeQ8(
+    public static func quantizeQ8(
         _ x: UnsafePointer<Float>, count: Int, qs: UnsafeMutablePointer<Int8>, ds: UnsafeMutablePointer<Float>,
         halfSum: Bool
     ) {
         QuantizeReference.q8(x, count: count, qs: qs, ds: ds, halfSum: halfSum)
     }
 
-    package static func quantizeQ8K(
+    public static func quantizeQ8K(
         _ x: UnsafePointer<Float>, count: Int, qs: UnsafeMutablePointer<Int8>, d: UnsafeMutablePointer<Float>,
         bsums: UnsafeMutablePointer<Int16>
     ) {
         QuantizeReference.q8K(x, count: count, qs: qs, d: d, bsums: bsums)
     }
 
-    package static func dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, count: Int) -> Float {
+    public static func dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, count: Int) -> Float {
         var s: Float = 0
         for i in 0..<count { s += a[i] * b[i] }
         return s
     }
 
-    package static func add(_ x: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>, count: Int) {
+    public static func add(_ x: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>, count: Int) {
         for i in 0..<count { y[i] += x[i] }
     }
 
-    package static func addScaled(
+    public static func addScaled(
         _ x: UnsafePointer<Float>, _ s: Float, into y: UnsafeMutablePointer<Float>, count: Int
     ) {
         for i in 0..<count { y[i] += s * x[i] }
     }
 
-    package static func scale(_ y: UnsafeMutablePointer<Float>, by s: Float, count: Int) {
+    public static func scale(_ y: UnsafeMutablePointer<Float>, by s: Float, count: Int) {
         for i in 0..<count { y[i] *= s }
     }
 
-    package static func rmsNorm(
+    public static func rmsNorm(
         _ x: UnsafePointer<Float>, weight w: UnsafePointer<Float>, epsilon: Float,
         into y: UnsafeMutablePointer<Float>, count: Int
     ) {
@@ -73,11 +73,11 @@ package enum ScalarKernels: KernelSet {
         for i in 0..<count { y[i] = x[i] * s * w[i] }
     }
 
-    package static func swiGLU(_ gate: UnsafeMutablePointer<Float>, _ up: UnsafePointer<Float>, count: Int) {
+    public static func swiGLU(_ gate: UnsafeMutablePointer<Float>, _ up: UnsafePointer<Float>, count: Int) {
         for i in 0..<count { gate[i] = gate[i] / (1 + expf(-gate[i])) * up[i] }
     }
 
-    package static func softmax(_ x: UnsafeMutablePointer<Float>, count: Int) {
+    public static func softmax(_ x: UnsafeMutablePointer<Float>, count: Int) {
         var largest = -Float.infinity
         for i in 0..<count { largest = max(largest, x[i]) }
         var sum: Double = 0
@@ -89,7 +89,7 @@ package enum ScalarKernels: KernelSet {
         for i in 0..<count { x[i] *= s }
     }
 
-    package static func rotate(
+    public static func rotate(
         _ x: UnsafeMutablePointer<Float>, heads: Int, headDimension: Int, pairs: Int, cos: UnsafePointer<Float>,
         sin: UnsafePointer<Float>, adjacentPairs: Bool
     ) {
@@ -104,7 +104,7 @@ package enum ScalarKernels: KernelSet {
         }
     }
 
-    package static func attend(_ item: AttentionItem) {
+    public static func attend(_ item: AttentionItem) {
         let queries = [item.queries.0, item.queries.1, item.queries.2, item.queries.3]
         let scores = [item.scores.0, item.scores.1, item.scores.2, item.scores.3]
         let outputs = [item.outputs.0, item.outputs.1, item.outputs.2, item.outputs.3]

@@ -2,17 +2,18 @@
 // multiplies with each weight vector it loads.
 
 /// A number of activation rows processed together by one kernel call.
-@usableFromInline package protocol TileWidth { static var count: Int { get } }
-@usableFromInline package enum OneRow: TileWidth { @inlinable package static var count: Int { 1 } }
-@usableFromInline package enum FourRows: TileWidth { @inlinable package static var count: Int { 4 } }
+public protocol TileWidth { static var count: Int { get } }
+public enum OneRow: TileWidth { @inlinable public static var count: Int { 1 } }
+public enum TwoRows: TileWidth { @inlinable public static var count: Int { 2 } }
+public enum FourRows: TileWidth { @inlinable public static var count: Int { 4 } }
 
 /// `body(0)`, …, `body(W.count − 1)`, unrolled so that each call sees a constant index (the
 /// accumulators in `InlineArray`s then live in registers; a rolled loop would keep them in memory).
 @inlinable @inline(__always)
-package func unroll<W: TileWidth>(_: W.Type, _ body: (Int) -> Void) {
+public func unroll<W: TileWidth>(_: W.Type, _ body: (Int) -> Void) {
     body(0)
+    if W.count >= 2 { body(1) }
     if W.count == 4 {
-        body(1)
         body(2)
         body(3)
     }
@@ -27,7 +28,7 @@ package func unroll<W: TileWidth>(_: W.Type, _ body: (Int) -> Void) {
 /// Requests the cache lines covering `bytes` bytes from `p`, for a block that a one-row kernel
 /// reads later. Tiles of four rows don't need it: their compute per byte hides the latency.
 @inlinable @inline(__always)
-package func prefetch<W: TileWidth>(_: W.Type, _ p: UnsafeRawPointer, bytes: Int) {
+public func prefetch<W: TileWidth>(_: W.Type, _ p: UnsafeRawPointer, bytes: Int) {
     guard W.count == 1 else { return }
     var line = 0
     while line < bytes {

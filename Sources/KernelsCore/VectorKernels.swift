@@ -33,28 +33,28 @@ public enum SeparateMultiplyAdd: MultiplyAdd {
 }
 
 @inlinable @inline(__always)
-package func load(_ p: UnsafePointer<Float>) -> Vector {
+public func load(_ p: UnsafePointer<Float>) -> Vector {
     UnsafeRawPointer(p).loadUnaligned(as: Vector.self)
 }
 
 @inlinable @inline(__always)
-package func store(_ v: Vector, _ p: UnsafeMutablePointer<Float>) {
+public func store(_ v: Vector, _ p: UnsafeMutablePointer<Float>) {
     UnsafeMutableRawPointer(p).storeBytes(of: v, as: Vector.self)
 }
 
 /// Lane-wise maximum. (The generic `pointwiseMax`/`clamped` go through the stack lane by lane;
 /// a vector compare and blend compiles to two instructions.)
 @inlinable @inline(__always)
-package func maximum(_ a: Vector, _ b: Vector) -> Vector { a.replacing(with: b, where: b .> a) }
+public func maximum(_ a: Vector, _ b: Vector) -> Vector { a.replacing(with: b, where: b .> a) }
 
 /// Lane-wise minimum.
 @inlinable @inline(__always)
-package func minimum(_ a: Vector, _ b: Vector) -> Vector { a.replacing(with: b, where: b .< a) }
+public func minimum(_ a: Vector, _ b: Vector) -> Vector { a.replacing(with: b, where: b .< a) }
 
 /// The vector operations, for a kernel set whose products fuse (or not) as `M` says.
-package enum VectorKernels<M: MultiplyAdd> {
+public enum VectorKernels<M: MultiplyAdd> {
     @inlinable @inline(__always)
-    package static func dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, count: Int) -> Float {
+    public static func dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, count: Int) -> Float {
         var acc0 = Vector()
         var acc1 = Vector()
         var i = 0
@@ -76,7 +76,7 @@ package enum VectorKernels<M: MultiplyAdd> {
     }
 
     @inlinable @inline(__always)
-    package static func addScaled(
+    public static func addScaled(
         _ x: UnsafePointer<Float>, _ s: Float, into y: UnsafeMutablePointer<Float>, count: Int
     ) {
         var i = 0
@@ -92,7 +92,7 @@ package enum VectorKernels<M: MultiplyAdd> {
     }
 
     @inlinable
-    package static func add(_ x: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>, count: Int) {
+    public static func add(_ x: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>, count: Int) {
         var i = 0
         while i + 16 <= count {
             store(load(y + i) + load(x + i), y + i)
@@ -105,7 +105,7 @@ package enum VectorKernels<M: MultiplyAdd> {
     }
 
     @inlinable
-    package static func scale(_ y: UnsafeMutablePointer<Float>, by s: Float, count: Int) {
+    public static func scale(_ y: UnsafeMutablePointer<Float>, by s: Float, count: Int) {
         var i = 0
         while i + 16 <= count {
             store(load(y + i) * s, y + i)
@@ -122,7 +122,7 @@ package enum VectorKernels<M: MultiplyAdd> {
     /// difference can move a value to the next quantization step, so matching llama.cpp's
     /// rounding keeps the two engines' outputs close.
     @inlinable
-    package static func rmsNorm(
+    public static func rmsNorm(
         _ x: UnsafePointer<Float>, weight w: UnsafePointer<Float>, epsilon: Float,
         into y: UnsafeMutablePointer<Float>, count: Int
     ) {
@@ -144,7 +144,7 @@ package enum VectorKernels<M: MultiplyAdd> {
 
     /// `gate[i] = silu(gate[i]) · up[i]`, silu(g) = g / (1 + e^−g) (SwiGLU).
     @inlinable
-    package static func swiGLU(_ gate: UnsafeMutablePointer<Float>, _ up: UnsafePointer<Float>, count: Int) {
+    public static func swiGLU(_ gate: UnsafeMutablePointer<Float>, _ up: UnsafePointer<Float>, count: Int) {
         var i = 0
         let one = Vector(repeating: 1)
         while i + 16 <= count {
@@ -161,7 +161,7 @@ package enum VectorKernels<M: MultiplyAdd> {
 
     /// Replaces `x[0..<count]` with its softmax.
     @inlinable
-    package static func softmax(_ x: UnsafeMutablePointer<Float>, count: Int) {
+    public static func softmax(_ x: UnsafeMutablePointer<Float>, count: Int) {
         var i = 0
         var peak = Vector(repeating: -.infinity)
         while i + 16 <= count {
@@ -195,7 +195,7 @@ package enum VectorKernels<M: MultiplyAdd> {
 
     /// Rotary embedding of `heads` heads (see `KernelSet.rotate`).
     @inlinable
-    package static func rotate(
+    public static func rotate(
         _ x: UnsafeMutablePointer<Float>, heads: Int, headDimension: Int, pairs half: Int, cos: UnsafePointer<Float>,
         sin: UnsafePointer<Float>, adjacentPairs: Bool
     ) {
@@ -238,7 +238,7 @@ package enum VectorKernels<M: MultiplyAdd> {
     /// (adding it rounds to nearest even and leaves the integer in the low mantissa bits): the
     /// generic SIMD `rounded` and Float→Int32 conversions compile to slow element loops.
     @inlinable @inline(__always)
-    package static func exp(_ x: Vector) -> Vector {
+    public static func exp(_ x: Vector) -> Vector {
         let magic = Vector(repeating: 12_582_912)  // 1.5 · 2^23
         let clamped = minimum(maximum(x, Vector(repeating: -87.336_544)), Vector(repeating: 88.722_839))
         let shifted = M.madd(clamped, Vector(repeating: 1.442_695_040_888_963_4), magic)
@@ -265,35 +265,35 @@ package enum VectorKernels<M: MultiplyAdd> {
 /// A kernel set whose vector math is `VectorKernels` and `AttentionKernels`, compiled in the
 /// set's own module: the witnesses below are `@inlinable`, so the conformance instantiates them
 /// with that module's instruction set.
-package protocol SIMDVectorMath: KernelSet {
+public protocol SIMDVectorMath: KernelSet {
     associatedtype Arithmetic: MultiplyAdd
 }
 
 extension SIMDVectorMath {
     @inlinable
-    package static func dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, count: Int) -> Float {
+    public static func dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, count: Int) -> Float {
         VectorKernels<Arithmetic>.dot(a, b, count: count)
     }
 
     @inlinable
-    package static func add(_ x: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>, count: Int) {
+    public static func add(_ x: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>, count: Int) {
         VectorKernels<Arithmetic>.add(x, into: y, count: count)
     }
 
     @inlinable
-    package static func addScaled(
+    public static func addScaled(
         _ x: UnsafePointer<Float>, _ s: Float, into y: UnsafeMutablePointer<Float>, count: Int
     ) {
         VectorKernels<Arithmetic>.addScaled(x, s, into: y, count: count)
     }
 
     @inlinable
-    package static func scale(_ y: UnsafeMutablePointer<Float>, by s: Float, count: Int) {
+    public static func scale(_ y: UnsafeMutablePointer<Float>, by s: Float, count: Int) {
         VectorKernels<Arithmetic>.scale(y, by: s, count: count)
     }
 
     @inlinable
-    package static func rmsNorm(
+    public static func rmsNorm(
         _ x: UnsafePointer<Float>, weight w: UnsafePointer<Float>, epsilon: Float,
         into y: UnsafeMutablePointer<Float>, count: Int
     ) {
@@ -301,17 +301,17 @@ extension SIMDVectorMath {
     }
 
     @inlinable
-    package static func swiGLU(_ gate: UnsafeMutablePointer<Float>, _ up: UnsafePointer<Float>, count: Int) {
+    public static func swiGLU(_ gate: UnsafeMutablePointer<Float>, _ up: UnsafePointer<Float>, count: Int) {
         VectorKernels<Arithmetic>.swiGLU(gate, up, count: count)
     }
 
     @inlinable
-    package static func softmax(_ x: UnsafeMutablePointer<Float>, count: Int) {
+    public static func softmax(_ x: UnsafeMutablePointer<Float>, count: Int) {
         VectorKernels<Arithmetic>.softmax(x, count: count)
     }
 
     @inlinable
-    package static func rotate(
+    public static func rotate(
         _ x: UnsafeMutablePointer<Float>, heads: Int, headDimension: Int, pairs: Int, cos: UnsafePointer<Float>,
         sin: UnsafePointer<Float>, adjacentPairs: Bool
     ) {
@@ -321,7 +321,7 @@ extension SIMDVectorMath {
     }
 
     @inlinable
-    package static func attend(_ item: AttentionItem) {
+    public static func attend(_ item: AttentionItem) {
         AttentionKernels<Arithmetic>.attend(item)
     }
 }

@@ -7,7 +7,7 @@ struct BenchCommand: Command {
     static let summary = "Measure prefill and decode speed of a model."
     static let usage = """
         usage: sotto bench --model M [--prompt-tokens 512] [--gen-tokens 128] [--threads N]
-                           [--repetitions R] [--json]
+                           [--repetitions R] [--kernels SET] [--json]
 
         Loads the model, evaluates a prompt of N pseudo-random tokens in one batch (prefill), then
         decodes M tokens one at a time from a fresh cache, greedy (as llama-bench's pp and tg tests).
@@ -17,15 +17,21 @@ struct BenchCommand: Command {
           --gen-tokens M      decoded tokens (default 128)
           --threads N         compute threads (default: all cores)
           --repetitions R     run R times and report the best (default 1)
+          --kernels SET       avx512, avx2, portable or scalar (default: $SOTTO_KERNELS, else the
+                              best this CPU runs)
           --json              print one JSON object (prefill_tokens_per_second,
-                              decode_tokens_per_second, load_seconds, resident_bytes, …)
+                              decode_tokens_per_second, kernels, load_seconds, resident_bytes, …)
         """
-    static let valueOptions: Set<String> = ["model", "prompt-tokens", "gen-tokens", "threads", "repetitions"]
+    static let valueOptions: Set<String> = [
+        "model", "prompt-tokens", "gen-tokens", "threads", "repetitions", "kernels",
+    ]
     static let switchOptions: Set<String> = ["json"]
 
     struct Output: Encodable {
         let model: String
         let threads: Int
+        /// The kernel set that ran (`avx512`, `avx2`, `portable`, `scalar`).
+        let kernels: String
         let prompt_tokens: Int
         let gen_tokens: Int
         let prefill_tokens_per_second: Double
@@ -63,7 +69,8 @@ struct BenchCommand: Command {
             model: model, promptTokens: promptTokens, generatedTokens: genTokens, threads: threads,
             repetitions: repetitions)
         let output = Output(
-            model: name, threads: result.threads, prompt_tokens: promptTokens, gen_tokens: genTokens,
+            model: name, threads: result.threads, kernels: model.kernelSet.rawValue, prompt_tokens: promptTokens,
+            gen_tokens: genTokens,
             prefill_tokens_per_second: result.prefillTokensPerSecond,
             decode_tokens_per_second: result.decodeTokensPerSecond, load_seconds: loadSeconds,
             weight_bytes_per_token: result.weightBytesPerToken, kv_cache_bytes: result.cacheBytes,
@@ -71,7 +78,7 @@ struct BenchCommand: Command {
         if arguments.has("json") {
             try CLIModel.printJSON(output)
         } else {
-            print("model        \(name) (\(result.threads) threads)")
+            print("model        \(name) (\(result.threads) threads, \(model.kernelSet) kernels)")
             print(String(format: "load         %.0f ms", loadSeconds * 1000))
             print(String(format: "prefill      %.1f tok/s (pp%d)", output.prefill_tokens_per_second, promptTokens))
             print(String(format: "decode       %.1f tok/s (tg%d)", output.decode_tokens_per_second, genTokens))

@@ -8,7 +8,7 @@ struct ChatCommand: Command {
     static let summary = "Chat with a local model in the terminal."
     static let usage = """
         usage: sotto chat --model M [--system TEXT] [--max-tokens N] [--temperature T] [--seed S]
-                          [--threads N]
+                          [--threads N] [--kernels SET]
 
         Type a message and press Enter; the reply streams as it is generated. Empty line: nothing.
         /reset starts over, /exit (or end of input) quits.
@@ -19,8 +19,12 @@ struct ChatCommand: Command {
           --temperature T    0 is greedy (default 0.8)
           --seed S           seed of the random draw (default: random)
           --threads N        compute threads (default: all cores)
+          --kernels SET      avx512, avx2, portable or scalar (default: $SOTTO_KERNELS, else the
+                             best this CPU runs)
         """
-    static let valueOptions: Set<String> = ["model", "system", "max-tokens", "temperature", "seed", "threads"]
+    static let valueOptions: Set<String> = [
+        "model", "system", "max-tokens", "temperature", "seed", "threads", "kernels",
+    ]
     static let switchOptions: Set<String> = []
 
     static func run(_ arguments: Arguments) async throws -> Int32 {

@@ -1,5 +1,6 @@
 import Foundation
 import Inference
+import Kernels
 
 /// `sotto generate`: one completion, streamed to stdout (or one JSON object with `--json`).
 struct GenerateCommand: Command {
@@ -7,7 +8,8 @@ struct GenerateCommand: Command {
     static let summary = "Generate text from a prompt with a local model."
     static let usage = """
         usage: sotto generate --model M --prompt TEXT [--raw] [--max-tokens N] [--temperature T]
-                              [--top-k K] [--top-p P] [--seed S] [--threads N] [--json]
+                              [--top-k K] [--top-p P] [--seed S] [--threads N] [--kernels SET]
+                              [--verbose] [--json]
 
         Without --raw the prompt is a user message rendered through the model's chat template;
         with --raw it is tokenized as is, special tokens such as <|im_start|> included.
@@ -22,13 +24,16 @@ struct GenerateCommand: Command {
           --top-p P          nucleus threshold, 1 = off (default 0.95)
           --seed S           seed of the random draw (default: random)
           --threads N        compute threads (default: all cores)
+          --kernels SET      avx512, avx2, portable or scalar (default: $SOTTO_KERNELS, else the
+                             best this CPU runs)
+          --verbose          print the model, kernel set and threads to stderr first
           --json             print {"text", "tokens", "prompt_tokens", "prefill_tokens_per_second",
-                             "decode_tokens_per_second"} instead of streaming text
+                             "decode_tokens_per_second", "kernels"} instead of streaming text
         """
     static let valueOptions: Set<String> = [
-        "model", "prompt", "max-tokens", "temperature", "top-k", "top-p", "seed", "threads",
+        "model", "prompt", "max-tokens", "temperature", "top-k", "top-p", "seed", "threads", "kernels",
     ]
-    static let switchOptions: Set<String> = ["raw", "json"]
+    static let switchOptions: Set<String> = ["raw", "json", "verbose"]
 
     struct Output: Encodable {
         let text: String
@@ -36,6 +41,7 @@ struct GenerateCommand: Command {
         let prompt_tokens: Int
         let prefill_tokens_per_second: Double
         let decode_tokens_per_second: Double
+        let kernels: String
     }
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
@@ -48,6 +54,11 @@ struct GenerateCommand: Command {
         let sampling = try CLIModel.sampling(arguments)
         let threads = try CLIModel.threads(arguments)
         let model = try CLIModel.load(arguments)
+        if arguments.has("verbose") {
+            CLIModel.log(
+                "model \(model.config.architecture), kernels \(model.kernelSet), threads \(threads ?? ThreadPool.shared.threadCount)"
+            )
+        }
 
         let text = arguments.has("raw") ? promptText : try model.renderChat([("user", promptText)])
         let prompt = model.tokenizer.encode(text, parseSpecial: true)
@@ -80,7 +91,7 @@ struct GenerateCommand: Command {
                 Output(
                     text: output, tokens: tokens, prompt_tokens: prompt.count,
                     prefill_tokens_per_second: summary?.prefillTokensPerSecond ?? 0,
-                    decode_tokens_per_second: summary?.decodeTokensPerSecond ?? 0))
+                    decode_tokens_per_second: summary?.decodeTokensPerSecond ?? 0, kernels: model.kernelSet.rawValue))
         } else {
             CLIModel.write("\n")
         }
@@ -92,16 +103,33 @@ struct GenerateCommand: Command {
 enum CLIModel {
     /// The model `--model` names (an id or a path), or the default model.
     static func load(_ arguments: Arguments, repacking: Bool = true) throws -> Model {
+        let kernels = try Self.kernels(arguments)
         let url = try ModelCatalog.resolve(arguments.string("model") ?? ModelCatalog.defaultModel)
-        return try Model(contentsOf: url, repacking: repacking)
+        return try Model(contentsOf: url, repacking: repacking, kernels: kernels)
     }
 
-    /// `--threads`, validated.
+    /// `--kernels` (else `SOTTO_KERNELS`, else the best set this CPU runs), checked against this CPU.
+    static func kernels(_ arguments: Arguments) throws -> KernelSetID {
+        do {
+            return try KernelSelection.resolve(arguments.string("kernels"))
+        } catch {
+            throw CommandFailure(description: error.description)
+        }
+    }
+
+    /// A line on stderr.
+    static func log(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    /// `--threads`, validated; it sizes the process's one compute pool (default: the cores this
+    /// process may use, cgroup quota and affinity included).
     static func threads(_ arguments: Arguments) throws -> Int? {
         guard let threads = try arguments.int("threads") else { return nil }
-        guard threads >= 1 && threads <= 256 else {
-            throw UsageError(description: "--threads must be between 1 and 256")
+        guard threads >= 1 && threads <= 255 else {
+            throw UsageError(description: "--threads must be between 1 and 255")
         }
+        ThreadPool.configureShared(threadCount: threads)
         return threads
     }
 

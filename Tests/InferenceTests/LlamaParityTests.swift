@@ -106,9 +106,17 @@ struct AVX512LlamaParityTests {
     }
 }
 
-@Suite("llama.cpp parity on the avx2 kernels", .serialized, .enabled(if: runs(.avx2), "this CPU lacks AVX2 (x86-64-v3)"))
+@Suite(
+    "llama.cpp parity on the avx2 kernels", .serialized, .enabled(if: runs(.avx2), "this CPU lacks AVX2 (x86-64-v3)"))
 struct AVX2LlamaParityTests {
     @Test(arguments: LlamaParity.models) func matchesLlamaCpp(_ id: String) throws {
         try LlamaParity.check(id, kernels: .avx2)
+    }
+}
+
+@Suite("llama.cpp parity on the portable kernels", .serialized)
+struct PortableLlamaParityTests {
+    @Test(arguments: LlamaParity.models) func matchesLlamaCpp(_ id: String) throws {
+        try LlamaParity.check(id, kernels: .portable)
     }
 }

@@ -284,3 +284,18 @@ struct AVX2KernelTests {
     @Test func vectorMath() { checks.vectorMath() }
     @Test func attention() { checks.attention() }
 }
+
+@Suite("portable kernels against the scalar twins")
+struct PortableKernelTests {
+    let checks = KernelChecks(.portable)
+    @Test(arguments: allWeightTypes) func rowProducts(type: GGMLType) { checks.rowProducts(type) }
+    @Test(arguments: quantizedTypes) func saturatedRows(type: GGMLType) { checks.saturatedBlocks(type, repack: false) }
+    @Test(arguments: interleavedTypes(.portable))
+    func saturatedGroups(type: GGMLType) { checks.saturatedBlocks(type, repack: true) }
+    @Test(arguments: interleavedTypes(.portable), [1, 2, 4, 7, 70])
+    func groupProducts(type: GGMLType, n: Int) { checks.groupProducts(type, n: n) }
+    @Test(arguments: interleavedTypes(.portable)) func repackRoundTrip(type: GGMLType) { checks.repackRoundTrip(type) }
+    @Test func quantizers() { checks.quantizers() }
+    @Test func vectorMath() { checks.vectorMath() }
+    @Test func attention() { checks.attention() }
+}
