@@ -44,6 +44,9 @@ let package = Package(
         .systemLibrary(name: "CCivetWeb", providers: [.apt(["libcivetweb-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
 
+        // The data directory, model names and pulls.
+        .target(name: "ModelStore", swiftSettings: common),
+
         // Inference engine.
         .target(name: "GGUF", swiftSettings: common),
         .target(
@@ -64,20 +67,25 @@ let package = Package(
         .macro(
             name: "FoundationModelsMacros", swiftSettings: common + syntaxFlags, linkerSettings: syntaxLinks),
         .target(
-            name: "FoundationModels", dependencies: ["Inference", "Guidance", "FoundationModelsMacros"],
+            name: "FoundationModels", dependencies: ["Inference", "Guidance", "FoundationModelsMacros", "ModelStore"],
             swiftSettings: common),
 
         // Chat system.
         .target(name: "ChatStore", dependencies: ["CSQLite"], swiftSettings: common),
         .target(name: "ChatIntelligence", dependencies: ["FoundationModels"], swiftSettings: common),
         .target(
-            name: "Server", dependencies: ["ChatStore", "ChatIntelligence", "CCivetWeb", "CSodium"],
+            name: "Server",
+            dependencies: ["ChatStore", "ChatIntelligence", "FoundationModels", "ModelStore", "CCivetWeb", "CSodium"],
             resources: [.copy("Web")], swiftSettings: common),
 
         .executableTarget(
-            name: "sotto", dependencies: ["Inference", "FoundationModels", "Server", "ChatStore"],
+            name: "sotto", dependencies: ["Inference", "ModelStore", "Server", "ChatStore"],
             swiftSettings: common),
 
+        // What the test targets share: finding models through ModelStore, temporary data directories.
+        .target(name: "TestSupport", dependencies: ["ModelStore"], path: "Tests/TestSupport", swiftSettings: common),
+
+        .testTarget(name: "ModelStoreTests", dependencies: ["ModelStore", "TestSupport"], swiftSettings: common),
         .testTarget(name: "GGUFTests", dependencies: ["GGUF"], swiftSettings: common),
         .testTarget(name: "KernelsTests", dependencies: ["Kernels"], swiftSettings: common + native),
         .testTarget(
@@ -92,13 +100,16 @@ let package = Package(
         .testTarget(
             name: "FoundationModelsMacrosTests", dependencies: ["FoundationModelsMacros"],
             swiftSettings: common + syntaxFlags, linkerSettings: syntaxLinks),
-        .testTarget(name: "FoundationModelsTests", dependencies: ["FoundationModels"], swiftSettings: common),
+        .testTarget(
+            name: "FoundationModelsTests", dependencies: ["FoundationModels", "ModelStore"], swiftSettings: common),
         .testTarget(
             name: "ChatIntelligenceTests", dependencies: ["ChatIntelligence"], resources: [.copy("Fixtures")],
             swiftSettings: common),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore"], swiftSettings: common),
         .testTarget(name: "ServerTests", dependencies: ["Server"], swiftSettings: common),
-        .testTarget(name: "SottoCLITests", dependencies: ["sotto", "Inference"], swiftSettings: common),
+        .testTarget(
+            name: "SottoCLITests", dependencies: ["sotto", "Inference", "ModelStore", "TestSupport"],
+            swiftSettings: common),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -42,13 +42,11 @@ public final class Model: @unchecked Sendable {
     /// read fastest and the file's pages for them are released; without it they are used in place
     /// in the mapping (faster to load, slower to run).
     ///
-    /// The repacked matrices are saved in `packedWeightsDirectory` (default
-    /// `$SOTTO_HOME/cache/packed`) after the first load, and later loads of the same, unchanged
-    /// file map them from there instead of repacking; nil turns that off. A cache that cannot be
-    /// written or read is skipped silently: the model loads the slow way.
-    public convenience init(
-        path: String, repacking: Bool = true, packedWeightsDirectory: String? = Model.defaultPackedWeightsDirectory
-    ) throws {
+    /// With a `packedWeightsDirectory` (a data directory's `cache/packed`, from `ModelStore`),
+    /// the repacked matrices are saved there after the first load, and later loads of the same,
+    /// unchanged file map them from there instead of repacking; nil (the default) keeps no cache.
+    /// A cache that cannot be written or read is skipped silently: the model loads the slow way.
+    public convenience init(path: String, repacking: Bool = true, packedWeightsDirectory: String? = nil) throws {
         let start = ContinuousClock().now
         let file = try GGUFFile(path: path)
         let location =
@@ -59,11 +57,6 @@ public final class Model: @unchecked Sendable {
     /// Loads a model from an opened GGUF file (also used by tests with synthetic files).
     package convenience init(file: GGUFFile, repacking: Bool = true) throws {
         try self.init(file: file, repacking: repacking, packedLocation: nil, start: ContinuousClock().now)
-    }
-
-    /// `$SOTTO_HOME/cache/packed`: where repacked weights are kept between loads.
-    public static var defaultPackedWeightsDirectory: String {
-        ModelCatalog.home().appendingPathComponent("cache/packed").path
     }
 
     /// Whether the weight matrices were mapped from a packed-weights file saved by an earlier load
@@ -91,9 +84,9 @@ public final class Model: @unchecked Sendable {
         loadDuration = ContinuousClock().now - start
     }
 
-    /// Loads the GGUF file at `url`.
-    public convenience init(contentsOf url: URL, repacking: Bool = true) throws {
-        try self.init(path: url.path, repacking: repacking)
+    /// Loads the GGUF file at `url` (see `init(path:repacking:packedWeightsDirectory:)`).
+    public convenience init(contentsOf url: URL, repacking: Bool = true, packedWeightsDirectory: URL? = nil) throws {
+        try self.init(path: url.path, repacking: repacking, packedWeightsDirectory: packedWeightsDirectory?.path)
     }
 
     /// Only the tokenizer of the GGUF file at `url` (no weights are checked or mapped for use).

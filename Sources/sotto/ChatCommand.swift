@@ -1,5 +1,6 @@
 import Foundation
 import Inference
+import ModelStore
 
 /// `sotto chat`: an interactive terminal chat that streams replies and keeps the KV cache between
 /// turns, so each turn only evaluates the new messages.
@@ -39,7 +40,7 @@ struct ChatCommand: Command {
         var messages = system
         if interactive {
             printError(
-                "Chatting with \(arguments.string("model") ?? ModelCatalog.defaultModel). /exit quits, /reset starts over."
+                "Chatting with \(CLIModel.modelName(arguments)). /exit quits, /reset starts over."
             )
         }
 

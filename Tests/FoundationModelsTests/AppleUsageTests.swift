@@ -1,5 +1,6 @@
 import Foundation
 import FoundationModels
+import ModelStore
 import Testing
 
 /// Code shaped exactly like Apple's documentation and sample code, compiled and run against
@@ -136,52 +137,54 @@ import Testing
 
 @Suite struct ModelResolutionTests {
     private typealias LocalModel = SystemLanguageModel.LocalModel
-    private let environment = ["HOME": "/home/ada"]
 
-    @Test func sottoModelSelectsIdsPathsOrOff() {
+    /// Local models resolve as every `sotto` command resolves names: through `ModelStore`.
+    @Test func localModelsResolveThroughTheStore() throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("fm-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(
+            at: home.appendingPathComponent("models"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: home) }
+        let file = home.appendingPathComponent("models/smollm2-135m.gguf")
+        try Data(repeating: 0, count: 1234).write(to: file)
+        let store = ModelStore(home: home)
         #expect(
-            LocalModel.resolve(nil, environment: environment)
-                == .missing(path: "/home/ada/.sotto/models/qwen2.5-coder-1.5b.gguf"))
+            try LocalModel.resolve(.id("smollm2-135m"), in: store).get()
+                == ModelFile(url: file, catalogModel: ModelCatalog.model(id: "smollm2-135m"), size: 1234))
+        #expect(try LocalModel.resolve(.path(file.path), in: store).get().size == 1234)
         #expect(
-            LocalModel.resolve(nil, environment: environment.merging(["SOTTO_MODEL": "smollm2-135m"]) { $1 })
-                == .missing(path: "/home/ada/.sotto/models/smollm2-135m.gguf"))
+            LocalModel.resolve(.id("smollm"), in: store)
+                == .failure(.unknownModel("smollm", known: ModelCatalog.knownIDs)))
         #expect(
-            LocalModel.resolve(nil, environment: environment.merging(["SOTTO_MODEL": "~/models/x.gguf"]) { $1 })
-                == .missing(path: "/home/ada/models/x.gguf"))
+            LocalModel.resolve(.id("qwen2.5-coder-0.5b"), in: store)
+                == .failure(
+                    .notDownloaded(
+                        id: "qwen2.5-coder-0.5b",
+                        path: home.appendingPathComponent("models/qwen2.5-coder-0.5b.gguf").path)))
+        let off = ModelStore(home: home, configuredModel: "off")
+        #expect(LocalModel.resolve(nil, in: off) == .failure(.turnedOff(setting: "off")))
         #expect(
-            LocalModel.resolve(
-                nil, environment: environment.merging(["SOTTO_MODEL": "qwen", "SOTTO_HOME": "/srv/sotto"]) { $1 })
-                == .missing(path: "/srv/sotto/models/qwen.gguf"))
-        for off in ["off", "OFF", "none", "disabled"] {
-            #expect(LocalModel.resolve(nil, environment: environment.merging(["SOTTO_MODEL": off]) { $1 }) == .disabled)
-        }
-    }
-
-    @Test func existingFileIsFoundWithItsSize() throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("fm-\(UUID().uuidString).gguf")
-        try Data(repeating: 0, count: 1234).write(to: url)
-        defer { try? FileManager.default.removeItem(at: url) }
-        #expect(LocalModel.resolve(.path(url.path), environment: environment) == .file(path: url.path, size: 1234))
-        #expect(LocalModel.resolve(nil, environment: ["SOTTO_MODEL": url.path]) == .file(path: url.path, size: 1234))
-        // A directory is not a model.
-        #expect(
-            LocalModel.resolve(.path(FileManager.default.temporaryDirectory.path), environment: environment)
-                != .file(path: FileManager.default.temporaryDirectory.path, size: 0))
+            try LocalModel.resolve(nil, in: ModelStore(home: home, configuredModel: "smollm2-135m")).get().url == file)
     }
 
     @Test func availabilityMapsHonestly() {
-        let gigabyte: UInt64 = 1 << 30
+        let gigabyte = 1 << 30
+        let file = { (size: Int) in
+            Result<ModelFile, ModelStoreError>.success(
+                ModelFile(url: URL(fileURLWithPath: "/x"), catalogModel: nil, size: size))
+        }
+        let memory = UInt64(8 * gigabyte)
         #expect(
-            SystemLanguageModel.availability(of: .disabled, physicalMemory: 64 * gigabyte)
+            SystemLanguageModel.availability(of: .failure(.turnedOff(setting: "off")), physicalMemory: memory)
                 == .unavailable(.appleIntelligenceNotEnabled))
         #expect(
-            SystemLanguageModel.availability(of: .missing(path: "/x"), physicalMemory: 64 * gigabyte)
+            SystemLanguageModel.availability(of: .failure(.fileNotFound(path: "/x")), physicalMemory: memory)
                 == .unavailable(.modelNotReady))
         #expect(
-            SystemLanguageModel.availability(of: .file(path: "/x", size: gigabyte), physicalMemory: 8 * gigabyte)
-                == .available)
+            SystemLanguageModel.availability(of: .failure(.unknownModel("x", known: [])), physicalMemory: memory)
+                == .unavailable(.modelNotReady))
+        #expect(SystemLanguageModel.availability(of: file(gigabyte), physicalMemory: memory) == .available)
         #expect(
-            SystemLanguageModel.availability(of: .file(path: "/x", size: 8 * gigabyte), physicalMemory: 8 * gigabyte)
+            SystemLanguageModel.availability(of: file(8 * gigabyte), physicalMemory: memory)
                 == .unavailable(.deviceNotEligible))
     }
 }

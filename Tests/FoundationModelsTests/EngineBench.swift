@@ -61,7 +61,7 @@ struct EngineBench {
     @Test func qwen2_5_coder_1_5b() async throws { try await compare("qwen2.5-coder-1.5b") }
 
     func compare(_ id: String) async throws {
-        guard case .file(let path, _) = SystemLanguageModel.LocalModel.resolve(.id(id)) else {
+        guard let path = EngineModels.path(id) else {
             print("structured \(id): not downloaded, skipped")
             return
         }

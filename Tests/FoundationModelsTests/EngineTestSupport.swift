@@ -1,5 +1,6 @@
 import Foundation
 import FoundationModels
+import ModelStore
 import Synchronization
 import Testing
 
@@ -14,8 +15,7 @@ enum EngineModels {
 
     /// The file of catalog model `id`, if it is on disk.
     static func path(_ id: String) -> String? {
-        if case .file(let path, _) = SystemLanguageModel.LocalModel.resolve(.id(id)) { return path }
-        return nil
+        try? ModelStore().resolve(id: id).path
     }
 
     static var hasSmolLM: Bool { path(smollm) != nil }

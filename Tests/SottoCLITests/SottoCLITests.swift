@@ -1,5 +1,6 @@
 import Foundation
 import Inference
+import TestSupport
 import Testing
 
 /// The real models' home (`$SOTTO_HOME`, default `~/.sotto`), for commands that run a model.

@@ -19,13 +19,13 @@ package final class EngineBackend: LanguageModelBackend {
     package static let slotCapacity = 4
 
     /// A backend for the model at `path`, with a context window of `contextSize` tokens (capped
-    /// at the model's own).
+    /// at the model's own), keeping repacked weights in `packedWeightsDirectory` (nil: no cache).
     ///
     /// - Throws: ``LanguageModelSession/GenerationError/assetsUnavailable(_:)`` when the model
     ///   cannot be loaded.
-    package init(modelPath path: String, contextSize: Int) throws {
+    package init(modelPath path: String, contextSize: Int, packedWeightsDirectory: String? = nil) throws {
         precondition(contextSize > 0, "contextSize must be positive")
-        loaded = try LoadedModel.shared(path: path)
+        loaded = try LoadedModel.shared(path: path, packedWeightsDirectory: packedWeightsDirectory)
         self.contextSize = min(contextSize, loaded.model.config.contextLength)
         pool = SlotPool(model: loaded.model, contextLength: self.contextSize, capacity: Self.slotCapacity)
     }

@@ -74,7 +74,7 @@ public struct GenerationSummary: Sendable, Equatable {
         Self.rate(generatedTokens, decodeDuration)
     }
 
-    static func rate(_ count: Int, _ duration: Duration) -> Double {
+    package static func rate(_ count: Int, _ duration: Duration) -> Double {
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
         return seconds > 0 ? Double(count) / seconds : 0
     }

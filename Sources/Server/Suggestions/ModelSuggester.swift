@@ -1,22 +1,15 @@
 import ChatIntelligence
 import FoundationModels
+import ModelStore
 
 /// The on-device suggester: ChatIntelligence's ``ChatIntelligence/ReplySuggester`` (three short
 /// replies drafted by the local model) behind the server's ``ReplySuggester`` seam.
 public struct ModelSuggester: ReplySuggester {
     private let suggester: ChatIntelligence.ReplySuggester
 
-    /// Suggestions from `model`: a catalog id (`qwen2.5-coder-1.5b`), the path of a GGUF file, or
-    /// nil for the model `SOTTO_MODEL` configures.
-    public init(model: String? = nil) {
-        let chosen: SystemLanguageModel
-        if let model, !model.isEmpty {
-            let isPath = model.contains("/") || model.hasSuffix(".gguf")
-            chosen = SystemLanguageModel(model: isPath ? .path(model) : .id(model))
-        } else {
-            chosen = .default
-        }
-        self.init(ChatIntelligence.ReplySuggester(model: chosen))
+    /// Suggestions from the model file `model`, which `ModelStore` resolved from a name.
+    public init(model: ModelFile) {
+        self.init(ChatIntelligence.ReplySuggester(model: SystemLanguageModel(model: .path(model.path))))
     }
 
     /// Suggestions from a configured suggester.
