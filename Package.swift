@@ -89,14 +89,15 @@ let package = Package(
         .testTarget(name: "GGUFTests", dependencies: ["GGUF"], swiftSettings: common),
         .testTarget(name: "KernelsTests", dependencies: ["Kernels"], swiftSettings: common + native),
         .testTarget(
-            name: "TokenizersTests", dependencies: ["Tokenizers"], resources: [.copy("Fixtures")], swiftSettings: common
-        ),
+            name: "TokenizersTests", dependencies: ["Tokenizers", "TestSupport"], resources: [.copy("Fixtures")],
+            swiftSettings: common),
         .testTarget(
             name: "ChatTemplatesTests", dependencies: ["ChatTemplates"], resources: [.copy("Fixtures")],
             swiftSettings: common),
         .testTarget(
-            name: "InferenceTests", dependencies: ["Inference"], resources: [.copy("Fixtures")], swiftSettings: common),
-        .testTarget(name: "GuidanceTests", dependencies: ["Guidance"], swiftSettings: common),
+            name: "InferenceTests", dependencies: ["Inference", "Tokenizers"], resources: [.copy("Fixtures")],
+            swiftSettings: common),
+        .testTarget(name: "GuidanceTests", dependencies: ["Guidance", "Tokenizers"], swiftSettings: common),
         .testTarget(
             name: "FoundationModelsMacrosTests", dependencies: ["FoundationModelsMacros"],
             swiftSettings: common + syntaxFlags, linkerSettings: syntaxLinks),

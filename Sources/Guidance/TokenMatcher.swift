@@ -1,3 +1,5 @@
+import Tokenizers
+
 /// Follows one constrained generation token by token: which tokens may come next, which bytes are
 /// forced, and when the output is complete. Create one per generation (it is not thread-safe);
 /// the grammar and index behind it are shared.
@@ -114,7 +116,8 @@ public final class TokenMatcher {
         index.vocabulary.endOfGenerationTokenIDs.contains(token)
     }
 
-    /// Writes the tokens allowed next into `mask` (which must be sized for the vocabulary).
+    /// Writes the tokens allowed next into `mask`, which covers at least the vocabulary (ids past
+    /// it, such as a model's padding rows, are cleared).
     public func fillMask(_ mask: inout TokenMask) {
         if ended {
             mask.removeAll()

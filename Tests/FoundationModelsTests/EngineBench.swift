@@ -4,6 +4,7 @@ import FoundationModels
 import Guidance
 import Inference
 import Testing
+import Tokenizers
 
 /// Figures for `scripts/bench-structured`: decode speed with and without constrained decoding on
 /// the same prompt, and the time the constraint takes per sampled token (mask fill, budget
@@ -40,7 +41,7 @@ struct EngineBench {
             return tokens
         }
 
-        func restrict(_ mask: inout Inference.TokenMask) -> Bool {
+        func restrict(_ mask: inout TokenMask) -> Bool {
             let start = DispatchTime.now().uptimeNanoseconds
             let restricted = inner.restrict(&mask)
             maskNanoseconds.append(DispatchTime.now().uptimeNanoseconds - start)

@@ -3,6 +3,7 @@ import FoundationModels
 import Guidance
 import Inference
 import Testing
+import Tokenizers
 
 /// The pieces between the API and the engine, driven token by token without running a model:
 /// schema mapping, the grammar constraint, tool-call turns, prompts and sampling options.
@@ -82,8 +83,8 @@ extension EngineTests {
                 grammar: try Grammar(schema: schema), index: index, tokenizer: loaded.model.tokenizer, budget: budget)
         }
 
-        func mask(_ constraint: GrammarConstraint) -> Inference.TokenMask {
-            var mask = Inference.TokenMask(vocabularySize: loaded.model.config.vocabularySize, allowingAll: true)
+        func mask(_ constraint: GrammarConstraint) -> TokenMask {
+            var mask = TokenMask(vocabularySize: loaded.model.config.vocabularySize, allowingAll: true)
             #expect(constraint.restrict(&mask))
             return mask
         }
@@ -112,7 +113,7 @@ extension EngineTests {
             constraint.refine(&refined, refusing: spaced)
             #expect(!refined.contains(glued))
             #expect(refined.contains(quote))
-            #expect(refined.count < before.count)
+            #expect(refined.allowedCount < before.allowedCount)
         }
 
         @Test func structuralTextIsForcedAsWholeTokens() throws {

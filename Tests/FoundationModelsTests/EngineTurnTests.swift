@@ -3,6 +3,7 @@ import FoundationModels
 import Guidance
 import Inference
 import Testing
+import Tokenizers
 
 /// Tool-calling turns and prompts on Qwen's tokenizer and chat template, driven by scripted
 /// tokens (no model is run).
@@ -37,7 +38,7 @@ extension EngineTests {
                 var chosen = constraint.forcedTokens()
                 if chosen.isEmpty {
                     let token = script.removeFirst()
-                    var mask = Inference.TokenMask(
+                    var mask = TokenMask(
                         vocabularySize: loaded.model.config.vocabularySize, allowingAll: true)
                     if constraint.restrict(&mask) { #expect(mask.contains(token), "token \(token) is masked") }
                     chosen = [token]

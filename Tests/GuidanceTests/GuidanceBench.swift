@@ -84,7 +84,7 @@ struct GuidanceBench {
                     if pass == 0 { cold.append(elapsed) } else { warm.append(elapsed) }
                     if pass == 1 {
                         let applyStart = cpuMicros()
-                        logits.withUnsafeMutableBufferPointer { mask.apply(to: $0.baseAddress!) }
+                        logits.withUnsafeMutableBufferPointer { mask.apply(to: $0) }
                         apply.append(cpuMicros() - applyStart)
                     }
                     precondition(mask.contains(token), "\(document.name): token \(token) refused")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Tokenizers
 
 @testable import Guidance
 

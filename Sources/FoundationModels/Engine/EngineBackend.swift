@@ -1,5 +1,6 @@
 import Guidance
 import Inference
+import Tokenizers
 
 /// The backend that runs requests on a local GGUF model with Sotto's engine.
 ///
@@ -235,7 +236,7 @@ struct ExcludedTokensConstraint: TokenConstraint {
 
     func forcedTokens() -> [Int] { [] }
 
-    func restrict(_ mask: inout Inference.TokenMask) -> Bool {
+    func restrict(_ mask: inout TokenMask) -> Bool {
         for token in tokens where token < mask.vocabularySize { mask.remove(token) }
         return true
     }

@@ -1,3 +1,5 @@
+import Tokenizers
+
 /// Drives one generation on an evaluator: prefill with prefix reuse, then sample, emit and
 /// evaluate token by token until a stop condition.
 struct GenerationRunner {
