@@ -59,7 +59,7 @@ struct ChatCommand: Command {
             var reply = ""
             do {
                 for try await event in session.generate(
-                    prompt: prompt, options: GenerationOptions(maxTokens: maxTokens, sampling: sampling))
+                    prompt: prompt, options: DecodingOptions(maxTokens: maxTokens, sampling: sampling))
                 {
                     switch event {
                     case .token(_, let text), .text(let text):

@@ -60,7 +60,7 @@ struct GenerateCommand: Command {
         var tokens: [Int] = []
         var summary: GenerationSummary?
         for try await event in session.generate(
-            prompt: prompt, options: GenerationOptions(maxTokens: maxTokens, sampling: sampling))
+            prompt: prompt, options: DecodingOptions(maxTokens: maxTokens, sampling: sampling))
         {
             switch event {
             case .token(let id, let piece):

@@ -89,14 +89,14 @@ struct EngineBench {
             let constraint = TimedConstraint(
                 GrammarConstraint(grammar: grammar, index: index, tokenizer: loaded.model.tokenizer, budget: budget))
             let run = try await generate(
-                session, prompt, Inference.GenerationOptions(maxTokens: budget, sampling: .greedy),
+                session, prompt, DecodingOptions(maxTokens: budget, sampling: .greedy),
                 constraint: constraint)
             return (run, constraint)
         }
         func free(_ count: Int) async throws -> Run {
             try await generate(
                 session, prompt,
-                Inference.GenerationOptions(maxTokens: count, sampling: .greedy, stopsAtEndOfGeneration: false),
+                DecodingOptions(maxTokens: count, sampling: .greedy, stopsAtEndOfGeneration: false),
                 constraint: nil)
         }
 
@@ -120,7 +120,7 @@ struct EngineBench {
     }
 
     private func generate(
-        _ session: InferenceSession, _ prompt: [Int], _ options: Inference.GenerationOptions,
+        _ session: InferenceSession, _ prompt: [Int], _ options: DecodingOptions,
         constraint: (any TokenConstraint)?
     ) async throws -> Run {
         var text = ""

@@ -81,7 +81,7 @@ package final class EngineBackend: LanguageModelBackend {
         onText: @escaping @Sendable (String) -> Void
     ) async throws -> GenerationOutput {
         let plan = try TurnPlan(request: request, loaded: loaded, budget: limit, allowsCalls: allowsCalls)
-        let options = Inference.GenerationOptions(maxTokens: limit, sampling: request.options.samplingOptions)
+        let options = DecodingOptions(maxTokens: limit, sampling: request.options.samplingOptions)
 
         let lease = await pool.acquire(for: prompt)
         var collector = TurnCollector(tokenizer: loaded.model.tokenizer, calling: plan.calling)

@@ -2,28 +2,28 @@ import ChatIntelligence
 import FoundationModels
 import ModelStore
 
-/// The on-device suggester: ChatIntelligence's ``ChatIntelligence/ReplySuggester`` (three short
+/// The on-device suggester: ChatIntelligence's ``ChatIntelligence/ReplyDrafter`` (three short
 /// replies drafted by the local model) behind the server's ``ReplySuggester`` seam.
 public struct ModelSuggester: ReplySuggester {
-    private let suggester: ChatIntelligence.ReplySuggester
+    private let drafter: ReplyDrafter
 
     /// Suggestions from the model file `model`, which `ModelStore` resolved from a name.
     public init(model: ModelFile) {
-        self.init(ChatIntelligence.ReplySuggester(model: SystemLanguageModel(model: .path(model.path))))
+        self.init(ReplyDrafter(model: SystemLanguageModel(model: .path(model.path))))
     }
 
-    /// Suggestions from a configured suggester.
-    public init(_ suggester: ChatIntelligence.ReplySuggester) {
-        self.suggester = suggester
+    /// Suggestions from a configured drafter.
+    public init(_ drafter: ReplyDrafter) {
+        self.drafter = drafter
     }
 
     /// Whether the model can be used; when it cannot, leave the server without a suggester so
     /// the web app hides the suggestions row.
-    public var isAvailable: Bool { suggester.isAvailable }
+    public var isAvailable: Bool { drafter.isAvailable }
 
     /// Loads the model and prefills the suggester's fixed instructions and examples in the
-    /// background (see ``ChatIntelligence/ReplySuggester/prewarm()``).
-    public func prewarm() { suggester.prewarm() }
+    /// background (see ``ChatIntelligence/ReplyDrafter/prewarm()``).
+    public func prewarm() { drafter.prewarm() }
 
     public func suggestions(for context: ReplyContext) async throws -> [String]? {
         let messages = context.recentMessages.map { message in
@@ -32,7 +32,6 @@ public struct ModelSuggester: ReplySuggester {
                 text: message.text)
         }
         let user = Participant(id: context.user.id.rawValue, name: context.user.name)
-        let tone = context.tone.flatMap { ChatIntelligence.ReplySuggester.Tone(rawValue: $0.rawValue) }
-        return try await suggester.suggestions(replyingTo: messages, as: user, tone: tone)
+        return try await drafter.suggestions(replyingTo: messages, as: user, tone: context.tone)
     }
 }

@@ -1,10 +1,9 @@
 import ChatIntelligence
 import ChatStore
 
-/// The register replies are drafted in.
-public enum Tone: String, Sendable, Codable, CaseIterable {
-    case casual, formal
-}
+/// The register replies are drafted in: ChatIntelligence's ``ChatIntelligence/ReplyTone``, under
+/// the name the server's API and scheduler use.
+public typealias Tone = ReplyTone
 
 /// Everything a suggester needs to draft replies for one user in one conversation.
 public struct ReplyContext: Hashable, Sendable {
@@ -18,12 +17,12 @@ public struct ReplyContext: Hashable, Sendable {
     public var tone: Tone?
 
     /// How many recent messages a context carries at least.
-    public static let messageLimit = ChatIntelligence.ReplySuggester.messageLimit
+    public static let messageLimit = ReplyDrafter.messageLimit
 
     /// How many of a channel's `messageCount` messages a context carries: the suggester's
     /// window (8 to 11, moving every 4 messages so consecutive prompts share their start).
     public static func windowSize(messageCount: Int) -> Int {
-        ChatIntelligence.ReplySuggester.windowSize(messageCount: messageCount)
+        ReplyDrafter.windowSize(messageCount: messageCount)
     }
 
     public init(user: User, channel: Channel, participants: [User], recentMessages: [Message], tone: Tone?) {
