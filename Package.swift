@@ -67,7 +67,10 @@ let package = Package(
         .macro(
             name: "FoundationModelsMacros", swiftSettings: common + syntaxFlags, linkerSettings: syntaxLinks),
         .target(
-            name: "FoundationModels", dependencies: ["Inference", "Guidance", "FoundationModelsMacros", "ModelStore"],
+            name: "FoundationModels",
+            dependencies: [
+                "Inference", "Guidance", "Tokenizers", "ChatTemplates", "FoundationModelsMacros", "ModelStore",
+            ],
             swiftSettings: common),
 
         // Chat system.
@@ -87,27 +90,32 @@ let package = Package(
 
         .testTarget(name: "ModelStoreTests", dependencies: ["ModelStore", "TestSupport"], swiftSettings: common),
         .testTarget(name: "GGUFTests", dependencies: ["GGUF"], swiftSettings: common),
-        .testTarget(name: "KernelsTests", dependencies: ["Kernels"], swiftSettings: common + native),
+        .testTarget(name: "KernelsTests", dependencies: ["Kernels", "GGUF"], swiftSettings: common + native),
         .testTarget(
-            name: "TokenizersTests", dependencies: ["Tokenizers", "TestSupport"], resources: [.copy("Fixtures")],
+            name: "TokenizersTests", dependencies: ["Tokenizers", "GGUF", "TestSupport"],
+            resources: [.copy("Fixtures")],
             swiftSettings: common),
         .testTarget(
             name: "ChatTemplatesTests", dependencies: ["ChatTemplates"], resources: [.copy("Fixtures")],
             swiftSettings: common),
         .testTarget(
-            name: "InferenceTests", dependencies: ["Inference", "Tokenizers"], resources: [.copy("Fixtures")],
+            name: "InferenceTests", dependencies: ["Inference", "GGUF", "Kernels", "Tokenizers"],
+            resources: [.copy("Fixtures")],
             swiftSettings: common),
-        .testTarget(name: "GuidanceTests", dependencies: ["Guidance", "Tokenizers"], swiftSettings: common),
+        .testTarget(name: "GuidanceTests", dependencies: ["Guidance", "GGUF", "Tokenizers"], swiftSettings: common),
         .testTarget(
             name: "FoundationModelsMacrosTests", dependencies: ["FoundationModelsMacros"],
             swiftSettings: common + syntaxFlags, linkerSettings: syntaxLinks),
         .testTarget(
-            name: "FoundationModelsTests", dependencies: ["FoundationModels", "ModelStore"], swiftSettings: common),
+            name: "FoundationModelsTests",
+            dependencies: ["FoundationModels", "Guidance", "Inference", "Tokenizers", "ModelStore"],
+            swiftSettings: common),
         .testTarget(
-            name: "ChatIntelligenceTests", dependencies: ["ChatIntelligence"], resources: [.copy("Fixtures")],
+            name: "ChatIntelligenceTests", dependencies: ["ChatIntelligence", "FoundationModels", "Guidance"],
+            resources: [.copy("Fixtures")],
             swiftSettings: common),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore"], swiftSettings: common),
-        .testTarget(name: "ServerTests", dependencies: ["Server"], swiftSettings: common),
+        .testTarget(name: "ServerTests", dependencies: ["Server", "ChatStore", "CSodium"], swiftSettings: common),
         .testTarget(
             name: "SottoCLITests", dependencies: ["sotto", "Inference", "ModelStore", "TestSupport"],
             swiftSettings: common),
