@@ -89,7 +89,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["ModelStore"], path: "Tests/TestSupport", swiftSettings: common),
 
         .testTarget(name: "ModelStoreTests", dependencies: ["ModelStore", "TestSupport"], swiftSettings: common),
-        .testTarget(name: "GGUFTests", dependencies: ["GGUF"], swiftSettings: common),
+        .testTarget(name: "GGUFTests", dependencies: ["GGUF", "TestSupport"], swiftSettings: common),
         .testTarget(name: "KernelsTests", dependencies: ["Kernels", "GGUF"], swiftSettings: common + native),
         .testTarget(
             name: "TokenizersTests", dependencies: ["Tokenizers", "GGUF", "TestSupport"],
@@ -99,23 +99,28 @@ let package = Package(
             name: "ChatTemplatesTests", dependencies: ["ChatTemplates"], resources: [.copy("Fixtures")],
             swiftSettings: common),
         .testTarget(
-            name: "InferenceTests", dependencies: ["Inference", "GGUF", "Kernels", "Tokenizers"],
+            name: "InferenceTests", dependencies: ["Inference", "GGUF", "Kernels", "Tokenizers", "TestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: common),
-        .testTarget(name: "GuidanceTests", dependencies: ["Guidance", "GGUF", "Tokenizers"], swiftSettings: common),
+        .testTarget(
+            name: "GuidanceTests", dependencies: ["Guidance", "GGUF", "Tokenizers", "TestSupport"],
+            swiftSettings: common),
         .testTarget(
             name: "FoundationModelsMacrosTests", dependencies: ["FoundationModelsMacros"],
             swiftSettings: common + syntaxFlags, linkerSettings: syntaxLinks),
         .testTarget(
             name: "FoundationModelsTests",
-            dependencies: ["FoundationModels", "Guidance", "Inference", "Tokenizers", "ModelStore"],
+            dependencies: ["FoundationModels", "Guidance", "Inference", "Tokenizers", "ModelStore", "TestSupport"],
             swiftSettings: common),
         .testTarget(
-            name: "ChatIntelligenceTests", dependencies: ["ChatIntelligence", "FoundationModels", "Guidance"],
+            name: "ChatIntelligenceTests",
+            dependencies: ["ChatIntelligence", "FoundationModels", "Guidance", "TestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: common),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore"], swiftSettings: common),
-        .testTarget(name: "ServerTests", dependencies: ["Server", "ChatStore", "CSodium"], swiftSettings: common),
+        .testTarget(
+            name: "ServerTests", dependencies: ["Server", "ChatIntelligence", "ChatStore", "CSodium"],
+            swiftSettings: common),
         .testTarget(
             name: "SottoCLITests", dependencies: ["sotto", "Inference", "ModelStore", "TestSupport"],
             swiftSettings: common),

@@ -60,7 +60,11 @@ final class CannedBackend: LanguageModelBackend {
         #expect(!ReplyDrafter.wantsReply(conversation, user: People.bob))
     }
 
-    @Test func asksWithFixedInstructionsThePromptAndTheSchema() async throws {
+    /// What the model is asked: the conversation, for this user, in this tone, after worked
+    /// examples whose answers have the schema's shape, with the schema constraining the answer;
+    /// what comes back is cleaned (a "User:" label dropped, a repeated line of the conversation
+    /// dropped).
+    @Test func asksForThisConversationUserAndToneAndCleansTheAnswer() async throws {
         let backend = CannedBackend(
             reply: #"{"replies":["Can't wait!","Alice: What time?","Yeah! Saturday morning works for me."]}"#)
         let suggester = ReplyDrafter(model: SystemLanguageModel(backend: backend))
@@ -70,12 +74,27 @@ final class CannedBackend: LanguageModelBackend {
         let request = try #require(backend.requests.first)
         let messages = request.messages
         #expect(messages.map(\.role) == [.system, .user, .assistant, .user, .assistant, .user, .assistant, .user])
-        #expect(messages.first?.content == ReplyDrafter.instructions)
-        #expect(messages.last?.content == ReplyDrafter.prompt(for: conversation, user: People.alice, tone: .formal))
-        #expect(
-            messages[2].content == #"{"replies":["Sure, which one?","Can't tonight, sorry.","How about tomorrow?"]}"#)
-        #expect(request.schema != nil)
-        #expect(request.options == ReplyDrafter.defaultOptions)
+        let prompt = try #require(messages.last?.content)
+        #expect(prompt.contains("Alice: Are we still on for the hike?\nBob: Yeah! Saturday morning works for me."))
+        #expect(prompt.contains("The user is Alice.") && prompt.contains("answering Bob"))
+        #expect(prompt.contains("polite and formal"))
+        // Every worked example's answer is three replies of the schema's shape.
+        let schema = try #require(request.schema)
+        #expect(schema.jsonSchemaString.contains(#""minItems":3"#))
+        for answer in messages.filter({ $0.role == .assistant }) {
+            let example = try ReplySuggestions(GeneratedContent(json: answer.content))
+            #expect(example.replies.count == 3)
+        }
+        // Sampling is seeded: the same conversation gets the same request, hence the same replies.
+        _ = try await suggester.suggestions(replyingTo: conversation, as: People.alice, tone: .formal)
+        let again = try #require(backend.requests.last)
+        #expect(backend.requests.count == 2 && again.messages == messages && again.options == request.options)
+        // Another user and tone change the prompt, never the instructions (a shared cached prefix).
+        _ = try await suggester.suggestions(replyingTo: conversation + [message(People.alice, "Great")], as: People.bob)
+        let other = try #require(backend.requests.last)
+        #expect(other.messages.first == messages.first)
+        #expect(other.messages.last?.content.contains("The user is Bob.") == true)
+        #expect(other.messages.last?.content.contains("casual") == true)
     }
 
     @Test func prewarmingRunsTheFixedStartOfEveryRequest() async throws {

@@ -3,6 +3,7 @@ import Foundation
 import FoundationModels
 import Guidance
 import Inference
+import TestSupport
 import Testing
 import Tokenizers
 
@@ -62,10 +63,7 @@ struct EngineBench {
     @Test func qwen2_5_coder_1_5b() async throws { try await compare("qwen2.5-coder-1.5b") }
 
     func compare(_ id: String) async throws {
-        guard let path = EngineModels.path(id) else {
-            print("structured \(id): not downloaded, skipped")
-            return
-        }
+        let path = try RealModels.path(id)
         let backend = try EngineBackend(modelPath: path, contextSize: 1024)
         let loaded = backend.loaded
         let vocabularyStart = ContinuousClock.now

@@ -2,6 +2,7 @@ import Foundation
 import FoundationModels
 import Guidance
 import Inference
+import TestSupport
 import Testing
 import Tokenizers
 
@@ -68,13 +69,13 @@ extension EngineTests {
         }
     }
 
-    @Suite(.enabled(if: EngineModels.hasSmolLM, "smollm2-135m is not downloaded"))
+    @Suite
     struct Constraint {
         let loaded: LoadedModel
         let index: VocabularyIndex
 
         init() throws {
-            loaded = try LoadedModel.shared(path: try #require(EngineModels.path(EngineModels.smollm)))
+            loaded = try LoadedModel.shared(path: try RealModels.path(RealModels.smollm))
             index = loaded.vocabularyIndex
         }
 
@@ -161,7 +162,7 @@ extension EngineTests {
         /// Any token the mask allows, picked at random (long tokens inside strings are the most
         /// numerous): the output always completes within the budget and satisfies the schema.
         @Test func randomWalksFinishValidWithinTheirBudget() throws {
-            var random = SplitMix(seed: 7)
+            var random = SplitMix64(seed: 7)
             let tokenizer = loaded.model.tokenizer
             for round in 0..<200 {
                 let root = RandomSchema.node(depth: 0, random: &random)

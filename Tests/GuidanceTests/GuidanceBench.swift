@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import Tokenizers
 
@@ -107,7 +108,7 @@ struct GuidanceBench {
         var times: [Double] = []
         var steps = 0
         for seed in 0..<40 {
-            var random = SeededGenerator(seed: UInt64(seed) &+ 99)
+            var random = SplitMix64(seed: UInt64(seed) &+ 99)
             let schema = RandomSchemas.schema(using: &random)
             let matcher = TokenMatcher(grammar: try Grammar(schema: schema), index: index)
             var mask = TokenMask(vocabularySize: index.vocabularySize)

@@ -214,9 +214,14 @@ private final class EvenTokens: TokenConstraint, @unchecked Sendable {
                 if case .token = event { seen.add(1, ordering: .relaxed) }
             }
         }
-        while seen.load(ordering: .relaxed) < 3 { try await Task.sleep(for: .milliseconds(5)) }
+        // Wait for the first tokens, but not forever: a generation that never starts fails the test.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while seen.load(ordering: .relaxed) < 3 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         task.cancel()
         _ = await task.result
+        try #require(seen.load(ordering: .relaxed) >= 3, "fewer than 3 tokens within 60 s")
         // The session's queue is free again, and the cache stopped growing near the cancel point.
         let cached = try await session.withEvaluator { $0.cachedTokens.count }
         #expect(cached < prompt.count + 200)

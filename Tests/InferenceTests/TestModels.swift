@@ -1,39 +1,25 @@
 import Foundation
+import Synchronization
+import TestSupport
 import Testing
 
 @testable import Inference
 
-/// The real models the tests run, loaded once per process from `$SOTTO_HOME/models`
-/// (default `~/.sotto/models`).
+/// The real models the tests run, found through `RealModels` (a failure under `scripts/test`, a
+/// skip elsewhere, when one is not downloaded) and loaded once per process.
 enum TestModels {
-    static var directory: String {
-        let home = ProcessInfo.processInfo.environment["SOTTO_HOME"] ?? (NSHomeDirectory() + "/.sotto")
-        return home + "/models"
-    }
+    private static let loaded = Mutex<[String: Model]>([:])
 
-    static let smollm = load("smollm2-135m")
-    static let qwen = load("qwen2.5-coder-0.5b")
-
-    /// The model called `id` (`smollm2-135m` or `qwen2.5-coder-0.5b`).
+    /// The catalog model `id` (`smollm2-135m` or `qwen2.5-coder-0.5b`), loaded.
     static func model(_ id: String) throws -> Model {
-        switch id {
-        case "smollm2-135m": try smollm.get()
-        case "qwen2.5-coder-0.5b": try qwen.get()
-        default: throw MissingModel(description: "no test model \(id)")
+        let path = try RealModels.path(id)
+        return try loaded.withLock { loaded in
+            if let model = loaded[id] { return model }
+            let model = try Model(path: path)
+            loaded[id] = model
+            return model
         }
     }
-
-    private static func load(_ id: String) -> Result<Model, any Error> {
-        let path = directory + "/\(id).gguf"
-        guard FileManager.default.fileExists(atPath: path) else {
-            return .failure(MissingModel(description: "model file \(path) is missing; run `sotto model pull \(id)`"))
-        }
-        return Result { try Model(path: path) }
-    }
-}
-
-struct MissingModel: Error, CustomStringConvertible {
-    let description: String
 }
 
 /// A copy of the logits, for comparisons across evaluations.

@@ -26,12 +26,18 @@ public struct ModelSuggester: ReplySuggester {
     public func prewarm() { drafter.prewarm() }
 
     public func suggestions(for context: ReplyContext) async throws -> [String]? {
+        let (messages, user) = Self.conversation(of: context)
+        return try await drafter.suggestions(replyingTo: messages, as: user, tone: context.tone)
+    }
+
+    /// What the drafter reads: the context's messages with their authors' display names, and
+    /// the user the replies are for.
+    static func conversation(of context: ReplyContext) -> (messages: [ChatMessage], user: Participant) {
         let messages = context.recentMessages.map { message in
             ChatMessage(
                 author: Participant(id: message.author.rawValue, name: context.authorName(of: message)),
                 text: message.text)
         }
-        let user = Participant(id: context.user.id.rawValue, name: context.user.name)
-        return try await drafter.suggestions(replyingTo: messages, as: user, tone: context.tone)
+        return (messages, Participant(id: context.user.id.rawValue, name: context.user.name))
     }
 }

@@ -38,11 +38,6 @@ public struct ReplyContext: Hashable, Sendable {
         participants.first { $0.id == message.author }?.name ?? message.author.rawValue
     }
 
-    /// "Name: text" lines, oldest first.
-    public var transcript: [String] {
-        recentMessages.map { "\(authorName(of: $0)): \($0.text)" }
-    }
-
     /// Suggestions are only offered when someone else spoke last.
     public var wantsReply: Bool {
         guard let last = recentMessages.last else { return false }
