@@ -44,8 +44,10 @@ let package = Package(
         .systemLibrary(name: "CCivetWeb", providers: [.apt(["libcivetweb-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
 
+        // Hashes that are the same in every process: SHA-256 for downloads, FNV-1a for ids and keys.
+        .target(name: "Digests", swiftSettings: common),
         // The data directory, model names and pulls.
-        .target(name: "ModelStore", swiftSettings: common),
+        .target(name: "ModelStore", dependencies: ["Digests"], swiftSettings: common),
 
         // Inference engine.
         .target(name: "GGUF", swiftSettings: common),
@@ -57,7 +59,9 @@ let package = Package(
                     $0.contains(" avx512_vnni") && $0.contains(" avx512bw") && $0.contains(" avx512vl")
                 } == true ? [.define("KERNELS_AVX512")] : [])),
         .target(name: "Tokenizers", dependencies: ["GGUF"], swiftSettings: common + native),
-        .target(name: "ChatTemplates", swiftSettings: common),
+        // JSON's string literals, read the same way by the template engine and the streaming parser.
+        .target(name: "JSONSyntax", swiftSettings: common),
+        .target(name: "ChatTemplates", dependencies: ["JSONSyntax"], swiftSettings: common),
         .target(
             name: "Inference", dependencies: ["GGUF", "Kernels", "Tokenizers", "ChatTemplates"],
             swiftSettings: common + native),
@@ -70,6 +74,7 @@ let package = Package(
             name: "FoundationModels",
             dependencies: [
                 "Inference", "Guidance", "Tokenizers", "ChatTemplates", "FoundationModelsMacros", "ModelStore",
+                "Digests", "JSONSyntax",
             ],
             swiftSettings: common),
 
@@ -78,7 +83,9 @@ let package = Package(
         .target(name: "ChatIntelligence", dependencies: ["FoundationModels"], swiftSettings: common),
         .target(
             name: "Server",
-            dependencies: ["ChatStore", "ChatIntelligence", "FoundationModels", "ModelStore", "CCivetWeb", "CSodium"],
+            dependencies: [
+                "ChatStore", "ChatIntelligence", "FoundationModels", "ModelStore", "Digests", "CCivetWeb", "CSodium",
+            ],
             resources: [.copy("Web")], swiftSettings: common),
 
         .executableTarget(
@@ -88,7 +95,10 @@ let package = Package(
         // What the test targets share: finding models through ModelStore, temporary data directories.
         .target(name: "TestSupport", dependencies: ["ModelStore"], path: "Tests/TestSupport", swiftSettings: common),
 
-        .testTarget(name: "ModelStoreTests", dependencies: ["ModelStore", "TestSupport"], swiftSettings: common),
+        .testTarget(name: "DigestsTests", dependencies: ["Digests"], swiftSettings: common),
+        .testTarget(name: "JSONSyntaxTests", dependencies: ["JSONSyntax"], swiftSettings: common),
+        .testTarget(
+            name: "ModelStoreTests", dependencies: ["ModelStore", "Digests", "TestSupport"], swiftSettings: common),
         .testTarget(name: "GGUFTests", dependencies: ["GGUF", "TestSupport"], swiftSettings: common),
         .testTarget(name: "KernelsTests", dependencies: ["Kernels", "GGUF"], swiftSettings: common + native),
         .testTarget(

