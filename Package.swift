@@ -55,6 +55,11 @@ let package = Package(
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CCPUID"),
 
+        // Hashes that are the same in every process: SHA-256 for downloads, FNV-1a for ids and keys.
+        .target(name: "Digests", swiftSettings: common),
+        // The data directory, model names and pulls.
+        .target(name: "ModelStore", dependencies: ["Digests"], swiftSettings: common),
+
         // Inference engine.
         .target(name: "TensorFormats", swiftSettings: common),
         .target(name: "GGUF", dependencies: ["TensorFormats"], swiftSettings: common),
@@ -69,7 +74,9 @@ let package = Package(
             ],
             swiftSettings: common),
         .target(name: "Tokenizers", dependencies: ["GGUF"], swiftSettings: common),
-        .target(name: "ChatTemplates", swiftSettings: common),
+        // JSON's string literals, read the same way by the template engine and the streaming parser.
+        .target(name: "JSONSyntax", swiftSettings: common),
+        .target(name: "ChatTemplates", dependencies: ["JSONSyntax"], swiftSettings: common),
         .target(
             name: "Inference", dependencies: ["GGUF", "Kernels", "KernelsCore", "Tokenizers", "ChatTemplates"],
             swiftSettings: common),
@@ -79,42 +86,71 @@ let package = Package(
         .macro(
             name: "FoundationModelsMacros", swiftSettings: common + syntaxFlags, linkerSettings: syntaxLinks),
         .target(
-            name: "FoundationModels", dependencies: ["Inference", "Guidance", "FoundationModelsMacros"],
+            name: "FoundationModels",
+            dependencies: [
+                "Inference", "Guidance", "Tokenizers", "ChatTemplates", "FoundationModelsMacros", "ModelStore",
+                "Digests", "JSONSyntax",
+            ],
             swiftSettings: common),
 
         // Chat system.
         .target(name: "ChatStore", dependencies: ["CSQLite"], swiftSettings: common),
         .target(name: "ChatIntelligence", dependencies: ["FoundationModels"], swiftSettings: common),
         .target(
-            name: "Server", dependencies: ["ChatStore", "ChatIntelligence", "CCivetWeb", "CSodium"],
+            name: "Server",
+            dependencies: [
+                "ChatStore", "ChatIntelligence", "FoundationModels", "ModelStore", "Digests", "CCivetWeb", "CSodium",
+            ],
             resources: [.copy("Web")], swiftSettings: common),
 
         .executableTarget(
-            name: "sotto", dependencies: ["Inference", "Kernels", "FoundationModels", "Server", "ChatStore"],
+            name: "sotto", dependencies: ["Inference", "Kernels", "ModelStore", "Server", "ChatStore"],
             swiftSettings: common),
 
-        .testTarget(name: "GGUFTests", dependencies: ["GGUF"], swiftSettings: common),
+        // What the test targets share: finding models through ModelStore, temporary data directories.
+        .target(name: "TestSupport", dependencies: ["ModelStore"], path: "Tests/TestSupport", swiftSettings: common),
+
+        .testTarget(name: "DigestsTests", dependencies: ["Digests"], swiftSettings: common),
+        .testTarget(name: "JSONSyntaxTests", dependencies: ["JSONSyntax"], swiftSettings: common),
         .testTarget(
-            name: "KernelsTests", dependencies: ["Kernels", "KernelsCore", "TensorFormats"], swiftSettings: common),
+            name: "ModelStoreTests", dependencies: ["ModelStore", "Digests", "TestSupport"], swiftSettings: common),
+        .testTarget(name: "GGUFTests", dependencies: ["GGUF", "TestSupport"], swiftSettings: common),
         .testTarget(
-            name: "TokenizersTests", dependencies: ["Tokenizers"], resources: [.copy("Fixtures")], swiftSettings: common
-        ),
+            name: "KernelsTests", dependencies: ["Kernels", "KernelsCore", "TensorFormats", "GGUF"],
+            swiftSettings: common),
+        .testTarget(
+            name: "TokenizersTests", dependencies: ["Tokenizers", "GGUF", "TestSupport"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: common),
         .testTarget(
             name: "ChatTemplatesTests", dependencies: ["ChatTemplates"], resources: [.copy("Fixtures")],
             swiftSettings: common),
         .testTarget(
-            name: "InferenceTests", dependencies: ["Inference"], resources: [.copy("Fixtures")], swiftSettings: common),
-        .testTarget(name: "GuidanceTests", dependencies: ["Guidance"], swiftSettings: common),
+            name: "InferenceTests", dependencies: ["Inference", "GGUF", "Kernels", "Tokenizers", "TestSupport"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: common),
+        .testTarget(
+            name: "GuidanceTests", dependencies: ["Guidance", "GGUF", "Tokenizers", "TestSupport"],
+            swiftSettings: common),
         .testTarget(
             name: "FoundationModelsMacrosTests", dependencies: ["FoundationModelsMacros"],
             swiftSettings: common + syntaxFlags, linkerSettings: syntaxLinks),
-        .testTarget(name: "FoundationModelsTests", dependencies: ["FoundationModels"], swiftSettings: common),
         .testTarget(
-            name: "ChatIntelligenceTests", dependencies: ["ChatIntelligence"], resources: [.copy("Fixtures")],
+            name: "FoundationModelsTests",
+            dependencies: ["FoundationModels", "Guidance", "Inference", "Tokenizers", "ModelStore", "TestSupport"],
+            swiftSettings: common),
+        .testTarget(
+            name: "ChatIntelligenceTests",
+            dependencies: ["ChatIntelligence", "FoundationModels", "Guidance", "TestSupport"],
+            resources: [.copy("Fixtures")],
             swiftSettings: common),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore"], swiftSettings: common),
-        .testTarget(name: "ServerTests", dependencies: ["Server"], swiftSettings: common),
-        .testTarget(name: "SottoCLITests", dependencies: ["sotto", "Inference"], swiftSettings: common),
+        .testTarget(
+            name: "ServerTests", dependencies: ["Server", "ChatIntelligence", "ChatStore", "CSodium"],
+            swiftSettings: common),
+        .testTarget(
+            name: "SottoCLITests", dependencies: ["sotto", "Inference", "ModelStore", "TestSupport"],
+            swiftSettings: common),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -60,13 +60,6 @@ public final class ChatStore: Sendable {
         }
     }
 
-    /// Opens the store in `$SOTTO_HOME` (default `~/.sotto`), creating the folder if needed.
-    public static func openDefault(options: Options = Options()) throws -> ChatStore {
-        let home = SottoHome.path
-        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-        return try ChatStore(path: home + "/chat.sqlite", options: options)
-    }
-
     /// Runs `body` with a reader connection. Sees every write that committed before the call.
     package func read<T>(_ body: (Connection) throws -> T) throws -> T {
         let index = nextReader.next() % readers.count
@@ -83,14 +76,6 @@ public final class ChatStore: Sendable {
     /// Identifiers of the applied schema migrations, oldest first.
     public func appliedMigrations() throws -> [String] {
         try read { try Migrator.appliedIdentifiers($0) }
-    }
-}
-
-/// `$SOTTO_HOME`, or `~/.sotto` when unset.
-public enum SottoHome {
-    public static var path: String {
-        if let home = ProcessInfo.processInfo.environment["SOTTO_HOME"], !home.isEmpty { return home }
-        return FileManager.default.homeDirectoryForCurrentUser.path + "/.sotto"
     }
 }
 

@@ -1,3 +1,5 @@
+import JSONSyntax
+
 /// An error in JSON text given to `TemplateValue(json:)`.
 public struct TemplateJSONError: Error, CustomStringConvertible, Sendable, Equatable {
     /// Byte offset into the UTF-8 text.
@@ -141,72 +143,21 @@ struct JSONReader {
         }
     }
 
-    private mutating func readHex4() throws(TemplateJSONError) -> UInt32 {
-        guard index + 4 <= bytes.count else { throw error("truncated \\u escape") }
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            let byte = bytes[index]
-            let digit: UInt32
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
-            default: throw error("bad hex digit in \\u escape")
-            }
-            value = value * 16 + digit
-            index += 1
-        }
-        return value
-    }
-
     private mutating func readString() throws(TemplateJSONError) -> String {
-        index += 1
-        var buffer: [UInt8] = []
-        while true {
-            guard index < bytes.count else { throw error("unterminated string") }
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                index += 1
-                break
-            }
-            if byte < 0x20 { throw error("control character in string") }
-            if byte != UInt8(ascii: "\\") {
-                buffer.append(byte)
-                index += 1
-                continue
-            }
-            index += 1
-            guard index < bytes.count else { throw error("unterminated escape") }
-            let escape = bytes[index]
-            index += 1
-            switch escape {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): buffer.append(escape)
-            case UInt8(ascii: "n"): buffer.append(0x0A)
-            case UInt8(ascii: "t"): buffer.append(0x09)
-            case UInt8(ascii: "r"): buffer.append(0x0D)
-            case UInt8(ascii: "b"): buffer.append(0x08)
-            case UInt8(ascii: "f"): buffer.append(0x0C)
-            case UInt8(ascii: "u"):
-                var code = try readHex4()
-                if (0xD800..<0xDC00).contains(code), index + 1 < bytes.count,
-                    bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
-                {
-                    let save = index
-                    index += 2
-                    let low = try readHex4()
-                    if (0xDC00..<0xE000).contains(low) {
-                        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
-                    } else {
-                        index = save
-                    }
-                }
-                // A lone surrogate cannot live in a Swift string; it becomes U+FFFD.
-                let scalar = Unicode.Scalar(code) ?? "\u{FFFD}"
-                buffer.append(contentsOf: Array(String(Character(scalar)).utf8))
-            default: throw error("bad escape '\\\(Character(Unicode.Scalar(escape)))'")
-            }
+        let decoded: (utf8: [UInt8], end: Int?)
+        do {
+            // As Python's json: a lone surrogate is kept (here as U+FFFD), raw control characters are not.
+            decoded = try JSONStringLiteral.decode(
+                bytes, openingQuoteAt: index, options: .init(loneSurrogates: .replace, allowsControlCharacters: false))
+        } catch {
+            throw TemplateJSONError(offset: error.offset, message: error.message)
         }
-        return String(decoding: buffer, as: UTF8.self)
+        guard let end = decoded.end else {
+            index = bytes.count
+            throw self.error("unterminated string")
+        }
+        index = end
+        return String(decoding: decoded.utf8, as: UTF8.self)
     }
 
     private mutating func readNumber() throws(TemplateJSONError) -> TemplateValue {

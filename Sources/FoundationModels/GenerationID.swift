@@ -1,3 +1,4 @@
+import Digests
 import Foundation
 
 /// A unique identity for a piece of generated content.
@@ -24,14 +25,11 @@ extension GenerationID {
         var bytes = base.value.uuid
         withUnsafeMutableBytes(of: &bytes) { buffer in
             // Two FNV-1a hashes of the path, one per half of the UUID.
-            for half in 0..<2 {
-                var hash: UInt64 = half == 0 ? 0xcbf2_9ce4_8422_2325 : 0x8422_2325_cbf2_9ce4
-                for byte in path.utf8 {
-                    hash ^= UInt64(byte)
-                    hash &*= 0x0000_0100_0000_01b3
-                }
+            for (half, seed) in [FNV1a.offsetBasis, 0x8422_2325_cbf2_9ce4].enumerated() {
+                var hash = FNV1a(seed: seed)
+                hash.combine(path.utf8)
                 for index in 0..<8 {
-                    buffer[half * 8 + index] ^= UInt8(truncatingIfNeeded: hash >> (8 * UInt64(index)))
+                    buffer[half * 8 + index] ^= UInt8(truncatingIfNeeded: hash.value >> (8 * UInt64(index)))
                 }
             }
         }

@@ -1,3 +1,5 @@
+import JSONSyntax
+
 /// A JSON syntax error at a byte offset.
 struct JSONSyntaxError: Error, CustomStringConvertible {
     let offset: Int
@@ -143,90 +145,20 @@ struct PartialJSONParser {
     /// A string starting at the opening quote, and whether its closing quote was reached.
     /// An escape or UTF-8 sequence cut off by the end of input is dropped.
     private mutating func parseString() throws(JSONSyntaxError) -> (String, Bool) {
-        index += 1  // "
-        var utf8: [UInt8] = []
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                index += 1
-                return (String(decoding: utf8, as: UTF8.self), true)
-            }
-            guard byte == UInt8(ascii: "\\") else {
-                utf8.append(byte)
-                index += 1
-                continue
-            }
-            guard index + 1 < bytes.count else {
-                index = bytes.count
-                break
-            }
-            let escape = bytes[index + 1]
-            switch escape {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escape)
-            case UInt8(ascii: "n"): utf8.append(0x0A)
-            case UInt8(ascii: "t"): utf8.append(0x09)
-            case UInt8(ascii: "r"): utf8.append(0x0D)
-            case UInt8(ascii: "b"): utf8.append(0x08)
-            case UInt8(ascii: "f"): utf8.append(0x0C)
-            case UInt8(ascii: "u"):
-                guard let scalar = try parseUnicodeEscape() else {
-                    index = bytes.count
-                    return (String(decoding: utf8, as: UTF8.self), false)
-                }
-                utf8 += Array(String(Character(scalar)).utf8)
-                continue
-            default:
-                throw JSONSyntaxError(offset: index, message: "invalid escape '\\\(Character(Unicode.Scalar(escape)))'")
-            }
-            index += 2
+        let decoded: (utf8: [UInt8], end: Int?)
+        do {
+            decoded = try JSONStringLiteral.decode(
+                bytes, openingQuoteAt: index, options: .init(loneSurrogates: .reject, allowsControlCharacters: true))
+        } catch {
+            throw JSONSyntaxError(offset: error.offset, message: error.message)
         }
-        // Cut off: drop a trailing partial UTF-8 sequence rather than show a replacement character.
-        return (String(decoding: Self.trimmingPartialUTF8(utf8), as: UTF8.self), false)
-    }
-
-    /// `\uXXXX` (with a following low surrogate when it is a high one) at `index`; nil when the
-    /// input ends inside it.
-    private mutating func parseUnicodeEscape() throws(JSONSyntaxError) -> Unicode.Scalar? {
-        guard let high = try hexQuad(at: index + 2) else { return nil }
-        if (0xD800...0xDBFF).contains(high) {
-            let next = index + 6
-            if next >= bytes.count || (next + 1 >= bytes.count && bytes[next] == UInt8(ascii: "\\")) { return nil }
-            guard bytes[next] == UInt8(ascii: "\\"), bytes[next + 1] == UInt8(ascii: "u") else {
-                throw JSONSyntaxError(offset: index, message: "unpaired surrogate in \\u escape")
-            }
-            guard let low = try hexQuad(at: next + 2) else { return nil }
-            guard (0xDC00...0xDFFF).contains(low) else {
-                throw JSONSyntaxError(offset: next, message: "invalid low surrogate in \\u escape")
-            }
-            index += 12
-            return Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+        guard let end = decoded.end else {
+            index = bytes.count
+            // Cut off: drop a trailing partial UTF-8 sequence rather than show a replacement character.
+            return (String(decoding: Self.trimmingPartialUTF8(decoded.utf8), as: UTF8.self), false)
         }
-        guard let scalar = Unicode.Scalar(high) else {
-            throw JSONSyntaxError(offset: index, message: "unpaired surrogate in \\u escape")
-        }
-        index += 6
-        return scalar
-    }
-
-    private func hexQuad(at start: Int) throws(JSONSyntaxError) -> UInt32? {
-        var value: UInt32 = 0
-        for position in start..<(start + 4) {
-            guard position < bytes.count else { return nil }
-            guard let digit = Self.hexValue(bytes[position]) else {
-                throw JSONSyntaxError(offset: position, message: "invalid hex digit in \\u escape")
-            }
-            value = value << 4 | digit
-        }
-        return value
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt32? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
-        default: nil
-        }
+        index = end
+        return (String(decoding: decoded.utf8, as: UTF8.self), true)
     }
 
     private static func trimmingPartialUTF8(_ utf8: [UInt8]) -> ArraySlice<UInt8> {

@@ -1,4 +1,5 @@
 import Foundation
+import ModelStore
 import Observation
 import Synchronization
 
@@ -16,8 +17,9 @@ import Synchronization
 /// ```
 ///
 /// `default` uses the model `SOTTO_MODEL` names (a catalog id such as `qwen2.5-coder-1.5b`, or
-/// the path of a `.gguf` file), or `qwen2.5-coder-1.5b` when it is not set. Pick another model
-/// with ``init(model:contextSize:useCase:guardrails:)``.
+/// the path of a `.gguf` file), or `qwen2.5-coder-1.5b` when it is not set, in the data
+/// directory `SOTTO_HOME` names (`~/.sotto` by default), as `ModelStore` resolves names for every
+/// `sotto` command. Pick another model with ``init(model:contextSize:useCase:guardrails:)``.
 public final class SystemLanguageModel: Sendable, Observable {
     /// The model `SOTTO_MODEL` configures, for general use.
     public static let `default` = SystemLanguageModel()
@@ -74,7 +76,7 @@ public final class SystemLanguageModel: Sendable, Observable {
         case .backend: return .available
         case .local(let model, _):
             return Self.availability(
-                of: LocalModel.resolve(model), physicalMemory: ProcessInfo.processInfo.physicalMemory)
+                of: LocalModel.resolve(model, in: ModelStore()), physicalMemory: ProcessInfo.processInfo.physicalMemory)
         }
     }
 
@@ -102,13 +104,17 @@ public final class SystemLanguageModel: Sendable, Observable {
         case .local(let model, let requested):
             return try loaded.withLock { loaded in
                 if let loaded { return loaded }
-                let resolution = LocalModel.resolve(model)
-                guard case .file(let path, _) = resolution else {
+                let store = ModelStore()
+                let file: ModelFile
+                switch LocalModel.resolve(model, in: store) {
+                case .success(let found): file = found
+                case .failure(let error):
                     throw LanguageModelSession.GenerationError.assetsUnavailable(
-                        .init(debugDescription: resolution.explanation))
+                        .init(debugDescription: error.description))
                 }
                 let backend = try EngineBackendFactory.makeBackend(
-                    modelPath: path, contextSize: requested ?? Self.defaultContextSize)
+                    modelPath: file.path, contextSize: requested ?? Self.defaultContextSize,
+                    packedWeightsDirectory: store.packedWeightsDirectory.path)
                 loaded = backend
                 return backend
             }
@@ -116,14 +122,16 @@ public final class SystemLanguageModel: Sendable, Observable {
     }
 
     /// The availability a resolved model has on a machine with `physicalMemory` bytes.
-    package static func availability(of resolution: LocalModel.Resolution, physicalMemory: UInt64) -> Availability {
+    package static func availability(
+        of resolution: Result<ModelFile, ModelStoreError>, physicalMemory: UInt64
+    ) -> Availability {
         switch resolution {
-        case .disabled: return .unavailable(.appleIntelligenceNotEnabled)
-        case .missing: return .unavailable(.modelNotReady)
-        case .file(_, let size):
+        case .failure(.turnedOff): return .unavailable(.appleIntelligenceNotEnabled)
+        case .failure: return .unavailable(.modelNotReady)
+        case .success(let file):
             // Weights are memory-mapped and must stay resident; leave room for the KV cache,
             // activations and the rest of the system.
-            let needed = size + 512 * 1024 * 1024
+            let needed = UInt64(file.size) + 512 * 1024 * 1024
             return physicalMemory >= needed ? .available : .unavailable(.deviceNotEligible)
         }
     }

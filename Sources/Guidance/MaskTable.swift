@@ -1,4 +1,5 @@
 import Synchronization
+import Tokenizers
 
 /// The token masks of one grammar over one vocabulary, computed on first visit of each automaton
 /// state and kept (a state's mask never depends on how it was reached).
@@ -32,11 +33,12 @@ final class MaskTable: Sendable {
     var computedCount: Int { cache.withLock { $0.computed } }
 
     /// Writes the allowed tokens at `state` into `mask` (end-of-generation tokens included when
-    /// the state accepts).
+    /// the state accepts). The mask may be longer than the vocabulary (a model's output matrix
+    /// can have padding rows): ids past it are cleared.
     func fill(_ mask: inout TokenMask, state: Int32) {
         precondition(
-            mask.count == index.vocabularySize,
-            "mask of \(mask.count) tokens for a vocabulary of \(index.vocabularySize)")
+            mask.vocabularySize >= index.vocabularySize,
+            "mask of \(mask.vocabularySize) tokens for a vocabulary of \(index.vocabularySize)")
         let entry: Entry
         if let cached = cache.withLock({ $0.entries[Int(state)] }) {
             entry = cached
@@ -50,6 +52,7 @@ final class MaskTable: Sendable {
         let base = entry.admitted
         mask.words.withUnsafeMutableBufferPointer { words in
             base.words.withUnsafeBufferPointer { words.baseAddress!.update(from: $0.baseAddress!, count: $0.count) }
+            if words.count > base.words.count { words[base.words.count...].update(repeating: 0) }
             if let bits = entry.bits {
                 bits.words.withUnsafeBufferPointer { bits in
                     for index in 0..<bits.count { words[index] |= bits[index] }

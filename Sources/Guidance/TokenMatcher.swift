@@ -1,3 +1,5 @@
+import Tokenizers
+
 /// Follows one constrained generation token by token: which tokens may come next, which bytes are
 /// forced, and when the output is complete. Create one per generation (it is not thread-safe);
 /// the grammar and index behind it are shared.
@@ -87,13 +89,7 @@ public final class TokenMatcher {
     public func forcedTokens(encode: (String) -> [Int]) -> [Int] {
         var bytes = forcedBytes
         // Stop before a character cut off by the end of the forced run.
-        var end = 0
-        while end < bytes.count {
-            let lead = bytes[end]
-            let length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
-            if end + length > bytes.count { break }
-            end += length
-        }
+        let end = Self.wholeCharacterLength(bytes)
         let complete = end == bytes.count
         bytes.removeSubrange(end...)
         guard !bytes.isEmpty else { return [] }
@@ -109,12 +105,26 @@ public final class TokenMatcher {
         return tokens
     }
 
+    /// The length of the longest prefix of `bytes` that does not end inside a UTF-8 character
+    /// (forced text is handed to the tokenizer only in whole characters).
+    public static func wholeCharacterLength(_ bytes: [UInt8]) -> Int {
+        var end = 0
+        while end < bytes.count {
+            let lead = bytes[end]
+            let length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+            if end + length > bytes.count { break }
+            end += length
+        }
+        return end
+    }
+
     /// Whether `token` is an end-of-generation token of the vocabulary.
     public func isEndOfGeneration(_ token: Int) -> Bool {
         index.vocabulary.endOfGenerationTokenIDs.contains(token)
     }
 
-    /// Writes the tokens allowed next into `mask` (which must be sized for the vocabulary).
+    /// Writes the tokens allowed next into `mask`, which covers at least the vocabulary (ids past
+    /// it, such as a model's padding rows, are cleared).
     public func fillMask(_ mask: inout TokenMask) {
         if ended {
             mask.removeAll()

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Tokenizers
 
 /// A vocabulary prepared for masking: its tokens in byte tries, split into slices. Build it once
 /// per tokenizer and share it between grammars and generations.

@@ -45,18 +45,17 @@ public final class Model: @unchecked Sendable {
     /// read fastest and the file's pages for them are released; without it they are used in place
     /// in the mapping (faster to load, slower to run).
     ///
-    /// The repacked matrices are saved in `packedWeightsDirectory` (default
-    /// `$SOTTO_HOME/cache/packed`) after the first load, and later loads of the same, unchanged
-    /// file map them from there instead of repacking; nil turns that off. A cache that cannot be
-    /// written or read is skipped silently: the model loads the slow way.
+    /// With a `packedWeightsDirectory` (a data directory's `cache/packed`, from `ModelStore`),
+    /// the repacked matrices are saved there after the first load, and later loads of the same,
+    /// unchanged file map them from there instead of repacking; nil (the default) keeps no cache.
+    /// A cache that cannot be written or read is skipped silently: the model loads the slow way.
     ///
     /// `kernels` names the kernel set (default: `SOTTO_KERNELS`, else the best this CPU runs).
     ///
     /// - Throws: also `KernelSelectionError` when the set (or `SOTTO_KERNELS`) names one this CPU
     ///   cannot run.
     public convenience init(
-        path: String, repacking: Bool = true, packedWeightsDirectory: String? = Model.defaultPackedWeightsDirectory,
-        kernels: KernelSetID? = nil
+        path: String, repacking: Bool = true, packedWeightsDirectory: String? = nil, kernels: KernelSetID? = nil
     ) throws {
         let start = ContinuousClock().now
         let kernels = try kernels.map { try KernelSelection.resolve($0.rawValue) } ?? KernelSelection.resolve()
@@ -74,11 +73,6 @@ public final class Model: @unchecked Sendable {
         let kernels = try kernels.map { try KernelSelection.resolve($0.rawValue) } ?? KernelSelection.resolve()
         try self.init(
             file: file, repacking: repacking, packedLocation: nil, kernels: kernels, start: ContinuousClock().now)
-    }
-
-    /// `$SOTTO_HOME/cache/packed`: where repacked weights are kept between loads.
-    public static var defaultPackedWeightsDirectory: String {
-        ModelCatalog.home().appendingPathComponent("cache/packed").path
     }
 
     /// Whether the weight matrices were mapped from a packed-weights file saved by an earlier load
@@ -110,9 +104,12 @@ public final class Model: @unchecked Sendable {
         loadDuration = ContinuousClock().now - start
     }
 
-    /// Loads the GGUF file at `url`.
-    public convenience init(contentsOf url: URL, repacking: Bool = true, kernels: KernelSetID? = nil) throws {
-        try self.init(path: url.path, repacking: repacking, kernels: kernels)
+    /// Loads the GGUF file at `url` (see `init(path:repacking:packedWeightsDirectory:kernels:)`).
+    public convenience init(
+        contentsOf url: URL, repacking: Bool = true, packedWeightsDirectory: URL? = nil, kernels: KernelSetID? = nil
+    ) throws {
+        try self.init(
+            path: url.path, repacking: repacking, packedWeightsDirectory: packedWeightsDirectory?.path, kernels: kernels)
     }
 
     /// Only the tokenizer of the GGUF file at `url` (no weights are checked or mapped for use).

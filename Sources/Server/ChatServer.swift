@@ -6,8 +6,9 @@ import Synchronization
 /// suggestions when a suggester is given.
 ///
 /// ```swift
-/// let store = try ChatStore.openDefault()
-/// let server = ChatServer(store: store, secret: try AppSecret.load(), suggester: nil)
+/// let data = ModelStore()  // the data directory
+/// let store = try ChatStore(path: data.chatDatabase.path)
+/// let server = ChatServer(store: store, secret: try AppSecret.load(home: data.home.path), suggester: nil)
 /// let port = try server.start()
 /// ```
 public final class ChatServer: Sendable {

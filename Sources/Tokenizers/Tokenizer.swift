@@ -35,7 +35,7 @@ public final class Tokenizer: Sendable {
     /// `controlTokenIDs` less `endOfGenerationTokenIDs`: what a sampler should never pick.
     public let suppressedTokenIDs: Set<Int>
 
-    let vocabulary: Vocabulary
+    let vocabulary: TokenTextTable
     let types: [UInt8]
     /// Token `i` decodes to `pieces[pieceOffsets[i]..<pieceOffsets[i + 1]]`.
     let pieces: [UInt8]
@@ -86,7 +86,7 @@ public final class Tokenizer: Sendable {
         self.eosTokenID = eosTokenID
         self.paddingTokenID = paddingTokenID
 
-        let vocabulary = Vocabulary(tokens: tokens)
+        let vocabulary = TokenTextTable(tokens: tokens)
         self.vocabulary = vocabulary
         var types =
             tokenTypes.isEmpty
@@ -163,7 +163,7 @@ public final class Tokenizer: Sendable {
         ["<|file_sep|>"],
     ]
 
-    private static func decodedPieces(_ vocabulary: Vocabulary, _ types: [UInt8]) -> ([UInt8], [Int32]) {
+    private static func decodedPieces(_ vocabulary: TokenTextTable, _ types: [UInt8]) -> ([UInt8], [Int32]) {
         var pieces: [UInt8] = []
         pieces.reserveCapacity(vocabulary.blob.count)
         var offsets: [Int32] = [0]
@@ -191,7 +191,7 @@ public final class Tokenizer: Sendable {
         return (pieces, offsets)
     }
 
-    private static func mergeTable(_ merges: [String], _ vocabulary: Vocabulary) -> (MergeTable, Int) {
+    private static func mergeTable(_ merges: [String], _ vocabulary: TokenTextTable) -> (MergeTable, Int) {
         var table = MergeTable(capacity: merges.count)
         var skipped = 0
         var joined: [UInt8] = []

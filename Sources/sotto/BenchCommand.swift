@@ -1,5 +1,6 @@
 import Foundation
 import Inference
+import ModelStore
 
 /// `sotto bench`: prefill and decode speed (llama-bench's pp/tg), load time and memory.
 struct BenchCommand: Command {
@@ -56,7 +57,7 @@ struct BenchCommand: Command {
         guard genTokens >= 0 else { throw UsageError(description: "--gen-tokens must not be negative") }
         guard repetitions >= 1 else { throw UsageError(description: "--repetitions must be at least 1") }
         let threads = try CLIModel.threads(arguments)
-        let name = arguments.string("model") ?? ModelCatalog.defaultModel
+        let name = CLIModel.modelName(arguments)
         let start = ContinuousClock.now
         let model = try CLIModel.load(arguments)
         let loadSeconds = seconds(ContinuousClock.now - start)

@@ -1,5 +1,6 @@
 import Foundation
 import Inference
+import ModelStore
 
 /// `sotto chat`: an interactive terminal chat that streams replies and keeps the KV cache between
 /// turns, so each turn only evaluates the new messages.
@@ -43,7 +44,7 @@ struct ChatCommand: Command {
         var messages = system
         if interactive {
             printError(
-                "Chatting with \(arguments.string("model") ?? ModelCatalog.defaultModel). /exit quits, /reset starts over."
+                "Chatting with \(CLIModel.modelName(arguments)). /exit quits, /reset starts over."
             )
         }
 
@@ -62,7 +63,7 @@ struct ChatCommand: Command {
             var reply = ""
             do {
                 for try await event in session.generate(
-                    prompt: prompt, options: GenerationOptions(maxTokens: maxTokens, sampling: sampling))
+                    prompt: prompt, options: DecodingOptions(maxTokens: maxTokens, sampling: sampling))
                 {
                     switch event {
                     case .token(_, let text), .text(let text):

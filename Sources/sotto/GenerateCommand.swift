@@ -1,6 +1,7 @@
 import Foundation
 import Inference
 import Kernels
+import ModelStore
 
 /// `sotto generate`: one completion, streamed to stdout (or one JSON object with `--json`).
 struct GenerateCommand: Command {
@@ -70,7 +71,7 @@ struct GenerateCommand: Command {
         var tokens: [Int] = []
         var summary: GenerationSummary?
         for try await event in session.generate(
-            prompt: prompt, options: GenerationOptions(maxTokens: maxTokens, sampling: sampling))
+            prompt: prompt, options: DecodingOptions(maxTokens: maxTokens, sampling: sampling))
         {
             switch event {
             case .token(let id, let piece):
@@ -101,11 +102,23 @@ struct GenerateCommand: Command {
 
 /// Model loading and option parsing shared by the model commands.
 enum CLIModel {
-    /// The model `--model` names (an id or a path), or the default model.
+    /// The data directory and model names of this process (`SOTTO_HOME`, `SOTTO_MODEL`).
+    static var store: ModelStore { ModelStore() }
+
+    /// The name `--model` gives, or the default model's (`SOTTO_MODEL`, else the catalog's default).
+    static func modelName(_ arguments: Arguments) -> String {
+        arguments.string("model") ?? store.defaultModelName
+    }
+
+    /// The model `--model` names (an id or a path), or the default model, with repacked weights
+    /// kept in the data directory's cache.
     static func load(_ arguments: Arguments, repacking: Bool = true) throws -> Model {
         let kernels = try Self.kernels(arguments)
-        let url = try ModelCatalog.resolve(arguments.string("model") ?? ModelCatalog.defaultModel)
-        return try Model(contentsOf: url, repacking: repacking, kernels: kernels)
+        let store = store
+        let file = try store.resolve(arguments.string("model"))
+        return try Model(
+            contentsOf: file.url, repacking: repacking, packedWeightsDirectory: store.packedWeightsDirectory,
+            kernels: kernels)
     }
 
     /// `--kernels` (else `SOTTO_KERNELS`, else the best set this CPU runs), checked against this CPU.

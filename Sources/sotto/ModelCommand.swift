@@ -1,5 +1,5 @@
 import Foundation
-import Inference
+import ModelStore
 
 /// `sotto model list | pull <id> | path [id-or-path]`: the local model files.
 struct ModelCommand: Command {
@@ -44,7 +44,7 @@ struct ModelCommand: Command {
         case "path":
             guard rest.count <= 1 else { throw UsageError(description: "path expects at most one model") }
             do {
-                print(try ModelCatalog.resolve(rest.first ?? ModelCatalog.defaultModel).path)
+                print(try CLIModel.store.resolve(rest.first).path)
             } catch {
                 throw CommandFailure(description: error.description)
             }
@@ -55,12 +55,13 @@ struct ModelCommand: Command {
     }
 
     static func list() {
-        let directory = ModelCatalog.modelsDirectory()
-        let chosen = ModelCatalog.defaultModel
+        let store = CLIModel.store
+        let directory = store.modelsDirectory
+        let chosen = store.defaultModelName
         print("models in \(directory.path):")
         let width = ModelCatalog.knownIDs.map(\.count).max() ?? 0
         for model in ModelCatalog.models {
-            let url = ModelCatalog.fileURL(forID: model.id)
+            let url = store.fileURL(forID: model.id)
             let size = fileSize(url)
             let status: String
             switch size {
@@ -94,7 +95,7 @@ struct ModelCommand: Command {
     static func pull(_ id: String, options: ModelInstaller.Options) throws -> Int32 {
         guard let model = ModelCatalog.model(id: id) else {
             throw CommandFailure(
-                description: ModelCatalogError.unknownModel(id, known: ModelCatalog.knownIDs).description)
+                description: ModelStoreError.unknownModel(id, known: ModelCatalog.knownIDs).description)
         }
         let started = Date()
         do {

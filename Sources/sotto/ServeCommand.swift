@@ -1,5 +1,5 @@
-import ChatStore
 import Foundation
+import ModelStore
 import Server
 
 /// `sotto serve`: the chat server and web app.
@@ -14,7 +14,10 @@ struct ServeCommand: Command {
 
           --host ADDRESS      address to listen on (default 127.0.0.1)
           --port N            port (default 8080; 0 picks a free one)
-          --model M           model for reply suggestions (default: $SOTTO_MODEL)
+          --model M           model for reply suggestions: an id or a .gguf path (default:
+                              $SOTTO_MODEL, else \(ModelCatalog.defaultModelID)); a model that is
+                              named here or in $SOTTO_MODEL must be there, or serve does not start.
+                              SOTTO_MODEL=off, or a default model not pulled yet: no suggestions
           --no-suggestions    never suggest replies
           --canned-suggestions  fixed stand-in replies instead of a model (to try the web app)
           --demo              seed the demo conversation if the store has no channels, and print
@@ -25,6 +28,7 @@ struct ServeCommand: Command {
     static let switchOptions: Set<String> = ["no-suggestions", "canned-suggestions", "demo"]
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
+        let signals = TerminationSignals()
         var configuration = ChatServer.Configuration()
         let host = arguments.string("host") ?? "127.0.0.1"
         configuration.host = host == "localhost" ? "127.0.0.1" : host
@@ -37,13 +41,17 @@ struct ServeCommand: Command {
         }
         configuration.threads = threads
 
-        let store = try ChatStore.openDefault()
-        let secret = try AppSecret.load()
-        let model = arguments.string("model") ?? ProcessInfo.processInfo.environment["SOTTO_MODEL"]
-        let suggester: (any ReplySuggester)? =
-            if arguments.has("no-suggestions") { nil } else if arguments.has("canned-suggestions") {
-                CannedSuggester()
-            } else { makeSuggester(model: model) }
+        let data = ModelStore()
+        let suggestions: Suggestions =
+            if arguments.has("no-suggestions") {
+                Suggestions(suggester: nil, status: "off (--no-suggestions)")
+            } else if arguments.has("canned-suggestions") {
+                Suggestions(suggester: CannedSuggester(), status: "canned (--canned-suggestions)")
+            } else {
+                try modelSuggestions(named: arguments.string("model"), in: data)
+            }
+        let store = try data.openChatStore()
+        let secret = try data.loadSecret()
         var signIn = "Sign in with a token from: sotto token <user-id>"
         if arguments.has("demo") {
             if try store.channelCount() == 0 {
@@ -56,62 +64,97 @@ struct ServeCommand: Command {
                   bob    \(tokens.token(for: "bob", lifetime: 86_400))
                 """
         }
-        let server = ChatServer(store: store, secret: secret, suggester: suggester, configuration: configuration)
+        let server = ChatServer(
+            store: store, secret: secret, suggester: suggestions.suggester, configuration: configuration)
         let bound = try server.start()
         // Unbuffered, so whoever started us (a script, a test) sees the port at once.
         FileHandle.standardOutput.write(
             Data(
                 """
                 Sotto chat listening on http://\(configuration.host):\(bound)
-                Reply suggestions: \(server.suggestionsAvailable ? "on" : "off")
+                Reply suggestions: \(suggestions.status)
                 \(signIn)
 
                 """.utf8))
-        await waitForTermination()
+        await signals.wait()
         server.stop()
         return 0
     }
 
-    /// The on-device reply suggester for `model` (nil: `SOTTO_MODEL` or the default), or nil
-    /// when that model is not available here: the server then runs without suggestions and
-    /// the web app hides the row.
-    static func makeSuggester(model: String?) -> (any ReplySuggester)? {
-        let suggester = ModelSuggester(model: model)
-        guard suggester.isAvailable else { return nil }
-        suggester.prewarm()
-        return suggester
+    /// The suggester the server runs with, and the line that says so.
+    struct Suggestions {
+        var suggester: (any ReplySuggester)?
+        var status: String
     }
 
-    /// Suspends until SIGINT or SIGTERM.
-    static func waitForTermination() async {
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        let signals = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .main) }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let resumed = ResumeOnce(continuation)
-            for source in signals {
-                source.setEventHandler { resumed.resume() }
-                source.resume()
-            }
+    /// On-device suggestions from the model `name` (a model id or a path; nil: `SOTTO_MODEL`,
+    /// else the default), resolved as every command resolves it.
+    ///
+    /// - Throws: `ModelStoreError` for a model named by `--model` or `SOTTO_MODEL` that is not
+    ///   there: the server does not start with a model other than the one asked for. Only when
+    ///   nothing names a model (or `SOTTO_MODEL=off`) does it run without suggestions (the web
+    ///   app then hides the row).
+    static func modelSuggestions(named name: String?, in store: ModelStore) throws(ModelStoreError) -> Suggestions {
+        let file: ModelFile
+        do throws(ModelStoreError) {
+            file = try store.resolve(name)
+        } catch .turnedOff(let setting) where name == nil {
+            return Suggestions(suggester: nil, status: "off (SOTTO_MODEL=\(setting))")
+        } catch .notDownloaded(let id, _) where name == nil && store.configuredModel == nil {
+            return Suggestions(
+                suggester: nil, status: "off (the default model is not downloaded: run `sotto model pull \(id)`)")
         }
-        signals.forEach { $0.cancel() }
+        let suggester = ModelSuggester(model: file)
+        guard suggester.isAvailable else {
+            return Suggestions(suggester: nil, status: "off (\(file.path) needs more memory than this machine has)")
+        }
+        suggester.prewarm()
+        return Suggestions(suggester: suggester, status: "on (\(file.catalogModel?.id ?? file.path))")
     }
 }
 
-/// Resumes a continuation at most once.
+/// SIGINT and SIGTERM, caught from the moment this is made: made before the server says it is
+/// listening, so a signal sent as soon as it does (as a script or a test would) is not lost.
 ///
-/// `@unchecked Sendable`: `continuation` is only touched inside `lock`.
-private final class ResumeOnce: @unchecked Sendable {
+/// `@unchecked Sendable`: `received` and `continuation` are only touched inside `lock`.
+private final class TerminationSignals: @unchecked Sendable {
     private let lock = NSLock()
+    private var received = false
     private var continuation: CheckedContinuation<Void, Never>?
+    private var sources: [any DispatchSourceSignal] = []
 
-    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
+    init() {
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        sources = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
+        for source in sources {
+            source.setEventHandler { [weak self] in self?.receive() }
+            source.resume()
+        }
+    }
 
-    func resume() {
+    deinit { sources.forEach { $0.cancel() } }
+
+    /// Returns once a signal has arrived (at once if one already has).
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            lock.lock()
+            if received {
+                lock.unlock()
+                continuation.resume()
+            } else {
+                self.continuation = continuation
+                lock.unlock()
+            }
+        }
+    }
+
+    private func receive() {
         lock.lock()
-        let pending = continuation
+        received = true
+        let waiting = continuation
         continuation = nil
         lock.unlock()
-        pending?.resume()
+        waiting?.resume()
     }
 }

@@ -1,5 +1,6 @@
 import ChatStore
 import Foundation
+import ModelStore
 import Server
 
 /// `sotto token <user-id> [--expires-in DURATION]`: mints a sign-in token with the app secret.
@@ -26,7 +27,7 @@ struct TokenCommand: Command {
             throw UsageError(description: "\(error)")
         }
         let lifetime = try arguments.string("expires-in").map(parseDuration)
-        let authority = TokenAuthority(secret: try AppSecret.load())
+        let authority = TokenAuthority(secret: try ModelStore().loadSecret())
         print(authority.token(for: user, lifetime: lifetime))
         return 0
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Inference
+import ModelStore
 
 /// `sotto tokenize`: the token ids of a text, nothing added, special-token text not parsed.
 struct TokenizeCommand: Command {
@@ -26,8 +27,7 @@ struct TokenizeCommand: Command {
         guard arguments.positionals.isEmpty else {
             throw UsageError(description: "unexpected argument '\(arguments.positionals[0])'")
         }
-        let url = try ModelCatalog.resolve(arguments.string("model") ?? ModelCatalog.defaultModel)
-        let tokenizer = try Model.tokenizer(contentsOf: url)
+        let tokenizer = try Model.tokenizer(contentsOf: try CLIModel.store.resolve(arguments.string("model")).url)
         let text: String
         if let given = arguments.string("text") {
             text = given

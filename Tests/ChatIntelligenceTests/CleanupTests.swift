@@ -9,7 +9,7 @@ import Testing
     ]
 
     func cleaned(_ raw: [String]) -> [String] {
-        ReplySuggester.cleaned(raw, messages: conversation, user: People.alice)
+        ReplyDrafter.cleaned(raw, messages: conversation, user: People.alice)
     }
 
     @Test func trimsWhitespaceAndWrappingQuotes() {
@@ -48,6 +48,6 @@ import Testing
     @Test func emojiOnlyRepliesCompareByText() {
         let withThumb = [message(People.bob, "👍")]
         #expect(
-            ReplySuggester.cleaned(["👍", "🎉", "Nice!"], messages: withThumb, user: People.alice) == ["🎉", "Nice!"])
+            ReplyDrafter.cleaned(["👍", "🎉", "Nice!"], messages: withThumb, user: People.alice) == ["🎉", "Nice!"])
     }
 }

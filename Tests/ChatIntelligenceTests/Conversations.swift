@@ -34,7 +34,7 @@ struct Conversation: Decodable, Sendable {
         }
     }
 
-    var replyTone: ReplySuggester.Tone? { tone.flatMap(ReplySuggester.Tone.init(rawValue:)) }
+    var replyTone: ReplyTone? { tone.flatMap(ReplyTone.init(rawValue:)) }
 
     static func loadAll() throws -> [Conversation] {
         guard let url = Bundle.module.url(forResource: "conversations", withExtension: "json", subdirectory: "Fixtures")

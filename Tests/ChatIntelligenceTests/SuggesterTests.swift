@@ -45,42 +45,61 @@ final class CannedBackend: LanguageModelBackend {
 
     @Test func unavailableModelGivesNoRow() async throws {
         let missing = SystemLanguageModel(model: .path("/nonexistent/sotto-model.gguf"))
-        let suggester = ReplySuggester(model: missing)
+        let suggester = ReplyDrafter(model: missing)
         #expect(!suggester.isAvailable)
         #expect(try await suggester.suggestions(replyingTo: conversation, as: People.alice) == nil)
     }
 
     @Test func nothingWhenTheUserSpokeLastOrNobodySpoke() async throws {
         let backend = CannedBackend(reply: #"{"replies":["A.","B.","C."]}"#)
-        let suggester = ReplySuggester(model: SystemLanguageModel(backend: backend))
+        let suggester = ReplyDrafter(model: SystemLanguageModel(backend: backend))
         #expect(try await suggester.suggestions(replyingTo: conversation, as: People.bob) == nil)
         #expect(try await suggester.suggestions(replyingTo: [], as: People.alice) == nil)
         #expect(backend.requests.isEmpty)
-        #expect(ReplySuggester.wantsReply(conversation, user: People.alice))
-        #expect(!ReplySuggester.wantsReply(conversation, user: People.bob))
+        #expect(ReplyDrafter.wantsReply(conversation, user: People.alice))
+        #expect(!ReplyDrafter.wantsReply(conversation, user: People.bob))
     }
 
-    @Test func asksWithFixedInstructionsThePromptAndTheSchema() async throws {
+    /// What the model is asked: the conversation, for this user, in this tone, after worked
+    /// examples whose answers have the schema's shape, with the schema constraining the answer;
+    /// what comes back is cleaned (a "User:" label dropped, a repeated line of the conversation
+    /// dropped).
+    @Test func asksForThisConversationUserAndToneAndCleansTheAnswer() async throws {
         let backend = CannedBackend(
             reply: #"{"replies":["Can't wait!","Alice: What time?","Yeah! Saturday morning works for me."]}"#)
-        let suggester = ReplySuggester(model: SystemLanguageModel(backend: backend))
+        let suggester = ReplyDrafter(model: SystemLanguageModel(backend: backend))
         let replies = try await suggester.suggestions(replyingTo: conversation, as: People.alice, tone: .formal)
         #expect(replies == ["Can't wait!", "What time?"])
 
         let request = try #require(backend.requests.first)
         let messages = request.messages
         #expect(messages.map(\.role) == [.system, .user, .assistant, .user, .assistant, .user, .assistant, .user])
-        #expect(messages.first?.content == ReplySuggester.instructions)
-        #expect(messages.last?.content == ReplySuggester.prompt(for: conversation, user: People.alice, tone: .formal))
-        #expect(
-            messages[2].content == #"{"replies":["Sure, which one?","Can't tonight, sorry.","How about tomorrow?"]}"#)
-        #expect(request.schema != nil)
-        #expect(request.options == ReplySuggester.defaultOptions)
+        let prompt = try #require(messages.last?.content)
+        #expect(prompt.contains("Alice: Are we still on for the hike?\nBob: Yeah! Saturday morning works for me."))
+        #expect(prompt.contains("The user is Alice.") && prompt.contains("answering Bob"))
+        #expect(prompt.contains("polite and formal"))
+        // Every worked example's answer is three replies of the schema's shape.
+        let schema = try #require(request.schema)
+        #expect(schema.jsonSchemaString.contains(#""minItems":3"#))
+        for answer in messages.filter({ $0.role == .assistant }) {
+            let example = try ReplySuggestions(GeneratedContent(json: answer.content))
+            #expect(example.replies.count == 3)
+        }
+        // Sampling is seeded: the same conversation gets the same request, hence the same replies.
+        _ = try await suggester.suggestions(replyingTo: conversation, as: People.alice, tone: .formal)
+        let again = try #require(backend.requests.last)
+        #expect(backend.requests.count == 2 && again.messages == messages && again.options == request.options)
+        // Another user and tone change the prompt, never the instructions (a shared cached prefix).
+        _ = try await suggester.suggestions(replyingTo: conversation + [message(People.alice, "Great")], as: People.bob)
+        let other = try #require(backend.requests.last)
+        #expect(other.messages.first == messages.first)
+        #expect(other.messages.last?.content.contains("The user is Bob.") == true)
+        #expect(other.messages.last?.content.contains("casual") == true)
     }
 
     @Test func prewarmingRunsTheFixedStartOfEveryRequest() async throws {
         let backend = CannedBackend(reply: #"{"replies":["Sure!","Nope.","Maybe?"]}"#)
-        let suggester = ReplySuggester(model: SystemLanguageModel(backend: backend))
+        let suggester = ReplyDrafter(model: SystemLanguageModel(backend: backend))
         suggester.prewarm()
         for _ in 0..<200 where backend.prewarmed.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
         let warmed = try #require(backend.prewarmed.first).messages
@@ -89,12 +108,12 @@ final class CannedBackend: LanguageModelBackend {
         #expect(warmed.count == 7)
         #expect(asked.count == 8 && Array(asked.prefix(7)) == warmed)
 
-        ReplySuggester(model: SystemLanguageModel(model: .path("/nonexistent/sotto-model.gguf"))).prewarm()  // no-op
+        ReplyDrafter(model: SystemLanguageModel(model: .path("/nonexistent/sotto-model.gguf"))).prewarm()  // no-op
     }
 
     @Test func eachRequestStartsAFreshSession() async throws {
         let backend = CannedBackend(reply: #"{"replies":["Sure!","Nope.","Maybe?"]}"#)
-        let suggester = ReplySuggester(model: SystemLanguageModel(backend: backend))
+        let suggester = ReplyDrafter(model: SystemLanguageModel(backend: backend))
         _ = try await suggester.suggestions(replyingTo: conversation, as: People.alice)
         _ = try await suggester.suggestions(
             replyingTo: conversation + [message(People.bob, "Bring water")], as: People.alice)
@@ -105,7 +124,7 @@ final class CannedBackend: LanguageModelBackend {
 
     @Test func schemaFollowsTheConversationsScript() async throws {
         let backend = CannedBackend(reply: #"{"replies":["好的！","不行。","几点？"]}"#)
-        let suggester = ReplySuggester(model: SystemLanguageModel(backend: backend))
+        let suggester = ReplyDrafter(model: SystemLanguageModel(backend: backend))
         let latin = try await suggester.suggestions(replyingTo: conversation, as: People.alice)
         let chinese = try await suggester.suggestions(replyingTo: [message(People.bob, "周六去爬山吗？")], as: People.alice)
         #expect(latin == ["好的！", "不行。", "几点？"])  // the canned backend ignores the schema
@@ -116,7 +135,7 @@ final class CannedBackend: LanguageModelBackend {
 
     @Test func nilWhenNothingUsableCameOut() async throws {
         let backend = CannedBackend(reply: #"{"replies":["Bob: Sure","Yeah! Saturday morning works for me."," "]}"#)
-        let suggester = ReplySuggester(model: SystemLanguageModel(backend: backend))
+        let suggester = ReplyDrafter(model: SystemLanguageModel(backend: backend))
         #expect(try await suggester.suggestions(replyingTo: conversation, as: People.alice) == nil)
     }
 }

@@ -31,7 +31,7 @@ import Testing
             try #require(model.availability == .available, "model unavailable: \(model.availability)")
         }
         let seeds = max(1, Int(env["SOTTO_EVAL_SEEDS"] ?? "") ?? 1)
-        let temperature = Double(env["SOTTO_EVAL_TEMPERATURE"] ?? "") ?? ReplySuggester.defaultOptions.temperature
+        let temperature = Double(env["SOTTO_EVAL_TEMPERATURE"] ?? "") ?? ReplyDrafter.defaultOptions.temperature
         let sampling = env["SOTTO_EVAL_SAMPLING"] ?? "default"
 
         print(
@@ -41,7 +41,7 @@ import Testing
         var total = 0
         var times: [Double] = []
         for seed in 0..<seeds {
-            var options = ReplySuggester.defaultOptions
+            var options = ReplyDrafter.defaultOptions
             options.temperature = temperature
             switch sampling {
             case "greedy": options.sampling = .greedy
@@ -49,7 +49,7 @@ import Testing
                 options.sampling = .random(top: Int(mode.dropFirst(4)) ?? 40, seed: UInt64(7 + seed))
             default: options.sampling = .random(top: 40, seed: UInt64(7 + seed))
             }
-            var suggester = ReplySuggester(model: model, options: options)
+            var suggester = ReplyDrafter(model: model, options: options)
             suggester.includesSchemaInPrompt = env["SOTTO_EVAL_SCHEMA"] == "1"
             for conversation in conversations {
                 let messages = conversation.chatMessages
@@ -72,7 +72,7 @@ import Testing
                 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
                 if total > 0 { times.append(seconds) }  // the first request also loads the model
                 let problems = SuggestionScorer.problems(
-                    replies, messages: Array(messages.suffix(ReplySuggester.windowSize(messageCount: messages.count))),
+                    replies, messages: Array(messages.suffix(ReplyDrafter.windowSize(messageCount: messages.count))),
                     user: user)
                 let ok = failure == nil && problems.isEmpty
                 total += 1

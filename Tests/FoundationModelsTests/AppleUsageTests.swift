@@ -1,5 +1,6 @@
 import Foundation
 import FoundationModels
+import ModelStore
 import Testing
 
 /// Code shaped exactly like Apple's documentation and sample code, compiled and run against
@@ -31,16 +32,25 @@ import Testing
         #expect(ready.isAvailable)
     }
 
-    @Test func modelInitializersAndProperties() {
+    @Test func modelInitializersAndProperties() throws {
         let model = SystemLanguageModel(useCase: .contentTagging, guardrails: .permissiveContentTransformations)
         #expect(model.useCase == .contentTagging)
         #expect(SystemLanguageModel.default.useCase == .general)
         #expect(SystemLanguageModel(model: .id("smollm2-135m")).contextSize == 4096)
         #expect(SystemLanguageModel(model: .id("smollm2-135m"), contextSize: 2048).contextSize == 2048)
+        // The two ways of asking agree: every supported language's locales are supported, and a
+        // locale whose language is not in the set is not.
+        for language in model.supportedLanguages {
+            let code = try #require(language.languageCode?.identifier, "\(language)")
+            #expect(model.supportsLocale(Locale(identifier: code)), "\(language.maximalIdentifier)")
+        }
         #expect(model.supportedLanguages.contains(Locale.Language(identifier: "en")))
-        #expect(model.supportedLanguages.count == 16)
         #expect(model.supportsLocale(Locale(identifier: "fr_FR")))
-        #expect(!model.supportsLocale(Locale(identifier: "fi_FI")))
+        for unsupported in ["fi_FI", "hu_HU", "el_GR"] {
+            let locale = Locale(identifier: unsupported)
+            #expect(!model.supportsLocale(locale))
+            #expect(!model.supportedLanguages.contains { $0.languageCode == locale.language.languageCode })
+        }
     }
 
     @Test func instructionsAndPromptBuilders() async throws {
@@ -69,15 +79,6 @@ import Testing
                 == "Suggest a reply to this conversation:\nHi!\nAre you free Saturday?\n"
                 + #"{"replies":["a","b","c"]}"#)
         #expect(request.options.temperature == 0.7)
-    }
-
-    @Test func threeReplySuggestionsWithAGuide() async throws {
-        let backend = ScriptedBackend(turns: [.text(#"{"replies":["Sure!","What time?","Can't, sorry"]}"#)])
-        let session = LanguageModelSession(
-            model: SystemLanguageModel(backend: backend), instructions: "Suggest replies the user could send.")
-        let prompt = "Alice: Want to go hiking on Saturday?"
-        let suggestions = try await session.respond(to: prompt, generating: ReplySuggestions.self).content
-        #expect(suggestions.replies.count == 3)
     }
 
     @Test func fourSearchTerms() async throws {
@@ -136,52 +137,54 @@ import Testing
 
 @Suite struct ModelResolutionTests {
     private typealias LocalModel = SystemLanguageModel.LocalModel
-    private let environment = ["HOME": "/home/ada"]
 
-    @Test func sottoModelSelectsIdsPathsOrOff() {
+    /// Local models resolve as every `sotto` command resolves names: through `ModelStore`.
+    @Test func localModelsResolveThroughTheStore() throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("fm-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(
+            at: home.appendingPathComponent("models"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: home) }
+        let file = home.appendingPathComponent("models/smollm2-135m.gguf")
+        try Data(repeating: 0, count: 1234).write(to: file)
+        let store = ModelStore(home: home)
         #expect(
-            LocalModel.resolve(nil, environment: environment)
-                == .missing(path: "/home/ada/.sotto/models/qwen2.5-coder-1.5b.gguf"))
+            try LocalModel.resolve(.id("smollm2-135m"), in: store).get()
+                == ModelFile(url: file, catalogModel: ModelCatalog.model(id: "smollm2-135m"), size: 1234))
+        #expect(try LocalModel.resolve(.path(file.path), in: store).get().size == 1234)
         #expect(
-            LocalModel.resolve(nil, environment: environment.merging(["SOTTO_MODEL": "smollm2-135m"]) { $1 })
-                == .missing(path: "/home/ada/.sotto/models/smollm2-135m.gguf"))
+            LocalModel.resolve(.id("smollm"), in: store)
+                == .failure(.unknownModel("smollm", known: ModelCatalog.knownIDs)))
         #expect(
-            LocalModel.resolve(nil, environment: environment.merging(["SOTTO_MODEL": "~/models/x.gguf"]) { $1 })
-                == .missing(path: "/home/ada/models/x.gguf"))
+            LocalModel.resolve(.id("qwen2.5-coder-0.5b"), in: store)
+                == .failure(
+                    .notDownloaded(
+                        id: "qwen2.5-coder-0.5b",
+                        path: home.appendingPathComponent("models/qwen2.5-coder-0.5b.gguf").path)))
+        let off = ModelStore(home: home, configuredModel: "off")
+        #expect(LocalModel.resolve(nil, in: off) == .failure(.turnedOff(setting: "off")))
         #expect(
-            LocalModel.resolve(
-                nil, environment: environment.merging(["SOTTO_MODEL": "qwen", "SOTTO_HOME": "/srv/sotto"]) { $1 })
-                == .missing(path: "/srv/sotto/models/qwen.gguf"))
-        for off in ["off", "OFF", "none", "disabled"] {
-            #expect(LocalModel.resolve(nil, environment: environment.merging(["SOTTO_MODEL": off]) { $1 }) == .disabled)
-        }
-    }
-
-    @Test func existingFileIsFoundWithItsSize() throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("fm-\(UUID().uuidString).gguf")
-        try Data(repeating: 0, count: 1234).write(to: url)
-        defer { try? FileManager.default.removeItem(at: url) }
-        #expect(LocalModel.resolve(.path(url.path), environment: environment) == .file(path: url.path, size: 1234))
-        #expect(LocalModel.resolve(nil, environment: ["SOTTO_MODEL": url.path]) == .file(path: url.path, size: 1234))
-        // A directory is not a model.
-        #expect(
-            LocalModel.resolve(.path(FileManager.default.temporaryDirectory.path), environment: environment)
-                != .file(path: FileManager.default.temporaryDirectory.path, size: 0))
+            try LocalModel.resolve(nil, in: ModelStore(home: home, configuredModel: "smollm2-135m")).get().url == file)
     }
 
     @Test func availabilityMapsHonestly() {
-        let gigabyte: UInt64 = 1 << 30
+        let gigabyte = 1 << 30
+        let file = { (size: Int) in
+            Result<ModelFile, ModelStoreError>.success(
+                ModelFile(url: URL(fileURLWithPath: "/x"), catalogModel: nil, size: size))
+        }
+        let memory = UInt64(8 * gigabyte)
         #expect(
-            SystemLanguageModel.availability(of: .disabled, physicalMemory: 64 * gigabyte)
+            SystemLanguageModel.availability(of: .failure(.turnedOff(setting: "off")), physicalMemory: memory)
                 == .unavailable(.appleIntelligenceNotEnabled))
         #expect(
-            SystemLanguageModel.availability(of: .missing(path: "/x"), physicalMemory: 64 * gigabyte)
+            SystemLanguageModel.availability(of: .failure(.fileNotFound(path: "/x")), physicalMemory: memory)
                 == .unavailable(.modelNotReady))
         #expect(
-            SystemLanguageModel.availability(of: .file(path: "/x", size: gigabyte), physicalMemory: 8 * gigabyte)
-                == .available)
+            SystemLanguageModel.availability(of: .failure(.unknownModel("x", known: [])), physicalMemory: memory)
+                == .unavailable(.modelNotReady))
+        #expect(SystemLanguageModel.availability(of: file(gigabyte), physicalMemory: memory) == .available)
         #expect(
-            SystemLanguageModel.availability(of: .file(path: "/x", size: 8 * gigabyte), physicalMemory: 8 * gigabyte)
+            SystemLanguageModel.availability(of: file(8 * gigabyte), physicalMemory: memory)
                 == .unavailable(.deviceNotEligible))
     }
 }

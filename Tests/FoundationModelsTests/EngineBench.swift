@@ -3,7 +3,9 @@ import Foundation
 import FoundationModels
 import Guidance
 import Inference
+import TestSupport
 import Testing
+import Tokenizers
 
 /// Figures for `scripts/bench-structured`: decode speed with and without constrained decoding on
 /// the same prompt, and the time the constraint takes per sampled token (mask fill, budget
@@ -40,7 +42,7 @@ struct EngineBench {
             return tokens
         }
 
-        func restrict(_ mask: inout Inference.TokenMask) -> Bool {
+        func restrict(_ mask: inout TokenMask) -> Bool {
             let start = DispatchTime.now().uptimeNanoseconds
             let restricted = inner.restrict(&mask)
             maskNanoseconds.append(DispatchTime.now().uptimeNanoseconds - start)
@@ -61,10 +63,7 @@ struct EngineBench {
     @Test func qwen2_5_coder_1_5b() async throws { try await compare("qwen2.5-coder-1.5b") }
 
     func compare(_ id: String) async throws {
-        guard case .file(let path, _) = SystemLanguageModel.LocalModel.resolve(.id(id)) else {
-            print("structured \(id): not downloaded, skipped")
-            return
-        }
+        let path = try RealModels.path(id)
         let backend = try EngineBackend(modelPath: path, contextSize: 1024)
         let loaded = backend.loaded
         let vocabularyStart = ContinuousClock.now
@@ -88,14 +87,14 @@ struct EngineBench {
             let constraint = TimedConstraint(
                 GrammarConstraint(grammar: grammar, index: index, tokenizer: loaded.model.tokenizer, budget: budget))
             let run = try await generate(
-                session, prompt, Inference.GenerationOptions(maxTokens: budget, sampling: .greedy),
+                session, prompt, DecodingOptions(maxTokens: budget, sampling: .greedy),
                 constraint: constraint)
             return (run, constraint)
         }
         func free(_ count: Int) async throws -> Run {
             try await generate(
                 session, prompt,
-                Inference.GenerationOptions(maxTokens: count, sampling: .greedy, stopsAtEndOfGeneration: false),
+                DecodingOptions(maxTokens: count, sampling: .greedy, stopsAtEndOfGeneration: false),
                 constraint: nil)
         }
 
@@ -119,7 +118,7 @@ struct EngineBench {
     }
 
     private func generate(
-        _ session: InferenceSession, _ prompt: [Int], _ options: Inference.GenerationOptions,
+        _ session: InferenceSession, _ prompt: [Int], _ options: DecodingOptions,
         constraint: (any TokenConstraint)?
     ) async throws -> Run {
         var text = ""

@@ -1,19 +1,20 @@
 import Foundation
 import FoundationModels
+import TestSupport
 import Testing
 
 /// Random schemas × seeds on a real small model: every response decodes and satisfies every
 /// guide, even with a token budget barely above the schema's shortest value (the model is not
 /// told the schema, so the grammar alone keeps it valid).
 extension EngineTests {
-    @Suite(.enabled(if: EngineModels.hasSmolLM, "smollm2-135m is not downloaded"))
+    @Suite
     struct Properties {
         static let schemaCount = 150
 
         @Test func randomSchemasAlwaysGiveValidValues() async throws {
-            let model = EngineModels.model(EngineModels.smollm)
+            let model = try EngineModels.model(EngineModels.smollm)
             let backend = try #require(try model.backend() as? EngineBackend)
-            var random = SplitMix(seed: 20_250_601)
+            var random = SplitMix64(seed: 20_250_601)
             var failures: [String] = []
             var runs = 0
             for index in 0..<Self.schemaCount {
@@ -58,7 +59,7 @@ enum RandomSchema {
         "[a-z]{2,6}", "[A-Z][a-z]{1,5}", "[0-9]{3}\\-[0-9]{4}", "(yes|no|maybe)", "#[a-z]+", "[a-f0-9]{4}",
     ]
 
-    static func node(depth: Int, random: inout SplitMix) -> SchemaNode {
+    static func node(depth: Int, random: inout SplitMix64) -> SchemaNode {
         let kinds = depth >= 2 ? 8 : 11
         switch random.next() % UInt64(kinds) {
         case 0: return .string(StringConstraints())
@@ -150,21 +151,4 @@ enum SchemaCheck {
             return "\(path) has the wrong kind: \(content.kind) for \(node)"
         }
     }
-}
-
-/// A small deterministic generator (SplitMix64), so a failing case can be replayed.
-struct SplitMix {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }

@@ -29,12 +29,12 @@ extension EngineTests {
         var cities: [String] { state.withLock { $0 } }
     }
 
-    @Suite(.enabled(if: EngineModels.hasQwen, "qwen2.5-coder-0.5b is not downloaded"))
+    @Suite
     struct Tools {
         @Test func theModelCallsAToolAndAnswersWithItsOutput() async throws {
             let tool = WeatherTool()
             let session = LanguageModelSession(
-                model: EngineModels.model(EngineModels.qwen), tools: [tool],
+                model: try EngineModels.model(EngineModels.qwen), tools: [tool],
                 instructions: "Use the tools to answer questions about the weather.")
             let response = try await session.respond(
                 to: "What is the weather like in Paris right now?",
@@ -63,7 +63,7 @@ extension EngineTests {
         @Test func aStructuredAnswerCanFollowAToolCall() async throws {
             let tool = WeatherTool()
             let session = LanguageModelSession(
-                model: EngineModels.model(EngineModels.qwen), tools: [tool],
+                model: try EngineModels.model(EngineModels.qwen), tools: [tool],
                 instructions: "Use the tools to answer questions about the weather.")
             let response = try await session.respond(
                 to: "Check the weather in Oslo, then suggest three short replies to a friend asking about it.",
@@ -73,10 +73,10 @@ extension EngineTests {
         }
     }
 
-    @Suite(.enabled(if: EngineModels.hasSmolLM, "smollm2-135m is not downloaded"))
+    @Suite
     struct Sessions {
         @Test func aPromptLongerThanTheContextFailsBeforeGenerating() async throws {
-            let model = EngineModels.model(EngineModels.smollm, contextSize: 128)
+            let model = try EngineModels.model(EngineModels.smollm, contextSize: 128)
             #expect(model.contextSize == 128)
             let session = LanguageModelSession(model: model)
             let prompt = String(repeating: "Tell me everything about the history of tea. ", count: 30)
@@ -93,7 +93,7 @@ extension EngineTests {
         }
 
         @Test func aResponseThatRunsOutOfContextThrows() async throws {
-            let model = EngineModels.model(EngineModels.smollm, contextSize: 48)
+            let model = try EngineModels.model(EngineModels.smollm, contextSize: 48)
             let session = LanguageModelSession(model: model)
             await #expect {
                 try await session.respond(
@@ -107,7 +107,7 @@ extension EngineTests {
         }
 
         @Test func aSecondRequestWhileTheFirstRunsIsRefused() async throws {
-            let session = LanguageModelSession(model: EngineModels.model(EngineModels.smollm))
+            let session = LanguageModelSession(model: try EngineModels.model(EngineModels.smollm))
             let first = session.streamResponse(
                 to: "Write a haiku about rain.",
                 options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 30))
@@ -124,7 +124,7 @@ extension EngineTests {
 
         @Test func aFollowUpReusesTheKVCacheOfEarlierTurns() async throws {
             let session = LanguageModelSession(
-                model: EngineModels.model(EngineModels.smollm), instructions: "You answer in one short sentence.")
+                model: try EngineModels.model(EngineModels.smollm), instructions: "You answer in one short sentence.")
             let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: 24)
             let first = try await session.respond(to: "What color is the sky?", options: options)
             let second = try await session.respond(to: "And the grass?", options: options)
@@ -135,7 +135,7 @@ extension EngineTests {
         }
 
         @Test func aStructuredTurnIsCachedForTheNextOne() async throws {
-            let session = LanguageModelSession(model: EngineModels.model(EngineModels.smollm))
+            let session = LanguageModelSession(model: try EngineModels.model(EngineModels.smollm))
             let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: 60)
             let first = try await session.respond(
                 to: "Suggest replies to: 'Coffee?'", generating: ReplySuggestions.self, options: options)
@@ -152,7 +152,7 @@ extension EngineTests {
         }
 
         @Test func sessionsRunSideBySideAndKeepTheirOwnCaches() async throws {
-            let model = EngineModels.model(EngineModels.smollm)
+            let model = try EngineModels.model(EngineModels.smollm)
             let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: 10)
             let cats = LanguageModelSession(model: model, instructions: "You talk about cats.")
             let dogs = LanguageModelSession(model: model, instructions: "You talk about dogs.")
@@ -169,7 +169,7 @@ extension EngineTests {
         }
 
         @Test func aPrewarmedPromptIsServedFromTheCache() async throws {
-            let model = EngineModels.model(EngineModels.smollm)
+            let model = try EngineModels.model(EngineModels.smollm)
             let backend = try model.backend()
             let instructions = Transcript.Entry.instructions(
                 Transcript.Instructions(
@@ -184,7 +184,7 @@ extension EngineTests {
         }
 
         @Test func greedyIsRepeatableAndSeedsAre() async throws {
-            let model = EngineModels.model(EngineModels.smollm)
+            let model = try EngineModels.model(EngineModels.smollm)
             func answer(_ options: GenerationOptions) async throws -> String {
                 try await LanguageModelSession(model: model).respond(to: "Name a fruit.", options: options).content
             }
@@ -196,7 +196,7 @@ extension EngineTests {
         }
 
         @Test func textStreamsInPiecesThatAddUpToTheResponse() async throws {
-            let session = LanguageModelSession(model: EngineModels.model(EngineModels.smollm))
+            let session = LanguageModelSession(model: try EngineModels.model(EngineModels.smollm))
             let stream = session.streamResponse(
                 to: "Say hello in French and in Japanese.",
                 options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 24))
@@ -210,7 +210,7 @@ extension EngineTests {
         }
 
         @Test func anyValueSchemasAreRefusedClearly() async throws {
-            let session = LanguageModelSession(model: EngineModels.model(EngineModels.smollm))
+            let session = LanguageModelSession(model: try EngineModels.model(EngineModels.smollm))
             await #expect {
                 try await session.respond(to: "Anything.", generating: GeneratedContent.self)
             } throws: { error in

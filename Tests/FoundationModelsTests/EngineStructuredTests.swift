@@ -4,9 +4,13 @@ import Testing
 
 /// Guided generation on real models, written as Apple documents the API.
 extension EngineTests {
-    @Suite(.enabled(if: EngineModels.hasSmolLM, "smollm2-135m is not downloaded"))
+    @Suite
     struct Structured {
-        let model = EngineModels.model(EngineModels.smollm)
+        let model: SystemLanguageModel
+
+        init() throws {
+            model = try EngineModels.model(EngineModels.smollm)
+        }
 
         @Test func threeShortRepliesWithAGuideDescription() async throws {
             let session = LanguageModelSession(
@@ -20,6 +24,23 @@ extension EngineTests {
             // The raw JSON parses back to the same content.
             let reparsed = try ReplySuggestions(GeneratedContent(json: response.rawContent.jsonString))
             #expect(reparsed.replies == response.content.replies)
+        }
+
+        /// Apple's sample code as written, default options included (the engine's default sampling
+        /// chain, no seed): the guide's count holds whatever is drawn, and the session's transcript
+        /// keeps the structured response it returned.
+        @Test func appleSampleCodeOnTheRealEngine() async throws {
+            let session = LanguageModelSession(model: model, instructions: "Suggest replies the user could send.")
+            let prompt = "Alice: Want to go hiking on Saturday?"
+            let response = try await session.respond(to: prompt, generating: ReplySuggestions.self)
+            #expect(response.content.replies.count == 3)
+            guard case .response(let entry)? = session.transcript.last,
+                case .structure(let structured)? = entry.segments.last
+            else {
+                Issue.record("the transcript does not end with the structured response: \(session.transcript)")
+                return
+            }
+            #expect(try ReplySuggestions(structured.content).replies == response.content.replies)
         }
 
         @Test(arguments: [UInt64(1), 2, 3])

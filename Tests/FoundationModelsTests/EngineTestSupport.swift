@@ -1,31 +1,25 @@
 import Foundation
 import FoundationModels
 import Synchronization
+import TestSupport
 import Testing
 
 /// The real-model tests: one serialized suite (the models share two cores), nested suites in
-/// the `Engine*.swift` files. Models are the catalog files in `$SOTTO_HOME/models`
-/// (`~/.sotto/models`); a test whose model is not downloaded is skipped.
+/// the `Engine*.swift` files. Models are found through `RealModels`: a model that is not
+/// downloaded fails the test under `scripts/test` and skips it, saying how to get it, elsewhere.
 @Suite(.serialized) struct EngineTests {}
 
 enum EngineModels {
-    static let smollm = "smollm2-135m"
-    static let qwen = "qwen2.5-coder-0.5b"
-
-    /// The file of catalog model `id`, if it is on disk.
-    static func path(_ id: String) -> String? {
-        if case .file(let path, _) = SystemLanguageModel.LocalModel.resolve(.id(id)) { return path }
-        return nil
-    }
-
-    static var hasSmolLM: Bool { path(smollm) != nil }
-    static var hasQwen: Bool { path(qwen) != nil }
+    static let smollm = RealModels.smollm
+    static let qwen = RealModels.qwen
 
     /// One model object per id and context size, so tests share loaded backends (and KV slots).
     private static let models = Mutex<[String: SystemLanguageModel]>([:])
 
-    static func model(_ id: String, contextSize: Int? = nil) -> SystemLanguageModel {
-        models.withLock { models in
+    /// Catalog model `id` with a context of `contextSize` tokens (nil: the default).
+    static func model(_ id: String, contextSize: Int? = nil) throws -> SystemLanguageModel {
+        _ = try RealModels.file(id)
+        return models.withLock { models in
             let key = "\(id)#\(contextSize ?? 0)"
             if let model = models[key] { return model }
             let model = SystemLanguageModel(model: .id(id), contextSize: contextSize)

@@ -2,19 +2,21 @@ import Foundation
 import FoundationModels
 import Guidance
 import Inference
+import TestSupport
 import Testing
+import Tokenizers
 
 /// Tool-calling turns and prompts on Qwen's tokenizer and chat template, driven by scripted
 /// tokens (no model is run).
 extension EngineTests {
-    @Suite(.enabled(if: EngineModels.hasQwen, "qwen2.5-coder-0.5b is not downloaded"))
+    @Suite
     struct Turns {
         let loaded: LoadedModel
         let format: ToolCallFormat
         let tool = Transcript.ToolDefinition(tool: WeatherTool())
 
         init() throws {
-            loaded = try LoadedModel.shared(path: try #require(EngineModels.path(EngineModels.qwen)))
+            loaded = try LoadedModel.shared(path: try RealModels.path(RealModels.qwen))
             format = try #require(loaded.toolFormat)
         }
 
@@ -37,7 +39,7 @@ extension EngineTests {
                 var chosen = constraint.forcedTokens()
                 if chosen.isEmpty {
                     let token = script.removeFirst()
-                    var mask = Inference.TokenMask(
+                    var mask = TokenMask(
                         vocabularySize: loaded.model.config.vocabularySize, allowingAll: true)
                     if constraint.restrict(&mask) { #expect(mask.contains(token), "token \(token) is masked") }
                     chosen = [token]

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import GGUF
@@ -80,7 +81,7 @@ struct FuzzTests {
     /// Mutates the header and directory of a real model thousands of times: each attempt must
     /// either throw a `GGUFError` or produce a directory whose every tensor lies inside the bytes.
     @Test func mutatedRealFile() throws {
-        guard let path = ModelFiles.path("smollm2-135m") else { return }
+        let path = try RealModels.path(RealModels.smollm)
         var image = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped))
         var generator = SplitMix64(seed: 0x5077_0000_6775_6600)
         var outcomes: [String: Int] = [:]
@@ -104,32 +105,32 @@ struct FuzzTests {
                 var length = buffer.count
                 switch attempt % 5 {
                 case 0:  // truncate, mostly inside the header and directory
-                    length = Int(generator.next(below: UInt64(attempt % 10 == 0 ? buffer.count : directoryEnd + 64)))
+                    length = generator.below(attempt % 10 == 0 ? buffer.count : directoryEnd + 64)
                 case 1:  // flip random bytes in the header and directory
-                    for _ in 0..<(1 + Int(generator.next(below: 4))) {
-                        let at = Int(generator.next(below: UInt64(directoryEnd)))
-                        poke(at, buffer[at] ^ UInt8(1 + generator.next(below: 255)))
+                    for _ in 0..<(1 + generator.below(4)) {
+                        let at = generator.below(directoryEnd)
+                        poke(at, buffer[at] ^ UInt8(1 + generator.below(255)))
                     }
                 case 2:  // an absurd or off-by-some count or length
-                    let at = fields.lengths[Int(generator.next(below: UInt64(fields.lengths.count)))]
+                    let at = fields.lengths[generator.below(fields.lengths.count)]
                     let current = buffer.loadUnaligned(fromByteOffset: at, as: UInt64.self)
                     let choices: [UInt64] = [
                         1 << 60, UInt64.max, 1 << 63, UInt64(buffer.count - at), UInt64(buffer.count),
                         current &+ 1, current &- 1, current &* 2, 0, generator.next(),
                     ]
-                    poke64(at, choices[Int(generator.next(below: UInt64(choices.count)))])
+                    poke64(at, choices[generator.below(choices.count)])
                 case 3:  // a bad type tag or dimension count
-                    let at = fields.tags[Int(generator.next(below: UInt64(fields.tags.count)))]
-                    let choices: [UInt32] = [0, 5, 8, 9, 13, 16, 31, UInt32.max, UInt32(generator.next(below: 40))]
-                    poke32(at, choices[Int(generator.next(below: UInt64(choices.count)))])
+                    let at = fields.tags[generator.below(fields.tags.count)]
+                    let choices: [UInt32] = [0, 5, 8, 9, 13, 16, 31, UInt32.max, UInt32(generator.below(40))]
+                    poke32(at, choices[generator.below(choices.count)])
                 default:  // a bad dimension or tensor data offset
-                    let at = fields.tensorFields[Int(generator.next(below: UInt64(fields.tensorFields.count)))]
+                    let at = fields.tensorFields[generator.below(fields.tensorFields.count)]
                     let current = buffer.loadUnaligned(fromByteOffset: at, as: UInt64.self)
                     let choices: [UInt64] = [
                         0, 1, 31, current &+ 32, current &* 1024, UInt64(buffer.count), 1 << 62, UInt64.max,
                         generator.next(),
                     ]
-                    poke64(at, choices[Int(generator.next(below: UInt64(choices.count)))])
+                    poke64(at, choices[generator.below(choices.count)])
                 }
 
                 let view = UnsafeRawBufferPointer(rebasing: buffer[..<length])
@@ -154,18 +155,4 @@ struct FuzzTests {
         #expect(outcomes.values.reduce(0, +) == attempts)
         #expect(outcomes.count >= 6, "mutations should reach many different checks")
     }
-}
-
-/// A small deterministic generator so a failing attempt can be replayed.
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func next(below bound: UInt64) -> UInt64 { next() % bound }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import GGUF
@@ -31,11 +32,11 @@ struct RealModelTests {
 
     /// The two small models the test command fetches, and the default model when it is present
     /// (it is 1.1 GB; `scripts/run` fetches it, the tests do not need it).
-    static let available = models.filter { $0.id != "qwen2.5-coder-1.5b" || ModelFiles.exists($0.id) }
+    static let available = models.filter { $0.id != RealModels.qwenLarge || RealModels.isPresent($0.id) }
 
     @Test(arguments: available)
     func parses(_ model: RealModel) throws {
-        guard let path = ModelFiles.path(model.id) else { return }
+        let path = try RealModels.path(model.id)
         let file = try GGUFFile(path: path)
         #expect(file.version == 3)
         #expect(file.fileSize == model.fileSize)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import GGUF
@@ -152,10 +153,10 @@ struct LargeStringArrayTests {
         for attempt in 0..<2000 {
             var bytes = original
             if attempt % 3 == 0 {
-                bytes.removeLast(Int(generator.next(below: UInt64(bytes.count))))
+                bytes.removeLast(generator.below(bytes.count))
             } else {
-                for _ in 0..<(1 + Int(generator.next(below: 3))) {
-                    let at = Int(generator.next(below: UInt64(bytes.count)))
+                for _ in 0..<(1 + generator.below(3)) {
+                    let at = generator.below(bytes.count)
                     bytes[at] = attempt % 3 == 1 ? UInt8(truncatingIfNeeded: generator.next()) : 0xFF
                 }
             }

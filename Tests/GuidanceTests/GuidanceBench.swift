@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import Tokenizers
 
@@ -84,7 +85,7 @@ struct GuidanceBench {
                     if pass == 0 { cold.append(elapsed) } else { warm.append(elapsed) }
                     if pass == 1 {
                         let applyStart = cpuMicros()
-                        logits.withUnsafeMutableBufferPointer { mask.apply(to: $0.baseAddress!) }
+                        logits.withUnsafeMutableBufferPointer { mask.apply(to: $0) }
                         apply.append(cpuMicros() - applyStart)
                     }
                     precondition(mask.contains(token), "\(document.name): token \(token) refused")
@@ -107,7 +108,7 @@ struct GuidanceBench {
         var times: [Double] = []
         var steps = 0
         for seed in 0..<40 {
-            var random = SeededGenerator(seed: UInt64(seed) &+ 99)
+            var random = SplitMix64(seed: UInt64(seed) &+ 99)
             let schema = RandomSchemas.schema(using: &random)
             let matcher = TokenMatcher(grammar: try Grammar(schema: schema), index: index)
             var mask = TokenMask(vocabularySize: index.vocabularySize)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Guidance
@@ -47,7 +48,7 @@ struct NumberRangeTests {
     ])
     func decimalRangeIsExact(min: Double, max: Double) throws {
         let grammar = try Grammar(schema: .number(min: min, max: max))
-        var random = SeededGenerator(seed: UInt64(bitPattern: Int64(min * 1000)) ^ 0xABCD)
+        var random = SplitMix64(seed: UInt64(bitPattern: Int64(min * 1000)) ^ 0xABCD)
         let low = Decimal(string: String(min))!
         let high = Decimal(string: String(max))!
         for _ in 0..<4000 {

@@ -1,5 +1,7 @@
 import Foundation
+import TestSupport
 import Testing
+import Tokenizers
 
 @testable import Guidance
 
@@ -13,7 +15,7 @@ enum RandomSchemas {
     static let names = ["name", "age", "replies", "a \"quoted\" key", "ünï", "x", "tags", "score", "id", "nested"]
     static let words = ["calm", "cross", "happy", "sad", "日本", "a\"b", "", "yes", "no", "Hello, world"]
 
-    static func schema(depth: Int = 0, using random: inout SeededGenerator) -> Schema {
+    static func schema(depth: Int = 0, using random: inout SplitMix64) -> Schema {
         let kind = Int.random(in: 0..<(depth >= 2 ? 8 : 11), using: &random)
         switch kind {
         case 0:
@@ -60,7 +62,7 @@ enum RandomSchemas {
     /// Generates one output: random allowed tokens for `budget` steps, then the tokens that
     /// bring completion nearest. `check` runs on every mask (e.g. a brute-force comparison).
     static func walk(
-        _ matcher: TokenMatcher, budget: Int, using random: inout SeededGenerator,
+        _ matcher: TokenMatcher, budget: Int, using random: inout SplitMix64,
         check: (TokenMatcher, TokenMask) throws -> Void = { _, _ in }
     ) throws -> [UInt8] {
         matcher.reset()

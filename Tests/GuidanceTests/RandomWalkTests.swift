@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Guidance
@@ -11,7 +12,7 @@ struct RandomWalkTests {
     func syntheticVocabulary(batch: Int) throws {
         let index = Fixtures.syntheticIndex
         for seed in 0..<25 {
-            var random = SeededGenerator(seed: UInt64(batch * 1000 + seed))
+            var random = SplitMix64(seed: UInt64(batch * 1000 + seed))
             let schema = RandomSchemas.schema(using: &random)
             let grammar = try Grammar(schema: schema)
             let matcher = TokenMatcher(grammar: grammar, index: index)
@@ -36,7 +37,7 @@ struct RandomWalkTests {
         let index = try Fixtures.index(model)
         var checked = 0
         for seed in 0..<60 {
-            var random = SeededGenerator(seed: UInt64(seed) &* 7919)
+            var random = SplitMix64(seed: UInt64(seed) &* 7919)
             let schema = RandomSchemas.schema(using: &random)
             let grammar = try Grammar(schema: schema)
             let matcher = TokenMatcher(grammar: grammar, index: index)

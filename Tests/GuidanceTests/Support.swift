@@ -1,26 +1,10 @@
 import Foundation
 import GGUF
+import TestSupport
 import Testing
 import Tokenizers
 
 @testable import Guidance
-
-/// A small seeded generator (SplitMix64) so random tests repeat exactly.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 enum Fixtures {
     /// A synthetic vocabulary: every single byte, JSON punctuation runs, words with and without
@@ -39,7 +23,7 @@ enum Fixtures {
         ]
         tokens += pieces.map { Array($0.utf8) }
         tokens += [[0xE6], [0x97, 0xA5], [0xF0, 0x9F], [0x98, 0x80], [0xC3], [0xA9, 0x22]]  // cut UTF-8
-        var random = SeededGenerator(seed: 7)
+        var random = SplitMix64(seed: 7)
         let alphabet = Array("abcdefghijklmnopqrstuvwxyzABC0123456789 _-.,:\"\\{}[]é".unicodeScalars)
         for _ in 0..<600 {
             let length = Int.random(in: 1...7, using: &random)
@@ -55,15 +39,11 @@ enum Fixtures {
 
     static let syntheticIndex = VocabularyIndex(syntheticVocabulary)
 
-    /// A real tokenizer from `/root/.sotto/models`, or a test failure saying how to get it.
+    /// The tokenizer of a real model, found through `RealModels` (a failure under `scripts/test`,
+    /// a skip elsewhere, when the model is not downloaded).
     static func tokenizer(_ model: String) throws -> Tokenizer {
         if let cached = tokenizers.withLock({ $0[model] }) { return cached }
-        let path = "/root/.sotto/models/\(model).gguf"
-        guard FileManager.default.fileExists(atPath: path) else {
-            Issue.record("model file \(path) is missing: run `sotto model pull \(model)`")
-            throw CancellationError()
-        }
-        let tokenizer = try Tokenizer(gguf: GGUFFile(path: path))
+        let tokenizer = try Tokenizer(gguf: GGUFFile(path: try RealModels.path(model)))
         tokenizers.withLock { $0[model] = tokenizer }
         return tokenizer
     }

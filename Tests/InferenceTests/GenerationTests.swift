@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import Tokenizers
 
 @testable import Inference
 
@@ -87,7 +88,7 @@ private final class EvenTokens: TokenConstraint, @unchecked Sendable {
     @Test func sampledTokensAreCheckedBeforeMasking() async throws {
         let model = try TestModels.model("smollm2-135m")
         let prompt = Self.prompt(model, "Write a poem.")
-        let options = GenerationOptions(maxTokens: 12, sampling: .greedy, stopsAtEndOfGeneration: false)
+        let options = DecodingOptions(maxTokens: 12, sampling: .greedy, stopsAtEndOfGeneration: false)
         let masking = EvenTokens(checks: false)
         let checking = EvenTokens(checks: true)
         let a = try await collect(
@@ -112,7 +113,7 @@ private final class EvenTokens: TokenConstraint, @unchecked Sendable {
         let session = InferenceSession(model: model, contextLength: 512, threadCount: 2)
         let prompt = Self.prompt(model, "Write a long story about a dragon.")
         let result = try await collect(
-            session.generate(prompt: prompt, options: GenerationOptions(maxTokens: 7, sampling: .greedy)))
+            session.generate(prompt: prompt, options: DecodingOptions(maxTokens: 7, sampling: .greedy)))
         #expect(result.prompt?.tokens == prompt.count)
         #expect(result.prompt?.reused == 0)
         #expect(result.tokens.count == 7)
@@ -129,7 +130,7 @@ private final class EvenTokens: TokenConstraint, @unchecked Sendable {
         let constraint = MaskThenEnd(allowed: words, end: imEnd, steps: 3)
         let result = try await collect(
             session.generate(
-                prompt: Self.prompt(model, "Answer."), options: GenerationOptions(maxTokens: 50, sampling: .greedy),
+                prompt: Self.prompt(model, "Answer."), options: DecodingOptions(maxTokens: 50, sampling: .greedy),
                 constraint: constraint))
         #expect(result.tokens.count == 3)
         #expect(result.tokens.allSatisfy(words.contains))
@@ -145,7 +146,7 @@ private final class EvenTokens: TokenConstraint, @unchecked Sendable {
         let question = try #require(fixture.cases.first { $0.name == "question" })
         let session = InferenceSession(model: model, contextLength: 512, threadCount: 2)
         let result = try await collect(
-            session.generate(prompt: question.prompt, options: GenerationOptions(maxTokens: 100, sampling: .greedy)))
+            session.generate(prompt: question.prompt, options: DecodingOptions(maxTokens: 100, sampling: .greedy)))
         guard case .endOfGeneration(let token) = result.summary?.reason else {
             Issue.record("expected an end-of-generation stop, got \(String(describing: result.summary?.reason))")
             return
@@ -161,7 +162,7 @@ private final class EvenTokens: TokenConstraint, @unchecked Sendable {
         let result = try await collect(
             session.generate(
                 prompt: Self.prompt(model, "Reply in JSON."),
-                options: GenerationOptions(maxTokens: 50, sampling: .greedy),
+                options: DecodingOptions(maxTokens: 50, sampling: .greedy),
                 constraint: ForcedSequence(remaining: forced)))
         #expect(result.tokens == forced)
         #expect(result.text == "{\"answer\": 42}")
@@ -170,7 +171,7 @@ private final class EvenTokens: TokenConstraint, @unchecked Sendable {
 
     @Test func seededSamplingIsReproducible() async throws {
         let model = try TestModels.model("smollm2-135m")
-        let options = GenerationOptions(
+        let options = DecodingOptions(
             maxTokens: 20, sampling: SamplingOptions(temperature: 1.2, topK: 50, seed: 2024))
         let prompt = Self.prompt(model, "Tell me a joke.")
         let a = try await collect(
@@ -188,7 +189,7 @@ private final class EvenTokens: TokenConstraint, @unchecked Sendable {
         let session = InferenceSession(model: model, contextLength: 512, threadCount: 2)
         let first = Self.prompt(model, "Name a colour.")
         let reply = try await collect(
-            session.generate(prompt: first, options: GenerationOptions(maxTokens: 30, sampling: .greedy)))
+            session.generate(prompt: first, options: DecodingOptions(maxTokens: 30, sampling: .greedy)))
         // The next prompt replays the reply and adds a turn; everything up to the reply is cached.
         let next =
             first + reply.tokens
@@ -196,7 +197,7 @@ private final class EvenTokens: TokenConstraint, @unchecked Sendable {
                 "<|im_end|>\n<|im_start|>user\nAnother one.<|im_end|>\n<|im_start|>assistant\n",
                 parseSpecial: true)
         let second = try await collect(
-            session.generate(prompt: next, options: GenerationOptions(maxTokens: 5, sampling: .greedy)))
+            session.generate(prompt: next, options: DecodingOptions(maxTokens: 5, sampling: .greedy)))
         #expect(second.prompt?.reused ?? 0 >= first.count + reply.tokens.count - 1)
         #expect(second.summary?.reusedTokens == second.prompt?.reused)
     }
@@ -208,14 +209,19 @@ private final class EvenTokens: TokenConstraint, @unchecked Sendable {
         let seen = Atomic<Int>(0)
         let task = Task {
             for try await event in session.generate(
-                prompt: prompt, options: GenerationOptions(maxTokens: 3000, sampling: .greedy))
+                prompt: prompt, options: DecodingOptions(maxTokens: 3000, sampling: .greedy))
             {
                 if case .token = event { seen.add(1, ordering: .relaxed) }
             }
         }
-        while seen.load(ordering: .relaxed) < 3 { try await Task.sleep(for: .milliseconds(5)) }
+        // Wait for the first tokens, but not forever: a generation that never starts fails the test.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while seen.load(ordering: .relaxed) < 3 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         task.cancel()
         _ = await task.result
+        try #require(seen.load(ordering: .relaxed) >= 3, "fewer than 3 tokens within 60 s")
         // The session's queue is free again, and the cache stopped growing near the cancel point.
         let cached = try await session.withEvaluator { $0.cachedTokens.count }
         #expect(cached < prompt.count + 200)
@@ -227,7 +233,7 @@ private final class EvenTokens: TokenConstraint, @unchecked Sendable {
         let prompt = Self.prompt(model, "Count to ten thousand.")
         var count = 0
         for try await event in session.generate(
-            prompt: prompt, options: GenerationOptions(maxTokens: 3000, sampling: .greedy))
+            prompt: prompt, options: DecodingOptions(maxTokens: 3000, sampling: .greedy))
         {
             if case .token = event { count += 1 }
             if count == 2 { break }
@@ -241,7 +247,7 @@ private final class EvenTokens: TokenConstraint, @unchecked Sendable {
         let session = InferenceSession(model: model, contextLength: 32, threadCount: 1)
         let prompt = Array(repeating: 42, count: 40)
         await #expect(throws: InferenceError.promptTooLong(tokens: 40, contextLength: 32)) {
-            _ = try await collect(session.generate(prompt: prompt, options: GenerationOptions(maxTokens: 5)))
+            _ = try await collect(session.generate(prompt: prompt, options: DecodingOptions(maxTokens: 5)))
         }
     }
 
@@ -252,7 +258,7 @@ private final class EvenTokens: TokenConstraint, @unchecked Sendable {
         let result = try await collect(
             session.generate(
                 prompt: prompt,
-                options: GenerationOptions(maxTokens: 100, sampling: .greedy, stopsAtEndOfGeneration: false)))
+                options: DecodingOptions(maxTokens: 100, sampling: .greedy, stopsAtEndOfGeneration: false)))
         #expect(result.summary?.reason == .contextFull)
         #expect(prompt.count + result.tokens.count <= 25)
     }

@@ -33,8 +33,13 @@ struct LlamaFixture: Decodable {
 
     static func load(_ model: String) throws -> LlamaFixture {
         guard let url = Bundle.module.url(forResource: model, withExtension: "json", subdirectory: "Fixtures") else {
-            throw MissingModel(description: "fixture \(model).json is missing; run scripts/make-llama-fixtures.py")
+            throw MissingFixture(description: "fixture \(model).json is missing; run scripts/make-llama-fixtures.py")
         }
         return try JSONDecoder().decode(LlamaFixture.self, from: Data(contentsOf: url))
     }
+}
+
+/// A committed fixture is not in the test bundle.
+struct MissingFixture: Error, CustomStringConvertible {
+    let description: String
 }

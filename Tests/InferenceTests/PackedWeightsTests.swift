@@ -1,6 +1,7 @@
 import Foundation
 import GGUF
 import Kernels
+import TestSupport
 import Testing
 
 @testable import Inference
@@ -8,7 +9,8 @@ import Testing
 /// The packed-weights cache: the first load saves the repacked matrices, the next maps them and
 /// computes the same logits; a damaged or foreign file is ignored and replaced.
 @Suite struct PackedWeightsTests {
-    let modelPath = TestModels.directory + "/smollm2-135m.gguf"
+    /// The tiny model's file (a failure or a skip when it is not downloaded).
+    var modelPath: String { get throws { try RealModels.path(RealModels.smollm) } }
 
     func temporaryDirectory() throws -> String {
         let path = NSTemporaryDirectory() + "sotto-packed-\(UUID().uuidString)"

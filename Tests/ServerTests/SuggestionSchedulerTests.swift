@@ -1,3 +1,4 @@
+import ChatIntelligence
 import ChatStore
 import Foundation
 import Testing
@@ -117,10 +118,18 @@ import Testing
         #expect(cleaned == ["Yes!", "No way", "Maybe"])
     }
 
-    @Test func contextsNameAuthorsAndKnowWhoSpokeLast() {
-        let context = F.context(messages: [(F.alice, "Hike?"), (F.bob, "Sure")])
-        #expect(context.transcript == ["Alice: Hike?", "Bob: Sure"])
+    /// What the on-device suggester hands the model: authors by display name (their id when they
+    /// are not a participant any more), and the user the replies are for.
+    @Test func theModelReadsAuthorsByNameAndDraftsForTheUser() {
+        let carol = User(id: "carol", name: "Carol", createdAt: .now, updatedAt: .now)
+        var context = F.context(for: F.bob, messages: [(F.alice, "Hike?"), (carol, "Count me in"), (F.alice, "Bob?")])
+        let (messages, user) = ModelSuggester.conversation(of: context)
+        #expect(
+            messages.map { "\($0.author.name): \($0.text)" } == ["Alice: Hike?", "carol: Count me in", "Alice: Bob?"])
+        #expect(messages.map(\.author.id) == ["alice", "carol", "alice"])
+        #expect(user == Participant(id: "bob", name: "Bob"))
         #expect(context.wantsReply)
-        #expect(!F.context(for: F.bob, messages: [(F.alice, "Hike?"), (F.bob, "Sure")]).wantsReply)
+        context.user = F.alice
+        #expect(!context.wantsReply)  // the scheduler answers `.none` without asking the model
     }
 }

@@ -1,27 +1,12 @@
 import Foundation
 import Inference
+import TestSupport
 import Testing
 
-/// The real models' home (`$SOTTO_HOME`, default `~/.sotto`), for commands that run a model.
-private let modelHome: URL = {
-    let path = ProcessInfo.processInfo.environment["SOTTO_HOME"] ?? (NSHomeDirectory() + "/.sotto")
-    return URL(fileURLWithPath: path)
-}()
-
-private func requireModel(_ id: String) throws {
-    let path = modelHome.appendingPathComponent("models/\(id).gguf").path
-    try #require(FileManager.default.fileExists(atPath: path), "\(path) is missing; run `sotto model pull \(id)`")
-}
-
-/// Runs `sotto` with `input` on standard input.
+/// Runs `sotto` on the real models' data directory (`RealModels.store`) with `input` on standard
+/// input.
 private func run(_ arguments: [String], input: String) throws -> SottoBinary.Result {
-    let binary = try #require(SottoBinary.url, "the sotto binary is not next to the test bundle")
-    let process = Process()
-    process.executableURL = binary
-    process.arguments = arguments
-    var environment = ProcessInfo.processInfo.environment
-    environment["SOTTO_HOME"] = modelHome.path
-    process.environment = environment
+    let process = try SottoBinary.process(arguments, home: RealModels.store.home)
     let stdin = Pipe()
     let stdout = Pipe()
     let stderr = Pipe()
@@ -108,7 +93,7 @@ struct ModelCLITests {
     }
 
     @Test func generateJSONGreedyIsDeterministic() throws {
-        try requireModel("smollm2-135m")
+        _ = try RealModels.file(RealModels.smollm)
         let arguments = [
             "generate", "--model", "smollm2-135m", "--prompt", "Name three colours.", "--temperature", "0",
             "--max-tokens", "12", "--threads", "2", "--json",
@@ -132,7 +117,7 @@ struct ModelCLITests {
     }
 
     @Test func generateRawParsesSpecialTokensAndSeedsReproduce() throws {
-        try requireModel("smollm2-135m")
+        _ = try RealModels.file(RealModels.smollm)
         let arguments = [
             "generate", "--model", "smollm2-135m", "--raw", "--prompt",
             "<|im_start|>user\nTell me a story.<|im_end|>\n<|im_start|>assistant\n", "--temperature", "1.0",
@@ -146,10 +131,8 @@ struct ModelCLITests {
     }
 
     @Test func tokenizeMatchesTheLibraryAndKeepsSpecialTextLiteral() throws {
-        try requireModel("qwen2.5-coder-0.5b")
         let text = "Hello, <|im_start|> wörld 123!"
-        let tokenizer = try Model.tokenizer(
-            contentsOf: modelHome.appendingPathComponent("models/qwen2.5-coder-0.5b.gguf"))
+        let tokenizer = try Model.tokenizer(contentsOf: RealModels.file(RealModels.qwen).url)
         let expected = tokenizer.encode(text, parseSpecial: false)
         #expect(!expected.contains(try #require(tokenizer.tokenID(for: "<|im_start|>"))))
 
@@ -162,7 +145,7 @@ struct ModelCLITests {
     }
 
     @Test func benchReportsSpeeds() throws {
-        try requireModel("smollm2-135m")
+        _ = try RealModels.file(RealModels.smollm)
         let result = try run(
             [
                 "bench", "--model", "smollm2-135m", "--prompt-tokens", "16", "--gen-tokens", "4", "--threads", "1",
@@ -178,7 +161,7 @@ struct ModelCLITests {
     }
 
     @Test func chatAnswersEachLineAndQuitsAtEndOfInput() throws {
-        try requireModel("smollm2-135m")
+        _ = try RealModels.file(RealModels.smollm)
         let result = try run(
             ["chat", "--model", "smollm2-135m", "--temperature", "0", "--max-tokens", "8", "--system", "Be brief."],
             input: "Hello!\n\n/reset\nWhat is 2+2?\n")

@@ -1,40 +1,24 @@
 import Foundation
 import GGUF
+import Synchronization
+import TestSupport
 import Testing
 
 @testable import Tokenizers
 
-/// The tokenizers of the models on disk, loaded once for all tests.
+/// The tokenizers of the models on disk (found through `RealModels`), loaded once for all tests.
 enum ModelTokenizers {
-    static let models = ["smollm2-135m", "qwen2.5-coder-0.5b"]
+    static let models = [RealModels.smollm, RealModels.qwen]
 
-    static var modelsDirectory: String {
-        let home = ProcessInfo.processInfo.environment["SOTTO_HOME"] ?? (NSHomeDirectory() + "/.sotto")
-        return home + "/models"
-    }
+    private static let loaded = Mutex<[String: Tokenizer]>([:])
 
-    private static let loaded: [String: Result<Tokenizer, any Error>] = {
-        var out: [String: Result<Tokenizer, any Error>] = [:]
-        for model in models {
-            out[model] = Result { try Tokenizer(gguf: GGUFFile(path: path(of: model))) }
-        }
-        return out
-    }()
-
-    static func path(of model: String) -> String { "\(modelsDirectory)/\(model).gguf" }
-
-    /// The model's tokenizer; a test failure that says how to fetch the model if it is absent.
+    /// The model's tokenizer; a failure (under `scripts/test`) or a skip that says how to fetch
+    /// the model if it is absent.
     static func tokenizer(_ model: String) throws -> Tokenizer {
-        guard FileManager.default.fileExists(atPath: path(of: model)) else {
-            throw MissingModel(model: model, path: path(of: model))
-        }
-        return try loaded[model]!.get()
-    }
-
-    struct MissingModel: Error, CustomStringConvertible {
-        let model: String
-        let path: String
-        var description: String { "\(path) is missing: run `sotto model pull \(model)` first" }
+        if let tokenizer = loaded.withLock({ $0[model] }) { return tokenizer }
+        let tokenizer = try Tokenizer(gguf: GGUFFile(path: try RealModels.path(model)))
+        loaded.withLock { $0[model] = tokenizer }
+        return tokenizer
     }
 }
 

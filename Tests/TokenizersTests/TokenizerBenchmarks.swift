@@ -1,5 +1,6 @@
 import Foundation
 import GGUF
+import TestSupport
 import Testing
 
 @testable import Tokenizers
@@ -8,8 +9,7 @@ import Testing
 /// reported, never asserted). Set SOTTO_TOKENIZER_BENCH_FILE to measure a file of your own.
 @Test("benchmark: load and encode throughput", arguments: ModelTokenizers.models)
 func tokenizerBenchmark(_ model: String) throws {
-    _ = try ModelTokenizers.tokenizer(model)  // fails with a pull hint when the model is absent
-    let file = try GGUFFile(path: ModelTokenizers.path(of: model))
+    let file = try GGUFFile(path: try RealModels.path(model))
     let clock = ContinuousClock()
     var tokenizer: Tokenizer?
     let load = clock.measure { tokenizer = try? Tokenizer(gguf: file) }

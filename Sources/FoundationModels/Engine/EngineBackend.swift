@@ -1,5 +1,6 @@
 import Guidance
 import Inference
+import Tokenizers
 
 /// The backend that runs requests on a local GGUF model with Sotto's engine.
 ///
@@ -19,13 +20,13 @@ package final class EngineBackend: LanguageModelBackend {
     package static let slotCapacity = 4
 
     /// A backend for the model at `path`, with a context window of `contextSize` tokens (capped
-    /// at the model's own).
+    /// at the model's own), keeping repacked weights in `packedWeightsDirectory` (nil: no cache).
     ///
     /// - Throws: ``LanguageModelSession/GenerationError/assetsUnavailable(_:)`` when the model
     ///   cannot be loaded.
-    package init(modelPath path: String, contextSize: Int) throws {
+    package init(modelPath path: String, contextSize: Int, packedWeightsDirectory: String? = nil) throws {
         precondition(contextSize > 0, "contextSize must be positive")
-        loaded = try LoadedModel.shared(path: path)
+        loaded = try LoadedModel.shared(path: path, packedWeightsDirectory: packedWeightsDirectory)
         self.contextSize = min(contextSize, loaded.model.config.contextLength)
         pool = SlotPool(model: loaded.model, contextLength: self.contextSize, capacity: Self.slotCapacity)
     }
@@ -80,7 +81,7 @@ package final class EngineBackend: LanguageModelBackend {
         onText: @escaping @Sendable (String) -> Void
     ) async throws -> GenerationOutput {
         let plan = try TurnPlan(request: request, loaded: loaded, budget: limit, allowsCalls: allowsCalls)
-        let options = Inference.GenerationOptions(maxTokens: limit, sampling: request.options.samplingOptions)
+        let options = DecodingOptions(maxTokens: limit, sampling: request.options.samplingOptions)
 
         let lease = await pool.acquire(for: prompt)
         var collector = TurnCollector(tokenizer: loaded.model.tokenizer, calling: plan.calling)
@@ -235,7 +236,7 @@ struct ExcludedTokensConstraint: TokenConstraint {
 
     func forcedTokens() -> [Int] { [] }
 
-    func restrict(_ mask: inout Inference.TokenMask) -> Bool {
+    func restrict(_ mask: inout TokenMask) -> Bool {
         for token in tokens where token < mask.vocabularySize { mask.remove(token) }
         return true
     }

@@ -15,8 +15,8 @@ import Tokenizers
 ///   tokens), so a response cut short by `maximumResponseTokens` is still valid JSON.
 ///
 /// One generation owns a constraint; it is not reused.
-// @unchecked Sendable: the matcher and scratch mask are mutated only by the one generation that
-// owns the constraint, on its inference session's serial queue.
+// @unchecked Sendable: the matcher is mutated only by the one generation that owns the
+// constraint, on its inference session's serial queue.
 package final class GrammarConstraint: TokenConstraint, @unchecked Sendable {
     package let matcher: TokenMatcher
     private let tokenizer: Tokenizer
@@ -25,7 +25,6 @@ package final class GrammarConstraint: TokenConstraint, @unchecked Sendable {
     package private(set) var budget: Int?
     /// Whether end-of-generation tokens may end the output where the grammar accepts.
     private let allowsEndToken: Bool
-    private var scratch: Guidance.TokenMask
 
     /// Within this many bytes of the budget, steering toward completion starts.
     static let steeringMargin = 256
@@ -46,7 +45,6 @@ package final class GrammarConstraint: TokenConstraint, @unchecked Sendable {
         self.prefix = Array(prefix.utf8)
         self.budget = budget
         self.allowsEndToken = allowsEndToken
-        scratch = Guidance.TokenMask(vocabularySize: index.vocabularySize)
     }
 
     package var isComplete: Bool { prefix.isEmpty && matcher.isComplete }
@@ -64,7 +62,7 @@ package final class GrammarConstraint: TokenConstraint, @unchecked Sendable {
         // The prefix with the grammar's forced start, tokenized together; the last token is left
         // to sampling (it might merge with what follows).
         var bytes = prefix + matcher.forcedBytes
-        bytes.removeLast(bytes.count - Self.wholeCharacterLength(bytes))
+        bytes.removeLast(bytes.count - TokenMatcher.wholeCharacterLength(bytes))
         var tokens = spelledTokens(bytes) ?? []
         if !tokens.isEmpty { tokens.removeLast() }
         let covered = tokens.reduce(0) { $0 + tokenizer.tokenBytes($1).count }
@@ -75,19 +73,19 @@ package final class GrammarConstraint: TokenConstraint, @unchecked Sendable {
         return tokens
     }
 
-    package func restrict(_ mask: inout Inference.TokenMask) -> Bool {
+    package func restrict(_ mask: inout TokenMask) -> Bool {
         if !prefix.isEmpty {
             // Only reached if forcing failed: allow the token of the prefix's next byte.
-            mask.words.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+            mask.removeAll()
             if let token = tokenizer.byteTokenID(prefix[0]), token < mask.vocabularySize { mask.insert(token) }
             return true
         }
-        matcher.fillMask(&scratch)
+        // The grammar writes the engine's mask itself (padding rows past the vocabulary cleared).
+        matcher.fillMask(&mask)
         if !allowsEndToken {
-            for token in tokenizer.endOfGenerationTokenIDs where scratch.contains(token) { scratch.remove(token) }
+            for token in tokenizer.endOfGenerationTokenIDs where mask.contains(token) { mask.remove(token) }
         }
-        if let budget { steer(toFinishWithin: budget) }
-        copy(scratch, into: &mask)
+        if let budget { steer(&mask, toFinishWithin: budget) }
         return true
     }
 
@@ -97,7 +95,7 @@ package final class GrammarConstraint: TokenConstraint, @unchecked Sendable {
     /// grammar allows none — a word bound reached — tokens that would run on the current word
     /// ("to" + "help" → "tohelp") are dropped too, if anything else (punctuation, the closing
     /// quote) is left: the output then ends the word instead of gluing the next one to it.
-    package func refine(_ mask: inout Inference.TokenMask, refusing preferred: Int) {
+    package func refine(_ mask: inout TokenMask, refusing preferred: Int) {
         guard prefix.isEmpty, tokenizer.tokenBytes(preferred).first == UInt8(ascii: " ") else { return }
         let continuing = matcher.index.wordContinuingTokens.words
         var narrowed = mask.words
@@ -137,7 +135,7 @@ package final class GrammarConstraint: TokenConstraint, @unchecked Sendable {
         if let budget { self.budget = budget - 1 }
     }
 
-    /// Removes from `scratch` the tokens after which the output could not be completed within
+    /// Removes from `mask` the tokens after which the output could not be completed within
     /// the `budget - 1` tokens left; keeps the ones closest to completion if none could.
     ///
     /// Checking a token takes a walk of the automaton, so checking every allowed token (tens of
@@ -145,20 +143,20 @@ package final class GrammarConstraint: TokenConstraint, @unchecked Sendable {
     /// JSON structure in them are checked: they are the ones that open a new value (an array
     /// element, an optional property) and so can lengthen the shortest completion by more than a
     /// few bytes. Far from the end nothing is checked.
-    private func steer(toFinishWithin budget: Int) {
+    private func steer(_ mask: inout TokenMask, toFinishWithin budget: Int) {
         let left = budget - 1
         let distance = matcher.minimumBytesToComplete
         if left >= distance + Self.steeringMargin { return }
         let candidates =
             left >= distance + Self.exactSteeringMargin
-            ? StructuralTokens.of(matcher.index).filter { scratch.contains(Int($0)) }.map(Int.init)
-            : scratch.allowedTokens
+            ? StructuralTokens.of(matcher.index).filter { mask.contains(Int($0)) }.map(Int.init)
+            : mask.allowedTokens
         var closest = Int.max
         var closestTokens: [Int] = []
         for token in candidates {
             let after = matcher.minimumBytesToComplete(after: token) ?? Int.max
             if after <= left { continue }
-            scratch.remove(token)
+            mask.remove(token)
             if after < closest {
                 closest = after
                 closestTokens = [token]
@@ -166,19 +164,7 @@ package final class GrammarConstraint: TokenConstraint, @unchecked Sendable {
                 closestTokens.append(token)
             }
         }
-        if scratch.isEmpty { for token in closestTokens { scratch.insert(token) } }
-    }
-
-    /// Copies a Guidance mask into the engine's mask (which may be longer: padding rows of the
-    /// output matrix are never allowed).
-    private func copy(_ source: Guidance.TokenMask, into mask: inout Inference.TokenMask) {
-        mask.words.withUnsafeMutableBufferPointer { target in
-            source.words.withUnsafeBufferPointer { words in
-                let shared = min(words.count, target.count)
-                target.baseAddress!.update(from: words.baseAddress!, count: shared)
-                if target.count > shared { target[shared...].update(repeating: 0) }
-            }
-        }
+        if mask.isEmpty { for token in closestTokens { mask.insert(token) } }
     }
 
     /// The canonical tokens of `bytes` if they spell exactly those bytes with text tokens.
@@ -191,18 +177,6 @@ package final class GrammarConstraint: TokenConstraint, @unchecked Sendable {
             spelled += tokenizer.tokenBytes(token)
         }
         return spelled == bytes ? tokens : nil
-    }
-
-    /// The length of the longest prefix of `bytes` that does not end inside a UTF-8 character.
-    static func wholeCharacterLength(_ bytes: [UInt8]) -> Int {
-        var end = 0
-        while end < bytes.count {
-            let lead = bytes[end]
-            let length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
-            if end + length > bytes.count { break }
-            end += length
-        }
-        return end
     }
 }
 

@@ -34,17 +34,18 @@ package final class LoadedModel: Sendable {
 
     private static let loaded = Mutex<[String: LoadedModel]>([:])
 
-    /// The model at `path`, loaded on first use and then shared.
+    /// The model at `path`, loaded on first use and then shared; repacked weights are kept in
+    /// `packedWeightsDirectory` (nil: no cache).
     ///
     /// - Throws: ``LanguageModelSession/GenerationError/assetsUnavailable(_:)`` when the file
     ///   cannot be loaded, with the reason.
-    package static func shared(path: String) throws -> LoadedModel {
+    package static func shared(path: String, packedWeightsDirectory: String? = nil) throws -> LoadedModel {
         // Loading under the lock keeps two sessions from mapping the same file twice.
         try loaded.withLock { loaded in
             if let model = loaded[path] { return model }
             let model: Model
             do {
-                model = try Model(path: path)
+                model = try Model(path: path, packedWeightsDirectory: packedWeightsDirectory)
             } catch {
                 throw LanguageModelSession.GenerationError.assetsUnavailable(
                     .init(debugDescription: "The model file \(path) could not be loaded: \(error)"))

@@ -91,7 +91,7 @@ package final class TurnConstraint: TokenConstraint, @unchecked Sendable {
         }
     }
 
-    package func restrict(_ mask: inout Inference.TokenMask) -> Bool {
+    package func restrict(_ mask: inout TokenMask) -> Bool {
         switch phase {
         case .start:
             // The answer's first token or a tagged call; without an answer grammar, anything goes.
@@ -104,12 +104,12 @@ package final class TurnConstraint: TokenConstraint, @unchecked Sendable {
         case .structured(let grammar), .call(let grammar, _):
             return grammar.restrict(&mask)
         case .afterCall:
-            clear(&mask)
+            mask.removeAll()
             for token in endTokens { allow(token, in: &mask) }
             if budget >= 2 { allow(format.separatorToken, in: &mask) }
             return true
         case .separated:
-            clear(&mask)
+            mask.removeAll()
             for token in endTokens { allow(token, in: &mask) }
             if budget >= minimumCallTokens { allow(format.openToken, in: &mask) }
             return true
@@ -118,7 +118,7 @@ package final class TurnConstraint: TokenConstraint, @unchecked Sendable {
 
     package var refinesRefusals: Bool { true }
 
-    package func refine(_ mask: inout Inference.TokenMask, refusing preferred: Int) {
+    package func refine(_ mask: inout TokenMask, refusing preferred: Int) {
         switch phase {
         case .structured(let grammar), .call(let grammar, _): grammar.refine(&mask, refusing: preferred)
         default: break
@@ -208,11 +208,7 @@ package final class TurnConstraint: TokenConstraint, @unchecked Sendable {
         return 4 + format.trailingTokens.count + probe.minimumBytesToComplete
     }
 
-    private func allow(_ token: Int, in mask: inout Inference.TokenMask) {
+    private func allow(_ token: Int, in mask: inout TokenMask) {
         if token >= 0 && token < mask.vocabularySize { mask.insert(token) }
-    }
-
-    private func clear(_ mask: inout Inference.TokenMask) {
-        mask.words.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
     }
 }

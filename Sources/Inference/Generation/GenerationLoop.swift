@@ -18,7 +18,7 @@ struct GenerationLoop {
     private var detokenizer: StreamingDetokenizer
     private(set) var generated: [Int] = []
 
-    init(tokenizer: Tokenizer, options: GenerationOptions) {
+    init(tokenizer: Tokenizer, options: DecodingOptions) {
         maxTokens = options.maxTokens
         endTokens = options.stopsAtEndOfGeneration ? Set(tokenizer.endOfGenerationTokenIDs) : []
         detokenizer = StreamingDetokenizer(tokenizer: tokenizer)

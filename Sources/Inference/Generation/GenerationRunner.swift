@@ -1,14 +1,16 @@
+import Tokenizers
+
 /// Drives one generation on an evaluator: prefill with prefix reuse, then sample, emit and
 /// evaluate token by token until a stop condition.
 struct GenerationRunner {
     let evaluator: Evaluator
-    let options: GenerationOptions
+    let options: DecodingOptions
     var constraint: (any TokenConstraint)?
     let isStopped: () -> Bool
     let emit: (GenerationEvent) -> Void
 
     init(
-        evaluator: Evaluator, options: GenerationOptions, constraint: (any TokenConstraint)?,
+        evaluator: Evaluator, options: DecodingOptions, constraint: (any TokenConstraint)?,
         isStopped: @escaping () -> Bool, emit: @escaping (GenerationEvent) -> Void
     ) {
         self.evaluator = evaluator

@@ -7,7 +7,7 @@ import Synchronization
 /// ```swift
 /// let session = InferenceSession(model: model)
 /// let prompt = try model.tokenizer.encode(model.renderChat([("user", "Hi")]), parseSpecial: true)
-/// for try await event in session.generate(prompt: prompt, options: GenerationOptions(maxTokens: 50)) {
+/// for try await event in session.generate(prompt: prompt, options: DecodingOptions(maxTokens: 50)) {
 ///     if case .token(_, let text) = event { print(text, terminator: "") }
 /// }
 /// ```
@@ -38,7 +38,7 @@ public final class InferenceSession: @unchecked Sendable {
     /// The stream ends after `.finished`, or with an error: `InferenceError.promptTooLong` before
     /// any work, or an error thrown by `constraint`.
     public func generate(
-        prompt: [Int], options: GenerationOptions, constraint: (any TokenConstraint)? = nil
+        prompt: [Int], options: DecodingOptions, constraint: (any TokenConstraint)? = nil
     ) -> AsyncThrowingStream<GenerationEvent, any Error> {
         let (stream, continuation) = AsyncThrowingStream<GenerationEvent, any Error>.makeStream()
         let stop = StopFlag()

@@ -1,3 +1,5 @@
+import Tokenizers
+
 /// Steers generation token by token, e.g. a grammar or JSON-schema matcher.
 ///
 /// Before each step the loop asks for forced tokens (appended without sampling, as when only one

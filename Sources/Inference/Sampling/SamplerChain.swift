@@ -1,3 +1,5 @@
+import Tokenizers
+
 /// Picks tokens from logits through a chain of `SamplingStage`s and a final greedy or seeded
 /// random choice, remembering the tokens it has seen for the repetition penalty.
 ///

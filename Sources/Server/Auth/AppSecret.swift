@@ -1,16 +1,16 @@
 import CSodium
-import ChatStore
 import Foundation
 
-/// The secret that signs tokens: `SOTTO_SECRET` when set, else the file `$SOTTO_HOME/secret`,
-/// created on first use with 32 random bytes (hex) and mode 0600. It never leaves the server.
+/// The secret that signs tokens: `SOTTO_SECRET` when set, else the file `secret` in the data
+/// directory (`ModelStore.home`), created on first use with 32 random bytes (hex) and mode 0600.
+/// It never leaves the server.
 public enum AppSecret {
     /// Shortest accepted secret, in bytes.
     public static let minimumLength = 16
 
-    /// Loads or creates the secret.
+    /// Loads or creates the secret of the data directory `home`.
     public static func load(
-        home: String = SottoHome.path, environment: [String: String] = ProcessInfo.processInfo.environment
+        home: String, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> String {
         if let fromEnvironment = environment["SOTTO_SECRET"], !fromEnvironment.isEmpty {
             guard fromEnvironment.utf8.count >= minimumLength else {

@@ -1,45 +1,43 @@
 import ChatIntelligence
 import FoundationModels
+import ModelStore
 
-/// The on-device suggester: ChatIntelligence's ``ChatIntelligence/ReplySuggester`` (three short
+/// The on-device suggester: ChatIntelligence's ``ChatIntelligence/ReplyDrafter`` (three short
 /// replies drafted by the local model) behind the server's ``ReplySuggester`` seam.
 public struct ModelSuggester: ReplySuggester {
-    private let suggester: ChatIntelligence.ReplySuggester
+    private let drafter: ReplyDrafter
 
-    /// Suggestions from `model`: a catalog id (`qwen2.5-coder-1.5b`), the path of a GGUF file, or
-    /// nil for the model `SOTTO_MODEL` configures.
-    public init(model: String? = nil) {
-        let chosen: SystemLanguageModel
-        if let model, !model.isEmpty {
-            let isPath = model.contains("/") || model.hasSuffix(".gguf")
-            chosen = SystemLanguageModel(model: isPath ? .path(model) : .id(model))
-        } else {
-            chosen = .default
-        }
-        self.init(ChatIntelligence.ReplySuggester(model: chosen))
+    /// Suggestions from the model file `model`, which `ModelStore` resolved from a name.
+    public init(model: ModelFile) {
+        self.init(ReplyDrafter(model: SystemLanguageModel(model: .path(model.path))))
     }
 
-    /// Suggestions from a configured suggester.
-    public init(_ suggester: ChatIntelligence.ReplySuggester) {
-        self.suggester = suggester
+    /// Suggestions from a configured drafter.
+    public init(_ drafter: ReplyDrafter) {
+        self.drafter = drafter
     }
 
     /// Whether the model can be used; when it cannot, leave the server without a suggester so
     /// the web app hides the suggestions row.
-    public var isAvailable: Bool { suggester.isAvailable }
+    public var isAvailable: Bool { drafter.isAvailable }
 
     /// Loads the model and prefills the suggester's fixed instructions and examples in the
-    /// background (see ``ChatIntelligence/ReplySuggester/prewarm()``).
-    public func prewarm() { suggester.prewarm() }
+    /// background (see ``ChatIntelligence/ReplyDrafter/prewarm()``).
+    public func prewarm() { drafter.prewarm() }
 
     public func suggestions(for context: ReplyContext) async throws -> [String]? {
+        let (messages, user) = Self.conversation(of: context)
+        return try await drafter.suggestions(replyingTo: messages, as: user, tone: context.tone)
+    }
+
+    /// What the drafter reads: the context's messages with their authors' display names, and
+    /// the user the replies are for.
+    static func conversation(of context: ReplyContext) -> (messages: [ChatMessage], user: Participant) {
         let messages = context.recentMessages.map { message in
             ChatMessage(
                 author: Participant(id: message.author.rawValue, name: context.authorName(of: message)),
                 text: message.text)
         }
-        let user = Participant(id: context.user.id.rawValue, name: context.user.name)
-        let tone = context.tone.flatMap { ChatIntelligence.ReplySuggester.Tone(rawValue: $0.rawValue) }
-        return try await suggester.suggestions(replyingTo: messages, as: user, tone: tone)
+        return (messages, Participant(id: context.user.id.rawValue, name: context.user.name))
     }
 }

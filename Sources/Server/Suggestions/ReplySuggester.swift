@@ -1,10 +1,10 @@
 import ChatIntelligence
 import ChatStore
+import Digests
 
-/// The register replies are drafted in.
-public enum Tone: String, Sendable, Codable, CaseIterable {
-    case casual, formal
-}
+/// The register replies are drafted in: ChatIntelligence's ``ChatIntelligence/ReplyTone``, under
+/// the name the server's API and scheduler use.
+public typealias Tone = ReplyTone
 
 /// Everything a suggester needs to draft replies for one user in one conversation.
 public struct ReplyContext: Hashable, Sendable {
@@ -18,12 +18,12 @@ public struct ReplyContext: Hashable, Sendable {
     public var tone: Tone?
 
     /// How many recent messages a context carries at least.
-    public static let messageLimit = ChatIntelligence.ReplySuggester.messageLimit
+    public static let messageLimit = ReplyDrafter.messageLimit
 
     /// How many of a channel's `messageCount` messages a context carries: the suggester's
     /// window (8 to 11, moving every 4 messages so consecutive prompts share their start).
     public static func windowSize(messageCount: Int) -> Int {
-        ChatIntelligence.ReplySuggester.windowSize(messageCount: messageCount)
+        ReplyDrafter.windowSize(messageCount: messageCount)
     }
 
     public init(user: User, channel: Channel, participants: [User], recentMessages: [Message], tone: Tone?) {
@@ -39,11 +39,6 @@ public struct ReplyContext: Hashable, Sendable {
         participants.first { $0.id == message.author }?.name ?? message.author.rawValue
     }
 
-    /// "Name: text" lines, oldest first.
-    public var transcript: [String] {
-        recentMessages.map { "\(authorName(of: $0)): \($0.text)" }
-    }
-
     /// Suggestions are only offered when someone else spoke last.
     public var wantsReply: Bool {
         guard let last = recentMessages.last else { return false }
@@ -53,21 +48,13 @@ public struct ReplyContext: Hashable, Sendable {
     /// Identifies the conversation state the suggestions answer: the user, the tone and the
     /// recent messages' ids. Stable across processes (FNV-1a, not `Hasher`).
     public var signature: String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix(_ text: String) {
-            for byte in text.utf8 {
-                hash ^= UInt64(byte)
-                hash = hash &* 0x100_0000_01b3
-            }
-            hash ^= 0xFF
-            hash = hash &* 0x100_0000_01b3
+        var hash = FNV1a()
+        let fields = [user.id.rawValue, channel.cid.cid, tone?.rawValue ?? "-"] + recentMessages.map(\.id.rawValue)
+        for field in fields {
+            hash.combine(field.utf8)
+            hash.combine(0xFF)  // never part of UTF-8: the fields cannot run into each other
         }
-        mix(user.id.rawValue)
-        mix(channel.cid.cid)
-        mix(tone?.rawValue ?? "-")
-        for message in recentMessages { mix(message.id.rawValue) }
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        return hash.hexDigest
     }
 }
 

@@ -1,10 +1,11 @@
-/// What a generation produces and when it stops.
+/// What a generation produces and when it stops: the engine's own options (FoundationModels'
+/// `GenerationOptions`, Apple's, are turned into these by the local engine).
 ///
 /// ```swift
-/// var options = GenerationOptions(maxTokens: 64, sampling: .greedy)
+/// var options = DecodingOptions(maxTokens: 64, sampling: .greedy)
 /// options.sampling.seed = 42
 /// ```
-public struct GenerationOptions: Sendable {
+public struct DecodingOptions: Sendable {
     /// Generated tokens after which generation stops (end-of-generation tokens not counted).
     public var maxTokens: Int
     /// How each token is chosen.
@@ -74,7 +75,7 @@ public struct GenerationSummary: Sendable, Equatable {
         Self.rate(generatedTokens, decodeDuration)
     }
 
-    static func rate(_ count: Int, _ duration: Duration) -> Double {
+    package static func rate(_ count: Int, _ duration: Duration) -> Double {
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
         return seconds > 0 ? Double(count) / seconds : 0
     }

@@ -4,10 +4,10 @@ import FoundationModels
 /// model.
 ///
 /// ```swift
-/// let suggester = ReplySuggester()
+/// let drafter = ReplyDrafter()
 /// let alice = Participant(id: "alice", name: "Alice")
 /// let bob = Participant(id: "bob", name: "Bob")
-/// let replies = try await suggester.suggestions(
+/// let replies = try await drafter.suggestions(
 ///     replyingTo: [ChatMessage(author: bob, text: "Still on for Saturday?")], as: alice)
 /// // ["Yes, can't wait!", "Sorry, I can't.", "What time again?"], or nil
 /// ```
@@ -15,12 +15,7 @@ import FoundationModels
 /// Each request runs in a fresh session that starts from the same fixed instructions and worked
 /// examples, so requests share a prompt prefix the engine keeps cached, and no conversation
 /// leaks into another.
-public struct ReplySuggester: Sendable {
-    /// The register replies are drafted in.
-    public enum Tone: String, Sendable, Hashable, CaseIterable {
-        case casual, formal
-    }
-
+public struct ReplyDrafter: Sendable {
     /// How many of the newest messages the model reads at least.
     public static let messageLimit = 8
 
@@ -55,7 +50,7 @@ public struct ReplySuggester: Sendable {
     /// enforces it anyway. Kept for measuring (`scripts/eval-suggestions --schema-in-prompt`).
     package var includesSchemaInPrompt = false
 
-    public init(model: SystemLanguageModel = .default, options: GenerationOptions = ReplySuggester.defaultOptions) {
+    public init(model: SystemLanguageModel = .default, options: GenerationOptions = ReplyDrafter.defaultOptions) {
         self.model = model
         self.options = options
     }
@@ -77,7 +72,8 @@ public struct ReplySuggester: Sendable {
     /// - Returns: nil when there is nothing to offer: the model is unavailable, the conversation
     ///   is empty or `user` sent its last message, or no usable reply came out.
     /// - Throws: the session's `GenerationError` when generation fails.
-    public func suggestions(replyingTo messages: [ChatMessage], as user: Participant, tone: Tone? = nil) async throws
+    public func suggestions(replyingTo messages: [ChatMessage], as user: Participant, tone: ReplyTone? = nil)
+        async throws
         -> [String]?
     {
         guard Self.wantsReply(messages, user: user), isAvailable else { return nil }

@@ -1,17 +1,19 @@
+import Inference
+
 /// Measures prefill and decode speed of a model the way llama.cpp's `llama-bench` does
 /// (`pp<N>`: one batch of N prompt tokens; `tg<M>`: M tokens decoded one at a time, greedy).
-public enum Benchmark {
+enum Benchmark {
     /// Speeds measured by one `run`.
-    public struct Result: Sendable {
-        public var promptTokens: Int
-        public var generatedTokens: Int
-        public var threads: Int
-        public var prefillTokensPerSecond: Double
-        public var decodeTokensPerSecond: Double
+    struct Result: Sendable {
+        var promptTokens: Int
+        var generatedTokens: Int
+        var threads: Int
+        var prefillTokensPerSecond: Double
+        var decodeTokensPerSecond: Double
         /// Weight bytes read per decoded token.
-        public var weightBytesPerToken: Int
+        var weightBytesPerToken: Int
         /// Bytes the KV cache holds for the benchmark's context.
-        public var cacheBytes: Int
+        var cacheBytes: Int
     }
 
     /// Runs a prefill of `promptTokens` tokens, then, on a fresh KV cache holding one token,
@@ -19,7 +21,7 @@ public enum Benchmark {
     ///
     /// The prompt is a fixed pseudo-random sequence of ordinary tokens (as llama-bench uses random
     /// tokens), so results do not depend on a tokenizer.
-    public static func run(
+    static func run(
         model: Model, promptTokens: Int = 512, generatedTokens: Int = 128, threads: Int? = nil, repetitions: Int = 1
     ) throws -> Result {
         precondition(promptTokens > 0 && generatedTokens >= 0 && repetitions > 0)

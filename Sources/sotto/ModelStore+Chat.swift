@@ -1,0 +1,16 @@
+import ChatStore
+import ModelStore
+import Server
+
+extension ModelStore {
+    /// The chat database in the data directory (created, with the directory, when missing).
+    func openChatStore() throws -> ChatStore {
+        try createHome()
+        return try ChatStore(path: chatDatabase.path)
+    }
+
+    /// The secret that signs sign-in tokens: `SOTTO_SECRET`, or the data directory's `secret`.
+    func loadSecret() throws -> String {
+        try AppSecret.load(home: home.path)
+    }
+}
