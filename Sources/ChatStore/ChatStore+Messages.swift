@@ -37,8 +37,11 @@ public struct ReadResult: Hashable, Sendable {
 }
 
 extension ChatStore {
-    /// Longest message text, in characters.
+    /// Longest message text, in characters (Unicode scalars, so that combining marks count:
+    /// a grapheme cluster can be arbitrarily long)…
     public static let maxMessageLength = 4000
+    /// …and in bytes of UTF-8.
+    public static let maxMessageBytes = 16 * 1024
     /// Largest history page.
     public static let maxPageSize = 200
 
@@ -51,9 +54,13 @@ extension ChatStore {
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw ChatStoreError.invalidArgument(field: "text", reason: "must not be empty")
         }
-        guard text.count <= Self.maxMessageLength else {
+        guard text.unicodeScalars.count <= Self.maxMessageLength else {
             throw ChatStoreError.invalidArgument(
                 field: "text", reason: "longer than \(Self.maxMessageLength) characters")
+        }
+        guard text.utf8.count <= Self.maxMessageBytes else {
+            throw ChatStoreError.invalidArgument(
+                field: "text", reason: "longer than \(Self.maxMessageBytes) bytes of UTF-8")
         }
         let id = try new.id.map { try MessageID.validated($0.rawValue) } ?? MessageID.random()
         let now = Timestamp.now

@@ -43,9 +43,13 @@ public final class ChatStore: Sendable {
     private let nextReader = ReaderCounter()
 
     /// Opens (creating and migrating if needed) the database at `path`.
+    ///
+    /// The file is created owner-only (0600), and SQLite gives its `-wal` and `-shm` files the
+    /// database's mode; an existing database or journal readable by others is tightened to 0600.
     public init(path: String, options: Options = Options()) throws {
         self.path = path
         self.options = options
+        try Self.restrictFiles(at: path)
         let writerConnection = try Connection(path: path)
         try writerConnection.execute("PRAGMA journal_mode=WAL")
         try writerConnection.execute(
@@ -60,11 +64,30 @@ public final class ChatStore: Sendable {
         }
     }
 
-    /// Opens the store in `$SOTTO_HOME` (default `~/.sotto`), creating the folder if needed.
+    /// Opens the store in `$SOTTO_HOME` (default `~/.sotto`), creating the folder (0700) if needed.
     public static func openDefault(options: Options = Options()) throws -> ChatStore {
         let home = SottoHome.path
-        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        try SottoHome.create(home)
         return try ChatStore(path: home + "/chat.sqlite", options: options)
+    }
+
+    /// Creates the database file owner-only if it is missing, and takes group and other
+    /// access away from an existing one and its journals.
+    static func restrictFiles(at path: String) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if descriptor >= 0 {
+            close(descriptor)
+            return
+        }
+        guard errno == EEXIST else {
+            throw DatabaseError(
+                resultCode: SQLITE_CANTOPEN, message: "cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+        for file in [path, path + "-wal", path + "-shm", path + "-journal"] {
+            var status = stat()
+            guard stat(file, &status) == 0, status.st_mode & 0o077 != 0, status.st_uid == geteuid() else { continue }
+            chmod(file, status.st_mode & 0o700)
+        }
     }
 
     /// Runs `body` with a reader connection. Sees every write that committed before the call.
@@ -91,6 +114,21 @@ public enum SottoHome {
     public static var path: String {
         if let home = ProcessInfo.processInfo.environment["SOTTO_HOME"], !home.isEmpty { return home }
         return FileManager.default.homeDirectoryForCurrentUser.path + "/.sotto"
+    }
+
+    /// Creates `path` owner-only (0700) when it does not exist; its parents as usual. An
+    /// existing folder is left as it is (it may be one the user chose, such as a shared one).
+    public static func create(_ path: String) throws {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue { return }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty {
+            try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        }
+        guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
+            throw DatabaseError(
+                resultCode: SQLITE_CANTOPEN, message: "cannot create \(path): \(String(cString: strerror(errno)))")
+        }
     }
 }
 
