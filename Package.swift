@@ -41,8 +41,9 @@ let package = Package(
     targets: [
         // C libraries from Debian, each behind its own system-library target.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CCivetWeb", providers: [.apt(["libcivetweb-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
+        .systemLibrary(name: "CPicoHTTPParser", providers: [.apt(["libh2o-dev"])]),
 
         // Inference engine.
         .target(name: "GGUF", swiftSettings: common),
@@ -69,9 +70,10 @@ let package = Package(
 
         // Chat system.
         .target(name: "ChatStore", dependencies: ["CSQLite"], swiftSettings: common),
+        .target(name: "HTTPCore", dependencies: ["CLibUV", "CPicoHTTPParser"], swiftSettings: common),
         .target(name: "ChatIntelligence", dependencies: ["FoundationModels"], swiftSettings: common),
         .target(
-            name: "Server", dependencies: ["ChatStore", "ChatIntelligence", "CCivetWeb", "CSodium"],
+            name: "Server", dependencies: ["ChatStore", "ChatIntelligence", "HTTPCore", "CSodium"],
             resources: [.copy("Web")], swiftSettings: common),
 
         .executableTarget(
@@ -96,8 +98,9 @@ let package = Package(
         .testTarget(
             name: "ChatIntelligenceTests", dependencies: ["ChatIntelligence"], resources: [.copy("Fixtures")],
             swiftSettings: common),
-        .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore"], swiftSettings: common),
-        .testTarget(name: "ServerTests", dependencies: ["Server"], swiftSettings: common),
+        .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "CSQLite"], swiftSettings: common),
+        .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"], swiftSettings: common),
+        .testTarget(name: "ServerTests", dependencies: ["Server", "HTTPCore"], swiftSettings: common),
         .testTarget(name: "SottoCLITests", dependencies: ["sotto", "Inference"], swiftSettings: common),
     ],
     swiftLanguageModes: [.v6]

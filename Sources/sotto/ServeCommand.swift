@@ -19,9 +19,19 @@ struct ServeCommand: Command {
           --canned-suggestions  fixed stand-in replies instead of a model (to try the web app)
           --demo              seed the demo conversation if the store has no channels, and print
                               sign-in tokens for alice and bob (valid 24 hours)
-          --threads N         worker threads; each open WebSocket holds one (default 256)
+          --io-threads N      event-loop threads that own the connections (default 2)
+          --threads N         threads that run request handlers (default 8)
+          --max-connections N           open connections in all (default 20000; raise ulimit -n to match)
+          --max-connections-per-ip N    open connections from one address (default 512)
+          --rate-limit N      requests (and WebSocket messages) per second per user, bursts of 4×
+                              (default 50; 0 turns the limit off)
+          --cors-origin ORIGINS  comma-separated origins (https://chat.example.com) whose pages may
+                              call the API; default none (CORS off)
         """
-    static let valueOptions: Set<String> = ["host", "port", "model", "threads"]
+    static let valueOptions: Set<String> = [
+        "host", "port", "model", "threads", "io-threads", "max-connections", "max-connections-per-ip", "rate-limit",
+        "cors-origin",
+    ]
     static let switchOptions: Set<String> = ["no-suggestions", "canned-suggestions", "demo"]
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
@@ -32,10 +42,38 @@ struct ServeCommand: Command {
             throw UsageError(description: "--port must be 0…65535")
         }
         configuration.port = port
-        guard let threads = try arguments.int("threads", default: 256), (4...4096).contains(threads) else {
-            throw UsageError(description: "--threads must be 4…4096")
+        guard let threads = try arguments.int("threads", default: 8), (1...256).contains(threads) else {
+            throw UsageError(description: "--threads must be 1…256")
         }
-        configuration.threads = threads
+        configuration.handlerThreads = threads
+        guard let ioThreads = try arguments.int("io-threads", default: 2), (1...64).contains(ioThreads) else {
+            throw UsageError(description: "--io-threads must be 1…64")
+        }
+        configuration.ioThreads = ioThreads
+        guard let maxConnections = try arguments.int("max-connections", default: 20_000), maxConnections >= 1 else {
+            throw UsageError(description: "--max-connections must be at least 1")
+        }
+        configuration.maxConnections = maxConnections
+        guard let perAddress = try arguments.int("max-connections-per-ip", default: 512), perAddress >= 1 else {
+            throw UsageError(description: "--max-connections-per-ip must be at least 1")
+        }
+        configuration.maxConnectionsPerAddress = perAddress
+        guard let rate = try arguments.int("rate-limit", default: 50), rate >= 0 else {
+            throw UsageError(description: "--rate-limit must be 0 or more")
+        }
+        configuration.userRequestsPerSecond = Double(rate)
+        configuration.userBurst = Double(max(1, rate * 4))
+        if let origins = arguments.string("cors-origin") {
+            configuration.corsOrigins = try origins.split(separator: ",").map { part in
+                let origin = part.trimmingCharacters(in: .whitespaces)
+                guard origin.hasPrefix("http://") || origin.hasPrefix("https://"), !origin.dropFirst(8).contains("/")
+                else {
+                    throw UsageError(
+                        description: "--cors-origin takes origins like https://chat.example.com, got '\(origin)'")
+                }
+                return origin
+            }
+        }
 
         let store = try ChatStore.openDefault()
         let secret = try AppSecret.load()

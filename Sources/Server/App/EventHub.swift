@@ -1,5 +1,6 @@
 import ChatStore
 import Foundation
+import HTTPCore
 
 /// The `/api/connect` WebSocket: authenticates sockets, replays missed events, and pushes each
 /// user's event log to their open sockets as it grows.
@@ -15,8 +16,9 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
     // @unchecked Sendable: `sessions`, `sessionsBySocket` and `waiting` are only touched inside
     // `lock`; `typingHandler` is set once, before the server starts.
 
-    /// How long an unauthenticated socket may wait before sending `auth`.
-    static let authTimeout: DispatchTimeInterval = .seconds(10)
+    /// How long an unauthenticated socket may wait before sending `auth`; then it is closed,
+    /// TCP connection included.
+    static let authTimeout: DispatchTimeInterval = .seconds(5)
 
     private let store: ChatStore
     private let tokens: TokenAuthority
@@ -27,10 +29,14 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
     private var waiting: [Int: WebSocket] = [:]
     /// Handles client typing messages; set by the server once the API exists.
     var typingHandler: (@Sendable (UserID, ChannelID, Bool) throws -> Void)?
+    private let cors: CORSPolicy
+    private let limiter: RateLimiter
 
-    init(store: ChatStore, tokens: TokenAuthority) {
+    init(store: ChatStore, tokens: TokenAuthority, cors: CORSPolicy, limiter: RateLimiter) {
         self.store = store
         self.tokens = tokens
+        self.cors = cors
+        self.limiter = limiter
     }
 
     /// Pushes new events to these users' sockets.
@@ -54,7 +60,18 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
     // MARK: WebSocketResponder
 
     func shouldAccept(_ request: HTTPRequest) -> HTTPResponse? {
-        let query = request.query
+        // A browser always sends Origin: a page elsewhere must not ride on the user's session.
+        if let origin = request.header("Origin"), !Self.isSameOrigin(origin, host: request.header("Host")),
+            !cors.allows(origin)
+        {
+            return APIError(
+                status: 403, code: "origin_not_allowed",
+                message: "WebSocket from origin '\(origin.prefix(100))' refused"
+            ).response
+        }
+        guard let query = request.validatedQuery else {
+            return APIError.badRequest("the query string is not valid percent-encoded UTF-8").response
+        }
         if let since = query["since"], Int64(since).map({ $0 >= 0 }) != true {
             return APIError.badRequest("since must be a non-negative integer").response
         }
@@ -65,6 +82,14 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
         } catch {
             return APIError(error).response
         }
+    }
+
+    /// Whether `origin` is this server as the client reached it (`http(s)://` + Host).
+    static func isSameOrigin(_ origin: String, host: String?) -> Bool {
+        guard let host, !host.isEmpty else { return false }
+        let lower = origin.lowercased()
+        let hostLower = host.lowercased()
+        return lower == "http://" + hostLower || lower == "https://" + hostLower
     }
 
     func opened(_ socket: WebSocket) {
@@ -102,6 +127,12 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
             return
         }
         guard let session = session(for: socket) else { return }
+        if type != "ping", let wait = limiter.take(session.user) {
+            send(
+                socket,
+                error: APIError(status: 429, code: "rate_limited", message: "too many messages; retry in \(wait) s"))
+            return
+        }
         switch type {
         case "ping":
             socket.send(#"{"type":"pong"}"#)
@@ -165,6 +196,14 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
             sessionsBySocket[socket.id] = session
         }
         session.schedulePump()  // replay, and anything that arrived while registering
+        if let expiresAt = claims.expiresAt {
+            // HTTP refuses the token from then on; the socket must not outlive it either.
+            let delay = max(0, Double(expiresAt) - Date().timeIntervalSince1970)
+            DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self, weak socket] in
+                guard let self, let socket, self.session(for: socket) != nil else { return }
+                self.fail(socket, APIError(AuthError.expired), closeCode: 4401)
+            }
+        }
     }
 
     private func session(for socket: WebSocket) -> Session? {

@@ -1,6 +1,7 @@
 import CSodium
 import ChatStore
 import Foundation
+import HTTPCore
 
 /// The secret that signs tokens: `SOTTO_SECRET` when set, else the file `$SOTTO_HOME/secret`,
 /// created on first use with 32 random bytes (hex) and mode 0600. It never leaves the server.
@@ -20,8 +21,7 @@ public enum AppSecret {
         }
         let path = home + "/secret"
         if let existing = try read(path) { return existing }
-        try FileManager.default.createDirectory(
-            atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try SottoHome.create(home)
         precondition(sodium_init() >= 0, "libsodium failed to initialise")
         var bytes = [UInt8](repeating: 0, count: 32)
         randombytes_buf(&bytes, bytes.count)
