@@ -26,6 +26,8 @@ public struct SendResult: Hashable, Sendable {
     public var created: Bool
     /// Users who got a new event and should be notified.
     public var recipients: [UserID]
+    /// The `message.new` event with each recipient's seq (nil for a retry: nothing appended).
+    public var event: AppendedEvent? = nil
 }
 
 /// The outcome of `markRead`.
@@ -102,10 +104,10 @@ extension ChatStore {
             let message = Message(
                 id: id, cid: new.cid, author: new.author, text: text, createdAt: now, parentID: new.parentID)
             let recipients = try Self.memberIDs(new.cid, db)
-            try Self.appendEvent(
+            let event = try Self.appendEvent(
                 EventBody(type: EventType.messageNew, cid: new.cid, createdAt: now, message: message),
                 to: recipients, ephemeral: false, db)
-            return SendResult(message: message, created: true, recipients: recipients)
+            return SendResult(message: message, created: true, recipients: recipients, event: event)
         }
     }
 

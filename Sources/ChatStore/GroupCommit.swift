@@ -5,8 +5,10 @@ import Foundation
 ///
 /// Each write runs inside its own savepoint, so a write that throws is rolled back alone and
 /// the others in its batch still commit. Every caller returns only after the commit that
-/// holds its write, so an acknowledged write is durable. The first waiting caller leads: it
-/// runs the batch on its own thread while the others wait.
+/// holds its write, so an acknowledged write is durable. One waiting caller leads: it runs one
+/// batch (its own write first) on its own thread while the others wait, then hands the lead
+/// to the first caller still waiting, so no caller keeps committing other callers' writes
+/// (under steady load a leader that drained the queue itself would never return).
 final class GroupCommit: @unchecked Sendable {
     // @unchecked Sendable: `queue` and `leading` are only touched inside `lock`; the connection
     // is only used by the current leader, and there is at most one.
@@ -17,6 +19,8 @@ final class GroupCommit: @unchecked Sendable {
         /// Records a failure as the write's outcome.
         let fail: (any Error) -> Void
         let done = DispatchSemaphore(value: 0)
+        /// Set (inside the lock) when this request is woken to lead the next batch.
+        var leads = false
 
         init(perform: @escaping (Connection) throws -> Void, fail: @escaping (any Error) -> Void) {
             self.perform = perform
@@ -43,20 +47,34 @@ final class GroupCommit: @unchecked Sendable {
         let lead = !leading
         if lead { leading = true }
         lock.unlock()
-        if lead { drain() }
-        request.done.wait()
+        if lead {
+            runBatch()
+        } else {
+            request.done.wait()
+            lock.lock()
+            let woken = request.leads
+            lock.unlock()
+            if woken { runBatch() } else { return try outcome!.get() }
+        }
+        request.done.wait()  // signalled by the batch that held this write (the one just run)
         return try outcome!.get()
     }
 
-    private func drain() {
-        while true {
-            lock.lock()
-            let batch = Array(queue.prefix(maxBatch))
-            queue.removeFirst(batch.count)
-            if batch.isEmpty { leading = false }
+    /// Commits the oldest waiting writes (the leader's first), then passes the lead on.
+    private func runBatch() {
+        lock.lock()
+        let batch = Array(queue.prefix(maxBatch))
+        queue.removeFirst(batch.count)
+        lock.unlock()
+        commit(batch)
+        lock.lock()
+        if let next = queue.first {
+            next.leads = true
             lock.unlock()
-            if batch.isEmpty { return }
-            commit(batch)
+            next.done.signal()
+        } else {
+            leading = false
+            lock.unlock()
         }
     }
 

@@ -37,7 +37,7 @@ public final class HTTPServer: @unchecked Sendable {
         /// Event-loop threads.
         public var ioThreads = 2
         /// Threads that run handler code: the most requests handled at once.
-        public var handlerThreads = 8
+        public var handlerThreads = 32
         /// Requests waiting for a handler thread before new ones get 503.
         public var maxQueuedRequests = 4096
         /// Request head and body limits (431, 413).

@@ -19,7 +19,7 @@ public final class ChatServer: Sendable {
         /// Event-loop threads (sockets are spread over them).
         public var ioThreads = 2
         /// Threads that run request handlers.
-        public var handlerThreads = 8
+        public var handlerThreads = 32
         /// Open connections in all, and from one client address.
         public var maxConnections = 20_000
         public var maxConnectionsPerAddress = 512

@@ -20,7 +20,8 @@ struct ServeCommand: Command {
           --demo              seed the demo conversation if the store has no channels, and print
                               sign-in tokens for alice and bob (valid 24 hours)
           --io-threads N      event-loop threads that own the connections (default 2)
-          --threads N         threads that run request handlers (default 8)
+          --threads N         threads that run request handlers (default 32; a handler may wait for
+                              the database's commit, and waiting ones share it)
           --max-connections N           open connections in all (default 20000; raise ulimit -n to match)
           --max-connections-per-ip N    open connections from one address (default 512)
           --rate-limit N      requests (and WebSocket messages) per second per user, bursts of 4×
@@ -42,7 +43,7 @@ struct ServeCommand: Command {
             throw UsageError(description: "--port must be 0…65535")
         }
         configuration.port = port
-        guard let threads = try arguments.int("threads", default: 8), (1...256).contains(threads) else {
+        guard let threads = try arguments.int("threads", default: 32), (1...256).contains(threads) else {
             throw UsageError(description: "--threads must be 1…256")
         }
         configuration.handlerThreads = threads

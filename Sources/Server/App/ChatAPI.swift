@@ -177,7 +177,7 @@ struct ChatAPI: Sendable {
                 parentID: try body.parentID.map { try MessageID.validated($0, field: "parent_id") })
             let result = try store.sendMessage(new)
             if result.created {
-                hub.notify(result.recipients)
+                if let event = result.event { hub.deliver(event) } else { hub.notify(result.recipients) }
                 refreshSuggestions(after: result.message, members: result.recipients)
             }
             return JSONBody.response(

@@ -45,6 +45,15 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
         for session in targets { session.schedulePump() }
     }
 
+    /// Sends a just-appended event to its recipients' sockets straight from memory; a socket
+    /// that is behind (it missed an earlier event) reads its log instead.
+    func deliver(_ event: AppendedEvent) {
+        let targets = withLock {
+            event.seqs.flatMap { user, seq in (sessions[user].map { Array($0.values) } ?? []).map { ($0, seq) } }
+        }
+        for (session, seq) in targets { session.offer(seq: seq, json: event.json(seq: seq)) }
+    }
+
     func isConnected(_ user: UserID) -> Bool {
         withLock { !(sessions[user]?.isEmpty ?? true) }
     }
@@ -246,8 +255,14 @@ func jsonString(_ text: String) -> String {
 }
 
 /// One authenticated socket and how far its user's log has been sent on it.
+///
+/// Events reach it two ways: `offer` hands over one just committed (sent at once when it is
+/// the next in the log), and `schedulePump` reads the log after `lastSent` (on connect, after a
+/// gap, for events recorded without an offer). Both send under `lock`, and only events after
+/// `lastSent`, so nothing is sent twice or out of order.
 final class Session: @unchecked Sendable {
-    // @unchecked Sendable: `lastSent` is only touched on `queue`; `scheduled` inside `lock`.
+    // @unchecked Sendable: `lastSent` and `scheduled` are only touched inside `lock`; pumps
+    // run one at a time on `queue`.
 
     let user: UserID
     let socket: WebSocket
@@ -267,6 +282,19 @@ final class Session: @unchecked Sendable {
         self.queue = DispatchQueue(label: "sotto.session.\(socket.id)")
     }
 
+    /// The event with sequence number `seq` was just appended to this user's log.
+    func offer(seq: Int64, json: String) {
+        lock.lock()
+        if seq == lastSent + 1 {
+            if socket.send(json) { lastSent = seq }
+            lock.unlock()
+            return
+        }
+        let behind = seq > lastSent
+        lock.unlock()
+        if behind { schedulePump() }  // an earlier event has not arrived yet: read the log
+    }
+
     /// Sends whatever is in the log after `lastSent`; calls made while a pump is queued fold
     /// into it.
     func schedulePump() {
@@ -281,20 +309,27 @@ final class Session: @unchecked Sendable {
     private func pump() {
         lock.lock()
         scheduled = false
+        var from = lastSent
         lock.unlock()
         while socket.isOpen {
             let events: [StoredEvent]
             do {
-                events = try store.events(for: user, after: lastSent, limit: 200)
+                events = try store.events(for: user, after: from, limit: 200)
             } catch {
                 // The database is busy or failing: try again shortly rather than drop events.
                 queue.asyncAfter(deadline: .now() + .milliseconds(200)) { self.pump() }
                 return
             }
-            for event in events {
-                guard socket.send(event.json) else { return }
+            lock.lock()
+            for event in events where event.seq > lastSent {
+                guard socket.send(event.json) else {
+                    lock.unlock()
+                    return
+                }
                 lastSent = event.seq
             }
+            from = lastSent
+            lock.unlock()
             if events.count < 200 { return }
         }
     }
