@@ -66,6 +66,13 @@ extension ChatStore {
         }
         let id = try new.id.map { try MessageID.validated($0.rawValue) } ?? MessageID.random()
         let now = Timestamp.now
+        let message = Message(
+            id: id, cid: new.cid, author: new.author, text: text, createdAt: now, parentID: new.parentID)
+        // Encoded before the transaction: the writer is the one thread every message passes through.
+        let payload = String(
+            decoding: try Self.encoder.encode(
+                EventBody(type: EventType.messageNew, cid: new.cid, createdAt: now, message: message)),
+            as: UTF8.self)
         return try write { db in
             try Self.requireMember(new.author, new.cid, db)
             if let existing = try Self.message(id, db) {
@@ -101,12 +108,9 @@ extension ChatStore {
                     .integer(position), .text(id.rawValue), .integer(now.milliseconds), .text(new.cid.cid),
                     .text(new.author.rawValue),
                 ])
-            let message = Message(
-                id: id, cid: new.cid, author: new.author, text: text, createdAt: now, parentID: new.parentID)
             let recipients = try Self.memberIDs(new.cid, db)
             let event = try Self.appendEvent(
-                EventBody(type: EventType.messageNew, cid: new.cid, createdAt: now, message: message),
-                to: recipients, ephemeral: false, db)
+                type: EventType.messageNew, cid: new.cid, payload: payload, to: recipients, ephemeral: false, db)
             return SendResult(message: message, created: true, recipients: recipients, event: event)
         }
     }
