@@ -107,7 +107,7 @@ extension ChatStore {
             payload.append(UInt8(ascii: "}"))
         }
         let text = String(decoding: payload, as: UTF8.self)
-        try write { db in
+        _ = try write { db in
             try Self.appendEvent(type: type, cid: cid, payload: text, to: recipients, ephemeral: ephemeral, db)
         }
     }

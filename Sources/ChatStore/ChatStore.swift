@@ -93,6 +93,8 @@ public final class ChatStore: Sendable {
         }
     }
 
+    deinit { writer.stop() }
+
     /// Runs `body` with a reader connection. Sees every write that committed before the call.
     package func read<T>(_ body: (Connection) throws -> T) throws -> T {
         let index = nextReader.next() % readers.count

@@ -5,13 +5,13 @@ import Foundation
 ///
 /// Each write runs inside its own savepoint, so a write that throws is rolled back alone and
 /// the others in its batch still commit. Every caller returns only after the commit that
-/// holds its write, so an acknowledged write is durable. One waiting caller leads: it runs one
-/// batch (its own write first) on its own thread while the others wait, then hands the lead
-/// to the first caller still waiting, so no caller keeps committing other callers' writes
-/// (under steady load a leader that drained the queue itself would never return).
+/// holds its write, so an acknowledged write is durable. One thread of its own runs the
+/// batches: callers queue their write and wait, and under steady load the writer goes from
+/// batch to batch without a hand-over between threads (on a busy machine each hand-over can
+/// wait milliseconds for a core).
 final class GroupCommit: @unchecked Sendable {
-    // @unchecked Sendable: `queue` and `leading` are only touched inside `lock`; the connection
-    // is only used by the current leader, and there is at most one.
+    // @unchecked Sendable: `queue` and `stopped` are only touched while holding `condition`;
+    // the connection is only used by the writer thread.
 
     private final class Request {
         /// Runs the write and keeps its value; throws what the write threw.
@@ -19,8 +19,6 @@ final class GroupCommit: @unchecked Sendable {
         /// Records a failure as the write's outcome.
         let fail: (any Error) -> Void
         let done = DispatchSemaphore(value: 0)
-        /// Set (inside the lock) when this request is woken to lead the next batch.
-        var leads = false
 
         init(perform: @escaping (Connection) throws -> Void, fail: @escaping (any Error) -> Void) {
             self.perform = perform
@@ -29,52 +27,56 @@ final class GroupCommit: @unchecked Sendable {
     }
 
     private let connection: Connection
-    private let lock = NSLock()
+    private let condition = NSCondition()
     private var queue: [Request] = []
-    private var leading = false
+    private var stopped = false
+    private var finished = false
     /// Most writes in one transaction.
     private let maxBatch = 64
 
     init(connection: Connection) {
         self.connection = connection
+        let thread = Thread { [self] in run() }
+        thread.name = "sotto.store.writer"
+        thread.stackSize = 4 << 20
+        thread.start()
+    }
+
+    /// Lets the writer finish what is queued and end; waits for it.
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.broadcast()
+        while !finished { condition.wait() }
+        condition.unlock()
     }
 
     func write<T>(_ body: @escaping (Connection) throws -> T) throws -> T {
         var outcome: Result<T, any Error>?
         let request = Request(perform: { db in outcome = .success(try body(db)) }, fail: { outcome = .failure($0) })
-        lock.lock()
+        condition.lock()
+        precondition(!stopped, "write to a closed store")
         queue.append(request)
-        let lead = !leading
-        if lead { leading = true }
-        lock.unlock()
-        if lead {
-            runBatch()
-        } else {
-            request.done.wait()
-            lock.lock()
-            let woken = request.leads
-            lock.unlock()
-            if woken { runBatch() } else { return try outcome!.get() }
-        }
-        request.done.wait()  // signalled by the batch that held this write (the one just run)
+        condition.signal()
+        condition.unlock()
+        request.done.wait()
         return try outcome!.get()
     }
 
-    /// Commits the oldest waiting writes (the leader's first), then passes the lead on.
-    private func runBatch() {
-        lock.lock()
-        let batch = Array(queue.prefix(maxBatch))
-        queue.removeFirst(batch.count)
-        lock.unlock()
-        commit(batch)
-        lock.lock()
-        if let next = queue.first {
-            next.leads = true
-            lock.unlock()
-            next.done.signal()
-        } else {
-            leading = false
-            lock.unlock()
+    private func run() {
+        while true {
+            condition.lock()
+            while queue.isEmpty && !stopped { condition.wait() }
+            if queue.isEmpty {
+                finished = true
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            let batch = Array(queue.prefix(maxBatch))
+            queue.removeFirst(batch.count)
+            condition.unlock()
+            commit(batch)
         }
     }
 

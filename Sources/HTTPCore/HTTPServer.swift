@@ -55,6 +55,10 @@ public final class HTTPServer: @unchecked Sendable {
         public var webSocketMaxMessageBytes = 64 * 1024
         /// Unsent bytes a socket may hold before it is dropped (a client that does not read).
         public var webSocketMaxQueuedBytes = 1 << 20
+        /// The kernel's send buffer per connection (`SO_SNDBUF`; Linux doubles it). Fixed, so
+        /// that what a client that does not read can hold back is bounded: this plus
+        /// `webSocketMaxQueuedBytes`, not the several megabytes autotuning would grow to.
+        public var socketSendBufferBytes = 128 * 1024
         /// Messages of one socket waiting for the handler before it is closed (1008).
         public var webSocketMailboxCapacity = 256
         /// The server pings a socket that has been quiet this long…

@@ -132,6 +132,11 @@ final class IOLoop: @unchecked Sendable {
             return
         }
         uv_tcp_nodelay(tcp, 1)
+        var descriptor: uv_os_fd_t = -1
+        if uv_fileno(sotto_uv_handle(tcp), &descriptor) == 0 {
+            var size = Int32(clamping: core.configuration.socketSendBufferBytes)
+            setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         let connection = Connection(tcp: tcp, loop: self, address: address)
         connections[ObjectIdentifier(connection)] = connection
         connection.startReading()

@@ -30,7 +30,8 @@ public final class WebSocket: @unchecked Sendable, Hashable {
     let mailbox: Mailbox
     private let connection: Connection
     private let loop: IOLoop
-    private let maxQueuedBytes: Int
+    /// Unsent bytes past which `send` drops the socket (`webSocketMaxQueuedBytes`).
+    public let maxQueuedBytes: Int
     private let lock = NSLock()
     private var outbox: [UInt8] = []
     private var queuedBytes = 0

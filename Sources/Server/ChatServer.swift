@@ -26,6 +26,8 @@ public final class ChatServer: Sendable {
         /// Requests (and WebSocket messages) per second per user, and the burst allowed; 0: no limit.
         public var userRequestsPerSecond: Double = 50
         public var userBurst: Double = 200
+        /// Unsent bytes a WebSocket may hold before it is dropped (its client resumes with `since`).
+        public var webSocketMaxQueuedBytes = 1 << 20
         /// Origins allowed to call the API from a browser page elsewhere (CORS); empty: none.
         public var corsOrigins: [String] = []
 
@@ -86,6 +88,7 @@ public final class ChatServer: Sendable {
         httpConfiguration.handlerThreads = configuration.handlerThreads
         httpConfiguration.maxConnections = configuration.maxConnections
         httpConfiguration.maxConnectionsPerAddress = configuration.maxConnectionsPerAddress
+        httpConfiguration.webSocketMaxQueuedBytes = configuration.webSocketMaxQueuedBytes
         httpConfiguration.errorResponse = { error in
             APIError(status: error.status, code: error.code, message: error.message).response
         }

@@ -32,7 +32,8 @@ import Testing
         #expect(throws: ChatStoreError.self) { try store.upsertUsers([.init(id: "u", name: name)], by: nil) }
         #expect(throws: ChatStoreError.self) {
             _ = try store.upsertUsers([.init(id: "owner", name: "Owner")], by: nil)
-            try store.getOrCreateChannel(ChannelID(type: "messaging", id: "c"), name: name, members: [], by: "owner")
+            _ = try store.getOrCreateChannel(
+                ChannelID(type: "messaging", id: "c"), name: name, members: [], by: "owner")
         }
     }
 

@@ -157,6 +157,50 @@ import Testing
         #expect(forever.status == 403)
     }
 
+    /// A client that stops reading is dropped once its unsent bytes pass the bound, and
+    /// reconnecting with the last seq it saw gets the rest: nothing lost, nothing twice.
+    @Test func aSlowReaderIsDroppedAndResumesWithoutLoss() throws {
+        var options = ChatStore.Options()
+        options.durability = .normal
+        let server = try TestServer(storeOptions: options) { $0.webSocketMaxQueuedBytes = 16 * 1024 }
+        defer { server.server.stop() }
+        let (alice, bob, cid) = try server.pair()
+        let slow = try WebSocketClient(
+            port: server.port, path: "/api/connect?token=\(server.token(alice))", timeout: 10, receiveBuffer: 2048)
+        let hello = try #require(try slow.receiveJSON())
+        let start = try #require(hello["last_seq"] as? Int)
+        let count = 2000
+        for index in 0..<count {
+            let sent = try server.store.sendMessage(
+                NewMessage(
+                    id: MessageID(rawValue: "slow-\(index)-\(cid.id)"), cid: cid, author: bob, text: "message \(index)")
+            )
+            if let event = sent.event { server.server.hub.deliver(event) }
+        }
+        // Read what reached the socket before the server dropped it.
+        var seen: [Int: String] = [:]
+        var last = start
+        while let event = try? slow.receiveJSON(timeout: 5) {
+            if let seq = event["seq"] as? Int, let message = event["message"] as? [String: Any] {
+                #expect(seq == last + 1)
+                last = seq
+                seen[seq] = message["id"] as? String
+            }
+        }
+        #expect(seen.count < count, "the slow socket was never dropped")
+        let resumed = try WebSocketClient(
+            port: server.port, path: "/api/connect?token=\(server.token(alice))&since=\(last)", timeout: 10)
+        _ = try resumed.receive(until: { $0["type"] as? String == "hello" })
+        while seen.count < count {
+            let event = try resumed.receive(until: { $0["seq"] != nil })
+            let seq = try #require(event["seq"] as? Int)
+            #expect(seq == last + 1)
+            last = seq
+            seen[seq] = (event["message"] as? [String: Any])?["id"] as? String
+        }
+        #expect(Set(seen.values).count == count)
+    }
+
     @Test func internalErrorsAreOpaqueAndLogged() throws {
         let logged = LogLines()
         var routes = RouteList()

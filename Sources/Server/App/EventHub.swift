@@ -321,7 +321,14 @@ final class Session: @unchecked Sendable {
                 return
             }
             lock.lock()
+            var paused = false
             for event in events where event.seq > lastSent {
+                // A replay waits for the client to read rather than overrun its send buffer
+                // (which drops the socket); live events to a client that stopped reading do not.
+                if socket.unsentBytes > socket.maxQueuedBytes / 2 {
+                    paused = true
+                    break
+                }
                 guard socket.send(event.json) else {
                     lock.unlock()
                     return
@@ -330,6 +337,10 @@ final class Session: @unchecked Sendable {
             }
             from = lastSent
             lock.unlock()
+            if paused {
+                queue.asyncAfter(deadline: .now() + .milliseconds(10)) { self.pump() }
+                return
+            }
             if events.count < 200 { return }
         }
     }

@@ -6,8 +6,8 @@ import HTTPCore
 
 /// A chat server on a free loopback port with a fresh temporary database.
 ///
-/// Starting and stopping CivetWeb takes a couple of seconds, so suites share one server per
-/// configuration and keep their data apart with unique user and channel ids.
+/// Suites share one server per configuration and keep their data apart with unique user and
+/// channel ids.
 final class TestServer: @unchecked Sendable {
     // @unchecked Sendable: every stored property is immutable after init.
 

@@ -8,8 +8,10 @@ final class WebSocketClient {
     private(set) var refusal: WireResponse?
 
     /// Connects and performs the handshake; check `refusal` when the server said no.
-    init(port: Int, path: String, timeout: Double = 10, headers: [String: String] = [:]) throws {
-        socket = try TestSocket(port: port, timeout: timeout)
+    init(
+        port: Int, path: String, timeout: Double = 10, headers: [String: String] = [:], receiveBuffer: Int? = nil
+    ) throws {
+        socket = try TestSocket(port: port, timeout: timeout, receiveBuffer: receiveBuffer)
         let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         try socket.write(
             "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
