@@ -123,7 +123,7 @@ final class Connection: @unchecked Sendable {
     private func handle(_ request: HTTPRequest) {
         let core = self.core
         let loop = self.loop
-        let accepted = core.pool.submit { [self] in
+        let accepted = core.pool(for: request).submit { [self] in
             let response = core.responder.respond(to: request)
             loop.post { self.answered(request, response) }
         }

@@ -40,6 +40,11 @@ public final class HTTPServer: @unchecked Sendable {
         public var handlerThreads = 32
         /// Requests waiting for a handler thread before new ones get 503.
         public var maxQueuedRequests = 4096
+        /// Requests for which this is true run on a pool of `quickLaneThreads` of their own,
+        /// so that they never wait behind slow ones (e.g. reads behind writes that wait for a
+        /// commit). Default: none.
+        public var quickLane: @Sendable (HTTPRequest) -> Bool = { _ in false }
+        public var quickLaneThreads = 4
         /// Request head and body limits (431, 413).
         public var limits = HTTPRequestDecoder.Limits()
         /// From a request's first byte to the end of its head (408).
@@ -182,6 +187,7 @@ final class ServerCore: @unchecked Sendable {
     let webSocketPath: String?
     let webSocketResponder: (any WebSocketResponder)?
     let pool: HandlerPool
+    let quickPool: HandlerPool
     let limiter: ConnectionLimiter
     var loops: [IOLoop] = []
     private let lock = NSLock()
@@ -196,6 +202,7 @@ final class ServerCore: @unchecked Sendable {
         webSocketPath = webSocket?.path
         webSocketResponder = webSocket?.responder
         pool = HandlerPool(count: configuration.handlerThreads, maxQueued: configuration.maxQueuedRequests)
+        quickPool = HandlerPool(count: configuration.quickLaneThreads, maxQueued: configuration.maxQueuedRequests)
         limiter = ConnectionLimiter(
             maxTotal: configuration.maxConnections, maxPerAddress: configuration.maxConnectionsPerAddress)
     }
@@ -204,6 +211,11 @@ final class ServerCore: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return stopping
+    }
+
+    /// The pool that runs `request`'s handler.
+    func pool(for request: HTTPRequest) -> HandlerPool {
+        configuration.quickLane(request) ? quickPool : pool
     }
 
     func errorResponse(_ error: HTTPFramingError) -> HTTPResponse {
@@ -221,5 +233,6 @@ final class ServerCore: @unchecked Sendable {
         for loop in loops { loop.stop() }
         loops.removeAll()
         pool.stop()
+        quickPool.stop()
     }
 }

@@ -20,6 +20,8 @@ final class IOLoop: @unchecked Sendable {
     private var jobs: [() -> Void] = []
     private var connections: [ObjectIdentifier: Connection] = [:]
     private var stopping = false
+    /// Set (inside `lock`) when `wakeup` is closed: no more jobs.
+    private var closed = false
     private let done = DispatchSemaphore(value: 0)
     unowned let core: ServerCore
 
@@ -70,13 +72,15 @@ final class IOLoop: @unchecked Sendable {
         Unmanaged<IOLoop>.fromOpaque(loop!.pointee.data).takeUnretainedValue()
     }
 
-    /// Runs `job` on the loop's thread soon.
+    /// Runs `job` on the loop's thread soon; dropped once the loop has shut down (a handler
+    /// that finishes after `stop` has no connection left to answer).
     func post(_ job: @escaping () -> Void) {
         lock.lock()
+        defer { lock.unlock() }
+        guard !closed else { return }
         jobs.append(job)
-        let first = jobs.count == 1
-        lock.unlock()
-        if first { uv_async_send(wakeup) }
+        // Inside the lock: the closing job closes `wakeup` under the same lock.
+        if jobs.count == 1 { uv_async_send(wakeup) }
     }
 
     /// Milliseconds on the loop's clock (cached per loop iteration).
@@ -90,7 +94,11 @@ final class IOLoop: @unchecked Sendable {
             uv_close(sotto_uv_handle(listener), nil)
             uv_close(sotto_uv_handle(sweeper), nil)
             for connection in connections.values { connection.abort() }
+            lock.lock()
+            closed = true
+            jobs.removeAll()
             uv_close(sotto_uv_handle(wakeup), nil)
+            lock.unlock()
         }
         done.wait()
     }

@@ -89,6 +89,9 @@ public final class ChatServer: Sendable {
         httpConfiguration.maxConnections = configuration.maxConnections
         httpConfiguration.maxConnectionsPerAddress = configuration.maxConnectionsPerAddress
         httpConfiguration.webSocketMaxQueuedBytes = configuration.webSocketMaxQueuedBytes
+        // Reads never wait for the database writer (WAL readers do not block on it), so they
+        // get threads of their own and stay quick while sends queue for a commit.
+        httpConfiguration.quickLane = { request in request.method == "GET" || request.method == "HEAD" }
         httpConfiguration.errorResponse = { error in
             APIError(status: error.status, code: error.code, message: error.message).response
         }

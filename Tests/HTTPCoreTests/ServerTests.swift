@@ -4,7 +4,7 @@ import Testing
 @testable import HTTPCore
 
 /// Echoes the request back as JSON; `/slow` takes a second, `/flood` is not an HTTP route.
-private struct EchoResponder: HTTPResponder {
+struct EchoResponder: HTTPResponder {
     func respond(to request: HTTPRequest) -> HTTPResponse {
         if request.path == "/slow" { Thread.sleep(forTimeInterval: 1) }
         let object: [String: Any] = [
@@ -244,5 +244,25 @@ private final class EchoSockets: WebSocketResponder, @unchecked Sendable {
         }
         #expect(sockets.events.contains { $0.hasPrefix("closed") })
         #expect(server.connectionCount == 0)
+    }
+}
+
+@Suite struct QuickLaneTests {
+    @Test func quickRequestsDoNotWaitBehindSlowOnes() throws {
+        var configuration = HTTPServer.Configuration(port: 0)
+        configuration.handlerThreads = 1
+        configuration.quickLane = { $0.path == "/quick" }
+        let server = HTTPServer(configuration: configuration, responder: EchoResponder())
+        let port = try server.start()
+        defer { server.stop() }
+        let slow = try (0..<3).map { _ in try TestSocket(port: port) }
+        for socket in slow { try socket.write("GET /slow HTTP/1.1\r\nHost: h\r\n\r\n") }
+        // Three one-second requests hold the only ordinary thread for three seconds; the quick
+        // one is answered before the first of them.
+        let quick = try TestSocket(port: port, timeout: 10)
+        try quick.write("GET /quick HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(try HTTPClient.readResponse(from: quick).status == 200)
+        slow[2].setTimeout(0.2)  // the last slow one is still waiting for the ordinary thread
+        #expect(throws: (any Error).self) { try HTTPClient.readResponse(from: slow[2]) }
     }
 }
