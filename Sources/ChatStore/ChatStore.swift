@@ -55,6 +55,9 @@ public final class ChatStore: Sendable {
         // Checkpoints run on the writer, in the path of every commit that crosses the threshold;
         // a larger WAL (up to ~32 MB) checkpoints a hot page once instead of many times.
         try writerConnection.execute("PRAGMA wal_autocheckpoint=8000")
+        // A page cache that holds the hot pages of a busy server (users, the event logs' index)
+        // instead of SQLite's 2 MB default, which rereads them from the file on every commit.
+        try writerConnection.execute("PRAGMA cache_size=-65536")
         try writerConnection.execute(
             options.durability == .full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
         try writerConnection.execute("PRAGMA foreign_keys=ON")
@@ -63,6 +66,7 @@ public final class ChatStore: Sendable {
         readers = try (0..<max(1, options.readerCount)).map { _ in
             let reader = try Connection(path: path)
             try reader.execute("PRAGMA query_only=ON")
+            try reader.execute("PRAGMA cache_size=-16384")
             return SerializedConnection(reader)
         }
     }
