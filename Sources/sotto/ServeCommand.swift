@@ -122,35 +122,40 @@ struct ServeCommand: Command {
     }
 
     /// Suspends until SIGINT or SIGTERM.
+    ///
+    /// A plain handler that writes to a pipe (the self-pipe trick), read by a thread of its own:
+    /// a process-directed signal goes to any thread that does not block it, and under an async
+    /// `main` the main thread waits in `sigsuspend` with nothing blocked, so a dispatch signal
+    /// source (which reads a signalfd) could miss it and the server would never stop.
     static func waitForTermination() async {
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        let signals = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .main) }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let resumed = ResumeOnce(continuation)
-            for source in signals {
-                source.setEventHandler { resumed.resume() }
-                source.resume()
-            }
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else {
+            printError("sotto serve: cannot create the signal pipe: \(String(cString: strerror(errno)))")
+            return
         }
-        signals.forEach { $0.cancel() }
+        terminationPipe = ends[1]
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { _ in
+            var byte: UInt8 = 1
+            _ = write(terminationPipe, &byte, 1)
+        }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = SA_RESTART
+        sigaction(SIGINT, &action, nil)
+        sigaction(SIGTERM, &action, nil)
+        let readEnd = ends[0]
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let waiter = Thread {
+                var byte: UInt8 = 0
+                while read(readEnd, &byte, 1) < 0 && errno == EINTR {}
+                continuation.resume()
+            }
+            waiter.name = "sotto.signals"
+            waiter.start()
+        }
     }
 }
 
-/// Resumes a continuation at most once.
-///
-/// `@unchecked Sendable`: `continuation` is only touched inside `lock`.
-private final class ResumeOnce: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<Void, Never>?
-
-    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
-
-    func resume() {
-        lock.lock()
-        let pending = continuation
-        continuation = nil
-        lock.unlock()
-        pending?.resume()
-    }
-}
+/// The write end of the pipe the signal handler writes to; set once before the handler is
+/// installed, and only read after.
+nonisolated(unsafe) private var terminationPipe: Int32 = -1
