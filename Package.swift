@@ -51,8 +51,9 @@ let package = Package(
     targets: [
         // C libraries from Debian, each behind its own system-library target.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CCivetWeb", providers: [.apt(["libcivetweb-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
+        .systemLibrary(name: "CPicoHTTPParser", providers: [.apt(["libh2o-dev"])]),
         .systemLibrary(name: "CCPUID"),
 
         // Hashes that are the same in every process: SHA-256 for downloads, FNV-1a for ids and keys.
@@ -95,11 +96,12 @@ let package = Package(
 
         // Chat system.
         .target(name: "ChatStore", dependencies: ["CSQLite"], swiftSettings: common),
+        .target(name: "HTTPCore", dependencies: ["CLibUV", "CPicoHTTPParser"], swiftSettings: common),
         .target(name: "ChatIntelligence", dependencies: ["FoundationModels"], swiftSettings: common),
         .target(
             name: "Server",
             dependencies: [
-                "ChatStore", "ChatIntelligence", "FoundationModels", "ModelStore", "Digests", "CCivetWeb", "CSodium",
+                "ChatStore", "ChatIntelligence", "FoundationModels", "ModelStore", "Digests", "HTTPCore", "CSodium",
             ],
             resources: [.copy("Web")], swiftSettings: common),
 
@@ -144,9 +146,10 @@ let package = Package(
             dependencies: ["ChatIntelligence", "FoundationModels", "Guidance", "TestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: common),
-        .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore"], swiftSettings: common),
+        .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "CSQLite"], swiftSettings: common),
+        .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"], swiftSettings: common),
         .testTarget(
-            name: "ServerTests", dependencies: ["Server", "ChatIntelligence", "ChatStore", "CSodium"],
+            name: "ServerTests", dependencies: ["Server", "HTTPCore", "ChatIntelligence", "ChatStore", "CSodium"],
             swiftSettings: common),
         .testTarget(
             name: "SottoCLITests", dependencies: ["sotto", "Inference", "ModelStore", "TestSupport"],

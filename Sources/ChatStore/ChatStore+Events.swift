@@ -30,6 +30,20 @@ public struct StoredEvent: Hashable, Sendable {
     }
 }
 
+/// An event just appended to some users' logs: its payload and where it landed in each log,
+/// so that connected clients can be sent it without reading it back.
+public struct AppendedEvent: Hashable, Sendable {
+    /// The event as a JSON object, without `seq` (as `StoredEvent.payload`).
+    public var payload: String
+    /// Each recipient's sequence number for it.
+    public var seqs: [UserID: Int64]
+
+    /// The event as one recipient is sent it.
+    public func json(seq: Int64) -> String {
+        StoredEvent(seq: seq, type: "", cid: nil, payload: payload, ephemeral: false, createdAt: .now).json
+    }
+}
+
 /// Where a user's event log stands.
 public struct EventCursor: Hashable, Sendable {
     /// Sequence number of the newest event (0 when none).
@@ -93,7 +107,7 @@ extension ChatStore {
             payload.append(UInt8(ascii: "}"))
         }
         let text = String(decoding: payload, as: UTF8.self)
-        try write { db in
+        _ = try write { db in
             try Self.appendEvent(type: type, cid: cid, payload: text, to: recipients, ephemeral: ephemeral, db)
         }
     }
@@ -157,15 +171,22 @@ extension ChatStore {
         return encoder
     }()
 
-    static func appendEvent(_ body: EventBody, to recipients: [UserID], ephemeral: Bool, _ db: Connection) throws {
+    /// Appends the event to each recipient's log; returns it with every recipient's new seq.
+    @discardableResult
+    static func appendEvent(_ body: EventBody, to recipients: [UserID], ephemeral: Bool, _ db: Connection) throws
+        -> AppendedEvent
+    {
         let payload = String(decoding: try encoder.encode(body), as: UTF8.self)
-        try appendEvent(type: body.type, cid: body.cid, payload: payload, to: recipients, ephemeral: ephemeral, db)
+        return try appendEvent(
+            type: body.type, cid: body.cid, payload: payload, to: recipients, ephemeral: ephemeral, db)
     }
 
+    @discardableResult
     static func appendEvent(
         type: String, cid: ChannelID?, payload: String, to recipients: [UserID], ephemeral: Bool, _ db: Connection
-    ) throws {
-        guard !recipients.isEmpty else { return }
+    ) throws -> AppendedEvent {
+        var appended = AppendedEvent(payload: payload, seqs: [:])
+        guard !recipients.isEmpty else { return appended }
         try db.run(
             "INSERT INTO events(type, cid, payload, ephemeral, created_at) VALUES (?, ?, ?, ?, ?)",
             [
@@ -173,16 +194,21 @@ extension ChatStore {
                 .integer(Timestamp.now.milliseconds),
             ])
         let eventID = try db.row("SELECT last_insert_rowid()") { $0.int64(0) } ?? 0
-        for user in recipients {
-            guard
-                let seq = try db.row(
-                    "UPDATE users SET last_seq = last_seq + 1 WHERE id = ? RETURNING last_seq", [.text(user.rawValue)],
-                    { $0.int64(0) })
-            else { continue }  // unknown users have no log
-            try db.run(
-                "INSERT INTO user_events(user_id, seq, event_id) VALUES (?, ?, ?)",
-                [.text(user.rawValue), .integer(seq), .integer(eventID)])
+        // Set-based, three statements whatever the number of recipients: the writer is the one
+        // thread every message passes through. Unknown users have no log and are skipped.
+        let ids = String(decoding: try encoder.encode(recipients.map(\.rawValue)), as: UTF8.self)
+        for (user, seq) in try db.rows(
+            "UPDATE users SET last_seq = last_seq + 1 WHERE id IN (SELECT value FROM json_each(?)) RETURNING id, last_seq",
+            [.text(ids)], { (UserID(rawValue: $0.string(0)), $0.int64(1)) })
+        {
+            appended.seqs[user] = seq
         }
+        try db.run(
+            """
+            INSERT INTO user_events(user_id, seq, event_id)
+            SELECT id, last_seq, ? FROM users WHERE id IN (SELECT value FROM json_each(?))
+            """, [.integer(eventID), .text(ids)])
+        return appended
     }
 }
 

@@ -26,6 +26,8 @@ public struct SendResult: Hashable, Sendable {
     public var created: Bool
     /// Users who got a new event and should be notified.
     public var recipients: [UserID]
+    /// The `message.new` event with each recipient's seq (nil for a retry: nothing appended).
+    public var event: AppendedEvent? = nil
 }
 
 /// The outcome of `markRead`.
@@ -37,8 +39,11 @@ public struct ReadResult: Hashable, Sendable {
 }
 
 extension ChatStore {
-    /// Longest message text, in characters.
+    /// Longest message text, in characters (Unicode scalars, so that combining marks count:
+    /// a grapheme cluster can be arbitrarily long)…
     public static let maxMessageLength = 4000
+    /// …and in bytes of UTF-8.
+    public static let maxMessageBytes = 16 * 1024
     /// Largest history page.
     public static let maxPageSize = 200
 
@@ -51,12 +56,23 @@ extension ChatStore {
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw ChatStoreError.invalidArgument(field: "text", reason: "must not be empty")
         }
-        guard text.count <= Self.maxMessageLength else {
+        guard text.unicodeScalars.count <= Self.maxMessageLength else {
             throw ChatStoreError.invalidArgument(
                 field: "text", reason: "longer than \(Self.maxMessageLength) characters")
         }
+        guard text.utf8.count <= Self.maxMessageBytes else {
+            throw ChatStoreError.invalidArgument(
+                field: "text", reason: "longer than \(Self.maxMessageBytes) bytes of UTF-8")
+        }
         let id = try new.id.map { try MessageID.validated($0.rawValue) } ?? MessageID.random()
         let now = Timestamp.now
+        let message = Message(
+            id: id, cid: new.cid, author: new.author, text: text, createdAt: now, parentID: new.parentID)
+        // Encoded before the transaction: the writer is the one thread every message passes through.
+        let payload = String(
+            decoding: try Self.encoder.encode(
+                EventBody(type: EventType.messageNew, cid: new.cid, createdAt: now, message: message)),
+            as: UTF8.self)
         return try write { db in
             try Self.requireMember(new.author, new.cid, db)
             if let existing = try Self.message(id, db) {
@@ -92,13 +108,10 @@ extension ChatStore {
                     .integer(position), .text(id.rawValue), .integer(now.milliseconds), .text(new.cid.cid),
                     .text(new.author.rawValue),
                 ])
-            let message = Message(
-                id: id, cid: new.cid, author: new.author, text: text, createdAt: now, parentID: new.parentID)
             let recipients = try Self.memberIDs(new.cid, db)
-            try Self.appendEvent(
-                EventBody(type: EventType.messageNew, cid: new.cid, createdAt: now, message: message),
-                to: recipients, ephemeral: false, db)
-            return SendResult(message: message, created: true, recipients: recipients)
+            let event = try Self.appendEvent(
+                type: EventType.messageNew, cid: new.cid, payload: payload, to: recipients, ephemeral: false, db)
+            return SendResult(message: message, created: true, recipients: recipients, event: event)
         }
     }
 

@@ -14,9 +14,10 @@ public struct UserUpdate: Hashable, Sendable, Codable {
 extension ChatStore {
     /// Creates or renames users and returns them as stored.
     ///
-    /// `actor` is the user making the request: anyone may create new users, but only the user
-    /// themselves may rename an existing one. `nil` means the server itself (CLI, seeding),
-    /// which may change anyone.
+    /// `actor` is the user making the request, who may only rename themselves; `nil` means an
+    /// administrator (the CLI, seeding, a token with the admin claim), who may create and rename
+    /// anyone. Display names are unique, compared case-insensitively: a name someone else holds
+    /// is a `conflict`.
     public func upsertUsers(_ updates: [UserUpdate], by actor: UserID?) throws -> [User] {
         guard !updates.isEmpty else {
             throw ChatStoreError.invalidArgument(field: "users", reason: "must not be empty")
@@ -30,13 +31,27 @@ extension ChatStore {
             let name = try Self.validatedName(update.name, field: "users[\(index)].name")
             checked.append(UserUpdate(id: id, name: name))
         }
+        if let actor, let other = checked.first(where: { $0.id != actor }) {
+            throw ChatStoreError.forbidden(
+                reason:
+                    "user '\(actor)' may not create or rename user '\(other.id)': that takes an administrator (sotto user add, or a token from sotto token --admin)"
+            )
+        }
+        var seen: [String: UserID] = [:]
+        for update in checked {
+            if let earlier = seen[update.name.lowercased()], earlier != update.id {
+                throw ChatStoreError.conflict(
+                    reason: "users '\(earlier)' and '\(update.id)' cannot both be named '\(update.name)'")
+            }
+            seen[update.name.lowercased()] = update.id
+        }
         let now = Timestamp.now
         return try write { db in
             try checked.map { update in
+                if let holder = try Self.userNamed(update.name, db), holder.id != update.id {
+                    throw ChatStoreError.conflict(reason: "the display name '\(update.name)' is taken by another user")
+                }
                 if let existing = try Self.user(update.id, db) {
-                    if let actor, actor != update.id, existing.name != update.name {
-                        throw ChatStoreError.forbidden(reason: "user '\(actor)' may not rename user '\(update.id)'")
-                    }
                     guard existing.name != update.name else { return existing }
                     try db.run(
                         "UPDATE users SET name = ?, updated_at = ? WHERE id = ?",
@@ -54,22 +69,39 @@ extension ChatStore {
         }
     }
 
-    /// Creates the user with their id as name if they do not exist yet; returns the stored user.
+    /// Creates the user with their id as name if they do not exist yet (their id with a
+    /// number when another user holds that name); returns the stored user.
     public func ensureUser(_ id: UserID) throws -> User {
         if let user = try user(id) { return user }
         let valid = try UserID.validated(id.rawValue)
         let now = Timestamp.now.milliseconds
         return try write { db in
-            try db.run(
-                "INSERT OR IGNORE INTO users(id, name, created_at, updated_at) VALUES (?, ?, ?, ?)",
-                [.text(valid.rawValue), .text(valid.rawValue), .integer(now), .integer(now)])
-            return try Self.user(valid, db)!
+            if let user = try Self.user(valid, db) { return user }
+            for attempt in 1...100 {
+                let name = attempt == 1 ? valid.rawValue : "\(valid.rawValue) (\(attempt))"
+                guard try Self.userNamed(name, db) == nil else { continue }
+                try db.run(
+                    "INSERT INTO users(id, name, created_at, updated_at) VALUES (?, ?, ?, ?)",
+                    [.text(valid.rawValue), .text(name), .integer(now), .integer(now)])
+                return try Self.user(valid, db)!
+            }
+            throw ChatStoreError.conflict(reason: "no free display name for user '\(valid)'")
         }
+    }
+
+    /// The user whose display name is `name`, compared case-insensitively.
+    static func userNamed(_ name: String, _ db: Connection) throws -> User? {
+        try db.row("SELECT \(userColumns) FROM users WHERE name = ? COLLATE NOCASE", [.text(name)], userRow)
     }
 
     /// The user with this id, if any.
     public func user(_ id: UserID) throws -> User? {
         try read { try Self.user(id, $0) }
+    }
+
+    /// Every user, by id.
+    public func allUsers() throws -> [User] {
+        try read { try $0.rows("SELECT \(Self.userColumns) FROM users ORDER BY id", [], Self.userRow) }
     }
 
     /// The users with these ids that exist, in the order asked.
@@ -96,12 +128,28 @@ extension ChatStore {
     static func validatedName(_ name: String, field: String) throws -> String {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { throw ChatStoreError.invalidArgument(field: field, reason: "must not be empty") }
-        guard trimmed.count <= 100 else {
+        guard trimmed.unicodeScalars.count <= 100 else {
             throw ChatStoreError.invalidArgument(field: field, reason: "longer than 100 characters")
         }
         guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw ChatStoreError.invalidArgument(field: field, reason: "contains control characters")
         }
+        if let scalar = trimmed.unicodeScalars.first(where: isBidiControl) {
+            throw ChatStoreError.invalidArgument(
+                field: field,
+                reason:
+                    "contains the bidirectional control character U+\(String(scalar.value, radix: 16, uppercase: true)), which can make a name read as another"
+            )
+        }
         return trimmed
+    }
+
+    /// The explicit bidirectional formatting characters (Unicode's Bidi_Control property):
+    /// embeddings, overrides, isolates and the directional marks.
+    static func isBidiControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
     }
 }

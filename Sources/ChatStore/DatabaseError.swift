@@ -3,7 +3,7 @@ import CSQLite
 /// A failure reported by SQLite, with the statement that caused it.
 ///
 /// `resultCode` is SQLite's extended result code (for example `SQLITE_CONSTRAINT_UNIQUE`,
-/// 2067); `sql` is the statement being prepared or run, when there was one.
+/// 2067), `name` its name; `sql` is the statement being prepared or run, when there was one.
 public struct DatabaseError: Error, CustomStringConvertible, Sendable {
     /// SQLite's extended result code.
     public let resultCode: Int32
@@ -24,9 +24,44 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
     /// True when the failure is a violated constraint (unique, foreign key, not null, check).
     public var isConstraintViolation: Bool { primaryResultCode == SQLITE_CONSTRAINT }
 
+    /// True when another connection or process holds a lock (`SQLITE_BUSY`, `SQLITE_LOCKED`):
+    /// worth retrying.
+    public var isBusy: Bool { primaryResultCode == SQLITE_BUSY || primaryResultCode == SQLITE_LOCKED }
+
+    /// The result code's name, e.g. `SQLITE_CONSTRAINT_UNIQUE`; the primary code's name for an
+    /// extended code not in the table, `SQLITE_UNKNOWN(n)` for neither.
+    public var name: String {
+        Self.names[resultCode] ?? Self.names[primaryResultCode].map { "\($0) (extended \(resultCode))" }
+            ?? "SQLITE_UNKNOWN(\(resultCode))"
+    }
+
     public var description: String {
-        var text = "SQLite error \(resultCode): \(message)"
+        var text = "SQLite error \(name): \(message)"
         if let sql { text += " — while running: \(sql)" }
         return text
     }
+
+    /// Names from sqlite3.h: the primary codes and the extended codes a chat store can meet.
+    static let names: [Int32: String] = [
+        0: "SQLITE_OK", 1: "SQLITE_ERROR", 2: "SQLITE_INTERNAL", 3: "SQLITE_PERM", 4: "SQLITE_ABORT",
+        5: "SQLITE_BUSY", 6: "SQLITE_LOCKED", 7: "SQLITE_NOMEM", 8: "SQLITE_READONLY", 9: "SQLITE_INTERRUPT",
+        10: "SQLITE_IOERR", 11: "SQLITE_CORRUPT", 12: "SQLITE_NOTFOUND", 13: "SQLITE_FULL", 14: "SQLITE_CANTOPEN",
+        15: "SQLITE_PROTOCOL", 16: "SQLITE_EMPTY", 17: "SQLITE_SCHEMA", 18: "SQLITE_TOOBIG", 19: "SQLITE_CONSTRAINT",
+        20: "SQLITE_MISMATCH", 21: "SQLITE_MISUSE", 22: "SQLITE_NOLFS", 23: "SQLITE_AUTH", 24: "SQLITE_FORMAT",
+        25: "SQLITE_RANGE", 26: "SQLITE_NOTADB", 27: "SQLITE_NOTICE", 28: "SQLITE_WARNING", 100: "SQLITE_ROW",
+        101: "SQLITE_DONE",
+        // Extended codes: primary | (n << 8).
+        261: "SQLITE_BUSY_RECOVERY", 517: "SQLITE_BUSY_SNAPSHOT", 773: "SQLITE_BUSY_TIMEOUT",
+        262: "SQLITE_LOCKED_SHAREDCACHE", 264: "SQLITE_READONLY_RECOVERY", 520: "SQLITE_READONLY_CANTLOCK",
+        776: "SQLITE_READONLY_ROLLBACK", 1032: "SQLITE_READONLY_DBMOVED", 266: "SQLITE_IOERR_READ",
+        522: "SQLITE_IOERR_SHORT_READ", 778: "SQLITE_IOERR_WRITE", 1034: "SQLITE_IOERR_FSYNC",
+        1290: "SQLITE_IOERR_DIR_FSYNC", 1546: "SQLITE_IOERR_TRUNCATE", 3082: "SQLITE_IOERR_NOMEM",
+        3338: "SQLITE_IOERR_ACCESS", 4874: "SQLITE_IOERR_SHMOPEN", 5130: "SQLITE_IOERR_SHMSIZE",
+        5386: "SQLITE_IOERR_SHMLOCK", 5642: "SQLITE_IOERR_SHMMAP", 267: "SQLITE_CORRUPT_VTAB",
+        270: "SQLITE_CANTOPEN_NOTEMPDIR", 526: "SQLITE_CANTOPEN_ISDIR", 782: "SQLITE_CANTOPEN_FULLPATH",
+        275: "SQLITE_CONSTRAINT_CHECK", 531: "SQLITE_CONSTRAINT_COMMITHOOK", 787: "SQLITE_CONSTRAINT_FOREIGNKEY",
+        1043: "SQLITE_CONSTRAINT_FUNCTION", 1299: "SQLITE_CONSTRAINT_NOTNULL", 1555: "SQLITE_CONSTRAINT_PRIMARYKEY",
+        1811: "SQLITE_CONSTRAINT_TRIGGER", 2067: "SQLITE_CONSTRAINT_UNIQUE", 2323: "SQLITE_CONSTRAINT_VTAB",
+        2579: "SQLITE_CONSTRAINT_ROWID",
+    ]
 }

@@ -58,6 +58,15 @@ enum Schema {
                 CREATE INDEX user_events_by_event ON user_events(event_id);
                 """)
         }
+        migrator.registerMigration("v2: unique display names") { db in
+            // Names taken twice before this rule keep the oldest holder's; the others get their id.
+            try db.execute(
+                """
+                UPDATE users SET name = name || ' (' || id || ')'
+                WHERE rowid NOT IN (SELECT MIN(rowid) FROM users GROUP BY name COLLATE NOCASE);
+                CREATE UNIQUE INDEX users_by_name ON users(name COLLATE NOCASE);
+                """)
+        }
         return migrator
     }
 }

@@ -109,7 +109,8 @@ public final class Model: @unchecked Sendable {
         contentsOf url: URL, repacking: Bool = true, packedWeightsDirectory: URL? = nil, kernels: KernelSetID? = nil
     ) throws {
         try self.init(
-            path: url.path, repacking: repacking, packedWeightsDirectory: packedWeightsDirectory?.path, kernels: kernels)
+            path: url.path, repacking: repacking, packedWeightsDirectory: packedWeightsDirectory?.path, kernels: kernels
+        )
     }
 
     /// Only the tokenizer of the GGUF file at `url` (no weights are checked or mapped for use).

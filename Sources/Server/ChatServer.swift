@@ -1,5 +1,6 @@
 import ChatStore
 import Foundation
+import HTTPCore
 import Synchronization
 
 /// The Sotto chat server: JSON API, `/api/connect` WebSocket events, the web app, and reply
@@ -16,8 +17,20 @@ public final class ChatServer: Sendable {
         public var host = "127.0.0.1"
         public var port = 8080
         public var maxBodyBytes = 64 * 1024
-        /// Worker threads; every open WebSocket holds one.
-        public var threads = 256
+        /// Event-loop threads (sockets are spread over them).
+        public var ioThreads = 2
+        /// Threads that run request handlers.
+        public var handlerThreads = 32
+        /// Open connections in all, and from one client address.
+        public var maxConnections = 20_000
+        public var maxConnectionsPerAddress = 512
+        /// Requests (and WebSocket messages) per second per user, and the burst allowed; 0: no limit.
+        public var userRequestsPerSecond: Double = 50
+        public var userBurst: Double = 200
+        /// Unsent bytes a WebSocket may hold before it is dropped (its client resumes with `since`).
+        public var webSocketMaxQueuedBytes = 1 << 20
+        /// Origins allowed to call the API from a browser page elsewhere (CORS); empty: none.
+        public var corsOrigins: [String] = []
 
         public init(host: String = "127.0.0.1", port: Int = 8080) {
             self.host = host
@@ -39,7 +52,9 @@ public final class ChatServer: Sendable {
         self.store = store
         let tokens = TokenAuthority(secret: secret)
         self.tokens = tokens
-        let hub = EventHub(store: store, tokens: tokens)
+        let cors = CORSPolicy(allowedOrigins: configuration.corsOrigins)
+        let limiter = RateLimiter(rate: configuration.userRequestsPerSecond, burst: configuration.userBurst)
+        let hub = EventHub(store: store, tokens: tokens, cors: cors, limiter: limiter)
         self.hub = hub
         scheduler = SuggestionScheduler(suggester: suggester) { key, snapshot in
             let fields = SuggestionEventFields(
@@ -53,16 +68,34 @@ public final class ChatServer: Sendable {
                 // Suggestions are best-effort; the client can still GET them.
             }
         }
-        let api = ChatAPI(store: store, hub: hub, scheduler: scheduler)
+        let document = DocumentHolder()
+        let api = ChatAPI(store: store, hub: hub, scheduler: scheduler, document: document, tokens: tokens)
         hub.typingHandler = { user, cid, started in try api.typing(user, in: cid, started: started) }
         let files = StaticFiles()
         router = Router(
             routes: api.routes,
-            authenticate: { request in try Self.authenticate(request, tokens: tokens) },
-            fallback: { files.respond(to: $0) })
+            authenticate: { request in
+                let claims = try Self.authenticate(request, tokens: tokens)
+                // A token names a user the operator vouched for: make sure they exist before
+                // any route relies on it (not only after they called /api/me).
+                _ = try store.ensureUser(claims.user)
+                return claims
+            },
+            limiter: limiter, cors: cors, fallback: { files.respond(to: $0) })
+        document.bytes = Array(OpenAPIDocument.json(for: router.routes).utf8)
         var httpConfiguration = HTTPServer.Configuration(host: configuration.host, port: configuration.port)
-        httpConfiguration.maxBodyBytes = configuration.maxBodyBytes
-        httpConfiguration.threads = configuration.threads
+        httpConfiguration.limits.maxBodyBytes = configuration.maxBodyBytes
+        httpConfiguration.ioThreads = configuration.ioThreads
+        httpConfiguration.handlerThreads = configuration.handlerThreads
+        httpConfiguration.maxConnections = configuration.maxConnections
+        httpConfiguration.maxConnectionsPerAddress = configuration.maxConnectionsPerAddress
+        httpConfiguration.webSocketMaxQueuedBytes = configuration.webSocketMaxQueuedBytes
+        // Reads never wait for the database writer (WAL readers do not block on it), so they
+        // get threads of their own and stay quick while sends queue for a commit.
+        httpConfiguration.quickLane = { request in request.method == "GET" || request.method == "HEAD" }
+        httpConfiguration.errorResponse = { error in
+            APIError(status: error.status, code: error.code, message: error.message).response
+        }
         http = HTTPServer(configuration: httpConfiguration, responder: router, webSocket: ("/api/connect", hub))
     }
 
@@ -93,12 +126,12 @@ public final class ChatServer: Sendable {
     /// Whether replies can be suggested.
     public var suggestionsAvailable: Bool { scheduler.isAvailable }
 
-    static func authenticate(_ request: HTTPRequest, tokens: TokenAuthority) throws -> UserID {
+    static func authenticate(_ request: HTTPRequest, tokens: TokenAuthority) throws -> TokenClaims {
         guard let header = request.header("Authorization") else { throw AuthError.missing }
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw AuthError.malformed("expected 'Authorization: Bearer <token>'")
         }
-        return try tokens.verify(parts[1].trimmingCharacters(in: .whitespaces)).user
+        return try tokens.verify(parts[1].trimmingCharacters(in: .whitespaces))
     }
 }

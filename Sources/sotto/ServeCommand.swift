@@ -22,9 +22,20 @@ struct ServeCommand: Command {
           --canned-suggestions  fixed stand-in replies instead of a model (to try the web app)
           --demo              seed the demo conversation if the store has no channels, and print
                               sign-in tokens for alice and bob (valid 24 hours)
-          --threads N         worker threads; each open WebSocket holds one (default 256)
+          --io-threads N      event-loop threads that own the connections (default 2)
+          --threads N         threads that run request handlers (default 32; a handler may wait for
+                              the database's commit, and waiting ones share it)
+          --max-connections N           open connections in all (default 20000; raise ulimit -n to match)
+          --max-connections-per-ip N    open connections from one address (default 512)
+          --rate-limit N      requests (and WebSocket messages) per second per user, bursts of 4×
+                              (default 50; 0 turns the limit off)
+          --cors-origin ORIGINS  comma-separated origins (https://chat.example.com) whose pages may
+                              call the API; default none (CORS off)
         """
-    static let valueOptions: Set<String> = ["host", "port", "model", "threads"]
+    static let valueOptions: Set<String> = [
+        "host", "port", "model", "threads", "io-threads", "max-connections", "max-connections-per-ip", "rate-limit",
+        "cors-origin",
+    ]
     static let switchOptions: Set<String> = ["no-suggestions", "canned-suggestions", "demo"]
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
@@ -36,10 +47,38 @@ struct ServeCommand: Command {
             throw UsageError(description: "--port must be 0…65535")
         }
         configuration.port = port
-        guard let threads = try arguments.int("threads", default: 256), (4...4096).contains(threads) else {
-            throw UsageError(description: "--threads must be 4…4096")
+        guard let threads = try arguments.int("threads", default: 32), (1...256).contains(threads) else {
+            throw UsageError(description: "--threads must be 1…256")
         }
-        configuration.threads = threads
+        configuration.handlerThreads = threads
+        guard let ioThreads = try arguments.int("io-threads", default: 2), (1...64).contains(ioThreads) else {
+            throw UsageError(description: "--io-threads must be 1…64")
+        }
+        configuration.ioThreads = ioThreads
+        guard let maxConnections = try arguments.int("max-connections", default: 20_000), maxConnections >= 1 else {
+            throw UsageError(description: "--max-connections must be at least 1")
+        }
+        configuration.maxConnections = maxConnections
+        guard let perAddress = try arguments.int("max-connections-per-ip", default: 512), perAddress >= 1 else {
+            throw UsageError(description: "--max-connections-per-ip must be at least 1")
+        }
+        configuration.maxConnectionsPerAddress = perAddress
+        guard let rate = try arguments.int("rate-limit", default: 50), rate >= 0 else {
+            throw UsageError(description: "--rate-limit must be 0 or more")
+        }
+        configuration.userRequestsPerSecond = Double(rate)
+        configuration.userBurst = Double(max(1, rate * 4))
+        if let origins = arguments.string("cors-origin") {
+            configuration.corsOrigins = try origins.split(separator: ",").map { part in
+                let origin = part.trimmingCharacters(in: .whitespaces)
+                guard origin.hasPrefix("http://") || origin.hasPrefix("https://"), !origin.dropFirst(8).contains("/")
+                else {
+                    throw UsageError(
+                        description: "--cors-origin takes origins like https://chat.example.com, got '\(origin)'")
+                }
+                return origin
+            }
+        }
 
         let data = ModelStore()
         let suggestions: Suggestions =
@@ -116,45 +155,47 @@ struct ServeCommand: Command {
 /// SIGINT and SIGTERM, caught from the moment this is made: made before the server says it is
 /// listening, so a signal sent as soon as it does (as a script or a test would) is not lost.
 ///
-/// `@unchecked Sendable`: `received` and `continuation` are only touched inside `lock`.
-private final class TerminationSignals: @unchecked Sendable {
-    private let lock = NSLock()
-    private var received = false
-    private var continuation: CheckedContinuation<Void, Never>?
-    private var sources: [any DispatchSourceSignal] = []
+/// A plain handler writes to a pipe (the self-pipe trick) that a thread of its own reads: a
+/// process-directed signal goes to any thread that does not block it, and under an async `main`
+/// the main thread waits in `sigsuspend` with nothing blocked, so a dispatch signal source (which
+/// reads a signalfd) could miss it and the server would never stop.
+private final class TerminationSignals: Sendable {
+    private let readEnd: Int32
 
     init() {
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        sources = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
-        for source in sources {
-            source.setEventHandler { [weak self] in self?.receive() }
-            source.resume()
+        var ends: [Int32] = [-1, -1]
+        if pipe(&ends) != 0 {
+            printError("sotto serve: cannot create the signal pipe: \(String(cString: strerror(errno)))")
         }
+        readEnd = ends[0]
+        terminationPipe = ends[1]
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { _ in
+            var byte: UInt8 = 1
+            _ = write(terminationPipe, &byte, 1)
+        }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = SA_RESTART
+        sigaction(SIGINT, &action, nil)
+        sigaction(SIGTERM, &action, nil)
     }
 
-    deinit { sources.forEach { $0.cancel() } }
-
-    /// Returns once a signal has arrived (at once if one already has).
+    /// Returns once a signal has arrived (at once if one already has: the byte waits in the pipe).
     func wait() async {
+        let readEnd = readEnd
+        guard readEnd >= 0 else { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            lock.lock()
-            if received {
-                lock.unlock()
+            let waiter = Thread {
+                var byte: UInt8 = 0
+                while read(readEnd, &byte, 1) < 0 && errno == EINTR {}
                 continuation.resume()
-            } else {
-                self.continuation = continuation
-                lock.unlock()
             }
+            waiter.name = "sotto.signals"
+            waiter.start()
         }
-    }
-
-    private func receive() {
-        lock.lock()
-        received = true
-        let waiting = continuation
-        continuation = nil
-        lock.unlock()
-        waiting?.resume()
     }
 }
+
+/// The write end of the pipe the signal handler writes to; set once before the handler is
+/// installed, and only read after.
+nonisolated(unsafe) private var terminationPipe: Int32 = -1

@@ -8,15 +8,16 @@ struct TokenCommand: Command {
     static let name = "token"
     static let summary = "Print a sign-in token for a chat user."
     static let usage = """
-        usage: sotto token <user-id> [--expires-in DURATION]
+        usage: sotto token <user-id> [--expires-in DURATION] [--admin]
 
         Prints an HS256 JWT for the user, signed with the app secret ($SOTTO_SECRET, or
         $SOTTO_HOME/secret, created on first use). Paste it into the web app's Token field.
 
           --expires-in DURATION   e.g. 30m, 12h, 7d (s, m, h, d, w); default: never expires
+          --admin                 the token may also create and rename other users (POST /api/users)
         """
     static let valueOptions: Set<String> = ["expires-in"]
-    static let switchOptions: Set<String> = []
+    static let switchOptions: Set<String> = ["admin"]
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         guard arguments.positionals.count == 1 else { throw UsageError(description: "expected exactly one user id") }
@@ -28,7 +29,7 @@ struct TokenCommand: Command {
         }
         let lifetime = try arguments.string("expires-in").map(parseDuration)
         let authority = TokenAuthority(secret: try ModelStore().loadSecret())
-        print(authority.token(for: user, lifetime: lifetime))
+        print(authority.token(for: user, lifetime: lifetime, admin: arguments.has("admin")))
         return 0
     }
 

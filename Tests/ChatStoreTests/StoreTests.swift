@@ -6,7 +6,7 @@ import Testing
     @Test func migrationsRunOnceAndSurviveReopening() throws {
         let temporary = try TemporaryStore()
         let applied = try temporary.store.appliedMigrations()
-        #expect(applied.count == 1)
+        #expect(applied.count == 2)
         let reopened = try ChatStore(path: temporary.folder + "/chat.sqlite")
         #expect(try reopened.appliedMigrations() == applied)
     }
@@ -15,10 +15,13 @@ import Testing
         let store = try TemporaryStore().store
         let created = try store.upsertUsers([.init(id: "alice", name: " Alice ")], by: "alice")
         #expect(created.map(\.name) == ["Alice"])
-        _ = try store.upsertUsers([.init(id: "bob", name: "Bob")], by: "alice")  // creating others is allowed
+        // Creating someone else is an administrator's act (actor nil), not any user's.
+        #expect(throws: ChatStoreError.self) { try store.upsertUsers([.init(id: "bob", name: "Bob")], by: "alice") }
+        #expect(try store.user("bob") == nil)
+        _ = try store.upsertUsers([.init(id: "bob", name: "Bob")], by: nil)
         let renamed = try store.upsertUsers([.init(id: "alice", name: "Alice L.")], by: "alice")
         #expect(renamed.first?.name == "Alice L.")
-        #expect(throws: ChatStoreError.forbidden(reason: "user 'alice' may not rename user 'bob'")) {
+        #expect(throws: ChatStoreError.self) {
             try store.upsertUsers([.init(id: "bob", name: "Robert")], by: "alice")
         }
         #expect(try store.user("bob")?.name == "Bob")

@@ -1,5 +1,6 @@
 import ChatStore
 import Foundation
+import HTTPCore
 import Testing
 
 @testable import Server

@@ -92,7 +92,16 @@ import Testing
                 }
             }
         }
-        while acknowledged.count < 60 { Thread.sleep(forTimeInterval: 0.005) }
+        let deadline = Date().addingTimeInterval(60)
+        while acknowledged.count < 60 {
+            guard Date() < deadline else {
+                first.kill(SIGKILL)
+                group.wait()
+                Issue.record("only \(acknowledged.count) sends acknowledged within 60 s")
+                return
+            }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
         first.kill(SIGKILL)
         group.wait()
         let acked = acknowledged.all

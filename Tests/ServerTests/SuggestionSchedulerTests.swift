@@ -55,12 +55,12 @@ import Testing
         #expect(log.all.map(\.snapshot.status) == [.ready, .none])
     }
 
-    @Test func onlyTheNewestPendingRequestPerConversationRuns() async {
+    @Test func onlyTheNewestPendingRequestPerConversationRuns() async throws {
         let suggester = GatedSuggester()
         let log = PublishedLog()
         let scheduler = SuggestionScheduler(suggester: suggester, publish: log.record)
         scheduler.submit(F.context(channel: "first", messages: [(F.bob, "one")]))
-        await suggester.waitForCalls(1)  // "first" is now generating; the rest must wait
+        try await suggester.waitForCalls(1)  // "first" is now generating; the rest must wait
         scheduler.submit(F.context(channel: "second", messages: [(F.bob, "a")]))
         scheduler.submit(F.context(channel: "second", messages: [(F.bob, "a"), (F.bob, "b")]))
         let newest = F.context(channel: "second", messages: [(F.bob, "a"), (F.bob, "b"), (F.bob, "c")])
@@ -71,11 +71,11 @@ import Testing
         #expect(log.all.map(\.snapshot.signature).last == newest.signature)
     }
 
-    @Test func theMostRecentlyRequestedConversationGoesFirst() async {
+    @Test func theMostRecentlyRequestedConversationGoesFirst() async throws {
         let suggester = GatedSuggester()
         let scheduler = SuggestionScheduler(suggester: suggester) { _, _ in }
         scheduler.submit(F.context(channel: "busy", messages: [(F.bob, "x")]))
-        await suggester.waitForCalls(1)
+        try await suggester.waitForCalls(1)
         scheduler.submit(F.context(channel: "older", messages: [(F.bob, "1")]))
         scheduler.submit(F.context(channel: "newer", messages: [(F.bob, "2")]))
         suggester.release()
@@ -83,13 +83,13 @@ import Testing
         #expect(suggester.askedFor.map(\.channel.cid.id) == ["busy", "newer", "older"])
     }
 
-    @Test func resultsForAConversationThatMovedOnAreDropped() async {
+    @Test func resultsForAConversationThatMovedOnAreDropped() async throws {
         let suggester = GatedSuggester()
         let log = PublishedLog()
         let scheduler = SuggestionScheduler(suggester: suggester, publish: log.record)
         let old = F.context(messages: [(F.bob, "Coffee?")])
         scheduler.submit(old)
-        await suggester.waitForCalls(1)
+        try await suggester.waitForCalls(1)
         let moved = F.context(messages: [(F.bob, "Coffee?"), (F.bob, "Or tea?")])
         #expect(scheduler.submit(moved).status == .pending)
         suggester.release()

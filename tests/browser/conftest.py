@@ -32,8 +32,8 @@ class Server:
     def __init__(self, binary, home, env, process, base_url):
         self.binary, self.home, self.env, self.process, self.base_url = binary, home, env, process, base_url
 
-    def token(self, user):
-        return subprocess.run([self.binary, "token", user, "--expires-in", "1h"], env=self.env,
+    def token(self, user, expires_in="1h"):
+        return subprocess.run([self.binary, "token", user, "--expires-in", expires_in], env=self.env,
                               check=True, capture_output=True, text=True).stdout.strip()
 
     def get(self, path, token=None):

@@ -2,6 +2,7 @@
 suggestions (checked when the server reports them available, absent otherwise)."""
 
 import os
+import time
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -43,9 +44,9 @@ def unread_badge(driver):
     return badges[0].text if badges else None
 
 
-def sign_in_and_open(driver, server, user, unread=None):
+def sign_in_and_open(driver, server, user, unread=None, expires_in="1h"):
     driver.get(server.base_url + "/")
-    labelled(driver, "Token").send_keys(server.token(user))
+    labelled(driver, "Token").send_keys(server.token(user, expires_in))
     driver.find_element(By.XPATH, "//button[normalize-space()='Sign in']").click()
     channel = wait(driver, lambda d: d.find_element(By.XPATH, "//nav//button[.//span[text()='Weekend Hike']]"))
     if unread is not None:
@@ -117,6 +118,22 @@ def test_two_people_chat_live(server, browsers):
     wait(alice, lambda d: attack in message_texts(d), message="markup message not delivered")
     assert alice.find_elements(By.CSS_SELECTOR, "#message-list img, #message-list b") == []
     assert alice.title == "Sotto"
+
+
+def test_an_expiring_token_is_refreshed_and_the_socket_resumes(server, browsers):
+    """The server closes a socket when its token expires; the page refreshes its token before
+    that, reconnects with the new one and misses nothing."""
+    alice, bob = browsers["alice"], browsers["bob"]
+    alice.execute_script("sessionStorage.clear()")
+    sign_in_and_open(alice, server, "alice", expires_in="6s")
+    before = alice.execute_script("return sessionStorage.getItem('sotto.token')")
+    time.sleep(8)  # past the first token's expiry
+    after = alice.execute_script("return sessionStorage.getItem('sotto.token')")
+    assert after and after != before, "the page did not refresh its token"
+    text = f"After the refresh {time.time():.0f}"
+    labelled(bob, "Message").send_keys(text, Keys.ENTER)
+    wait(alice, lambda d: text in message_texts(d), message="alice's socket did not resume after its token expired")
+    assert alice.find_element(By.ID, "chat").is_displayed()  # still signed in
 
 
 def test_bad_token_is_refused(server, browsers):

@@ -1,5 +1,6 @@
 import ChatStore
 import Foundation
+import HTTPCore
 
 /// An error answer: HTTP status, a stable code and a human-readable message, sent as
 /// `{"error": {"status", "code", "message"}}`. Every failure becomes one of these in `init(_:)`,
@@ -15,8 +16,10 @@ public struct APIError: Error, Equatable, Sendable, CustomStringConvertible {
         self.message = message
     }
 
-    /// Maps any error to its answer.
-    public init(_ error: any Error) {
+    /// Maps any error to its answer. Errors that are not the client's (a failing database, a
+    /// bug) become an opaque 500 naming `requestID`: their text (SQL included) stays in the
+    /// server's log.
+    public init(_ error: any Error, requestID: String? = nil) {
         switch error {
         case let error as APIError:
             self = error
@@ -30,11 +33,14 @@ public struct APIError: Error, Equatable, Sendable, CustomStringConvertible {
             case .forbidden: self.init(status: 403, code: "forbidden", message: error.description)
             case .conflict: self.init(status: 409, code: "conflict", message: error.description)
             }
-        case let error as DatabaseError where error.primaryResultCode == 5 || error.primaryResultCode == 6:
-            // SQLITE_BUSY / SQLITE_LOCKED: another process holds the database; retry later.
+        case let error as DatabaseError where error.isBusy:
+            // Another process holds the database; retry later.
             self.init(status: 503, code: "busy", message: "the database is busy, retry shortly")
         default:
-            self.init(status: 500, code: "internal", message: "internal error: \(error)")
+            self.init(
+                status: 500, code: "internal",
+                message: "internal error"
+                    + (requestID.map { "; the server's log has the details under request id \($0)" } ?? ""))
         }
     }
 

@@ -1,4 +1,5 @@
 import ChatStore
+import HTTPCore
 
 // Request and response bodies of the JSON API. Field names are snake_case on the wire.
 
@@ -92,4 +93,9 @@ struct SuggestionEventFields: Encodable {
     var status: SuggestionSnapshot.Status
     var suggestions: [String]
     var signature: String
+}
+
+struct TokenResponse: Encodable {
+    var token: String
+    var expires_at: Int64?
 }

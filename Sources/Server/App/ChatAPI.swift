@@ -1,33 +1,115 @@
 import ChatStore
 import Foundation
+import HTTPCore
 
 /// The JSON API's routes, on top of the store, the event hub and the suggestion scheduler.
 struct ChatAPI: Sendable {
     let store: ChatStore
     let hub: EventHub
     let scheduler: SuggestionScheduler
+    /// The OpenAPI document, filled in once the routes exist (it is generated from them).
+    let document: DocumentHolder
+
+    let tokens: TokenAuthority
+    /// Longest a session may be stretched by refreshing its token.
+    static let maxSessionSeconds: Int64 = 30 * 86_400
 
     var routes: RouteList {
         var routes = RouteList()
-        routes.add("GET", "/api/health", authenticated: false) { _ in
+        let ref = APIOperation.ref
+        let messageIDSchema = ##"{"type": "string", "pattern": "^[A-Za-z0-9_.:-]{1,64}$", "nullable": true}"##
+        routes.add(
+            "GET", "/api/health", authenticated: false,
+            APIOperation(
+                id: "health", summary: "Liveness and whether reply suggestions are available.",
+                answers: [.init(200, "Up.", ref("Health"))])
+        ) { _ in
             JSONBody.response(HealthResponse(suggestions: scheduler.isAvailable))
         }
-        routes.add("GET", "/api/openapi.json", authenticated: false) { _ in
-            HTTPResponse.json(bytes: Array(OpenAPIDocument.json.utf8))
+        routes.add(
+            "GET", "/api/openapi.json", authenticated: false,
+            APIOperation(
+                id: "openapi", summary: "This document.",
+                answers: [.init(200, "The OpenAPI document.", ##"{"type": "object"}"##)])
+        ) { [document] _ in
+            HTTPResponse.json(bytes: document.bytes)
         }
-        routes.add("GET", "/api/me") { context in
+        routes.add(
+            "GET", "/api/me",
+            APIOperation(
+                id: "me", summary: "The token's user (created with their id as name on first use).",
+                answers: [.init(200, "The user.", ref("Me"))])
+        ) { context in
             let user = try store.ensureUser(context.authenticatedUser)
             return JSONBody.response(MeResponse(user: user, suggestions: scheduler.isAvailable))
         }
-        routes.add("POST", "/api/users") { context in
+        routes.add(
+            "POST", "/api/token",
+            APIOperation(
+                id: "refreshToken",
+                summary:
+                    "A fresh token for the same user, with the same lifetime as this one (for tokens that expire; a session can be refreshed for up to 30 days from sign-in).",
+                answers: [.init(200, "The new token.", ref("Token"))], errors: [403])
+        ) { context in
+            guard let claims = context.claims, claims.expiresAt != nil else {
+                throw ChatStoreError.forbidden(reason: "this token never expires: there is nothing to refresh")
+            }
+            guard let token = tokens.refreshed(claims, maxSession: Self.maxSessionSeconds) else {
+                throw ChatStoreError.forbidden(reason: "the session is over 30 days old: sign in again")
+            }
+            let refreshed = try tokens.verify(token)
+            return JSONBody.response(TokenResponse(token: token, expires_at: refreshed.expiresAt))
+        }
+        routes.add(
+            "POST", "/api/users",
+            APIOperation(
+                id: "upsertUsers",
+                summary:
+                    "Rename yourself; with an admin token, also create or rename other users. Display names are unique (case-insensitive).",
+                body: ##"""
+                    {"type": "object", "required": ["users"],
+                     "properties": {"users": {"type": "array", "minItems": 1, "maxItems": 100, "items": {"$ref": "#/components/schemas/UserUpdate"}}}}
+                    """##,
+                answers: [
+                    .init(
+                        200, "The stored users.",
+                        ##"{"type": "object", "required": ["users"], "properties": {"users": {"type": "array", "items": {"$ref": "#/components/schemas/User"}}}}"##
+                    )
+                ], errors: [403, 409])
+        ) { context in
             let body = try JSONBody.decode(UpsertUsersRequest.self, from: context.request)
-            let users = try store.upsertUsers(body.users, by: context.authenticatedUser)
+            let claims = context.claims!
+            let users = try store.upsertUsers(body.users, by: claims.isAdmin ? nil : claims.user)
             return JSONBody.response(UsersResponse(users: users))
         }
-        routes.add("GET", "/api/channels") { context in
+        routes.add(
+            "GET", "/api/channels",
+            APIOperation(
+                id: "listChannels", summary: "Your channels, most recently active first, with unread counts.",
+                answers: [
+                    .init(
+                        200, "Channels.",
+                        ##"{"type": "object", "required": ["channels"], "properties": {"channels": {"type": "array", "items": {"$ref": "#/components/schemas/ChannelSummary"}}}}"##
+                    )
+                ])
+        ) { context in
             JSONBody.response(ChannelsResponse(channels: try store.channels(for: context.authenticatedUser)))
         }
-        routes.add("POST", "/api/channels") { context in
+        routes.add(
+            "POST", "/api/channels",
+            APIOperation(
+                id: "getOrCreateChannel", summary: "Get a channel, or create it with you and the given members.",
+                body: ##"""
+                    {"type": "object", "required": ["cid"], "properties": {
+                      "cid": {"$ref": "#/components/schemas/ChannelID"},
+                      "name": {"allOf": [{"$ref": "#/components/schemas/Name"}], "nullable": true},
+                      "members": {"type": "array", "maxItems": 100, "items": {"$ref": "#/components/schemas/UserID"}, "nullable": true}}}
+                    """##,
+                answers: [
+                    .init(200, "The existing channel.", ref("ChannelDetail")),
+                    .init(201, "The new channel.", ref("ChannelDetail")),
+                ], errors: [403, 404])
+        ) { context in
             let body = try JSONBody.decode(CreateChannelRequest.self, from: context.request)
             let cid = try ChannelID.parse(body.cid, field: "cid")
             let members = try (body.members ?? []).enumerated().map {
@@ -39,25 +121,55 @@ struct ChatAPI: Sendable {
                 ChannelResponse(channel: detail.channel, members: detail.members, created: created),
                 status: created ? 201 : 200)
         }
-        routes.add("GET", "/api/channels/{cid}") { context in
+        routes.add(
+            "GET", "/api/channels/{cid}",
+            APIOperation(
+                id: "getChannel", summary: "A channel with its members and their read state.",
+                answers: [.init(200, "The channel.", ref("ChannelDetail"))], errors: [403, 404])
+        ) { context in
             let detail = try store.channelDetail(try cid(context), for: context.authenticatedUser)
             return JSONBody.response(ChannelResponse(channel: detail.channel, members: detail.members))
         }
-        routes.add("GET", "/api/channels/{cid}/messages") { context in
-            let query = context.request.query
+        routes.add(
+            "GET", "/api/channels/{cid}/messages",
+            APIOperation(
+                id: "listMessages",
+                summary: "A page of history, oldest first, ending just before 'before' (default: the newest message).",
+                query: [
+                    .init("before", ref("MessageID")),
+                    .init("limit", ##"{"type": "integer", "minimum": 1, "maximum": 200, "default": 50}"##),
+                ],
+                answers: [.init(200, "Messages.", ref("MessagePage"))], errors: [403, 404])
+        ) { context in
             var limit = 50
-            if let text = query["limit"] {
+            if let text = context.query["limit"] {
                 guard let value = Int(text), (1...ChatStore.maxPageSize).contains(value) else {
                     throw APIError.badRequest("limit must be an integer from 1 to \(ChatStore.maxPageSize)")
                 }
                 limit = value
             }
-            let before = try query["before"].map { try MessageID.validated($0, field: "before") }
+            let before = try context.query["before"].map { try MessageID.validated($0, field: "before") }
             let page = try store.messages(
                 in: try cid(context), for: context.authenticatedUser, before: before, limit: limit)
             return JSONBody.response(page)
         }
-        routes.add("POST", "/api/channels/{cid}/messages") { context in
+        routes.add(
+            "POST", "/api/channels/{cid}/messages",
+            APIOperation(
+                id: "sendMessage",
+                summary:
+                    "Send a message (at most 4000 characters and 16 KB of UTF-8). A retry with the same client-chosen id returns the stored message (200) instead of a duplicate.",
+                body: ##"""
+                    {"type": "object", "required": ["text"], "properties": {
+                      "id": \##(messageIDSchema),
+                      "text": {"type": "string", "minLength": 1, "maxLength": 4000, "pattern": "\\S"},
+                      "parent_id": \##(messageIDSchema)}}
+                    """##,
+                answers: [
+                    .init(200, "Already stored (idempotent retry).", ref("SentMessage")),
+                    .init(201, "Stored.", ref("SentMessage")),
+                ], errors: [403, 404, 409])
+        ) { context in
             let body = try JSONBody.decode(SendMessageRequest.self, from: context.request)
             let new = NewMessage(
                 id: try body.id.map { try MessageID.validated($0, field: "id") }, cid: try cid(context),
@@ -65,27 +177,55 @@ struct ChatAPI: Sendable {
                 parentID: try body.parentID.map { try MessageID.validated($0, field: "parent_id") })
             let result = try store.sendMessage(new)
             if result.created {
-                hub.notify(result.recipients)
+                if let event = result.event { hub.deliver(event) } else { hub.notify(result.recipients) }
                 refreshSuggestions(after: result.message, members: result.recipients)
             }
             return JSONBody.response(
                 MessageResponse(message: result.message, created: result.created), status: result.created ? 201 : 200)
         }
-        routes.add("POST", "/api/channels/{cid}/read") { context in
+        routes.add(
+            "POST", "/api/channels/{cid}/read",
+            APIOperation(
+                id: "markRead",
+                summary: "Mark the channel read up to a message (default: the newest). Never moves backwards.",
+                body: ##"{"type": "object", "properties": {"message_id": \##(messageIDSchema)}}"##, bodyRequired: false,
+                answers: [
+                    .init(
+                        200, "Your read state.",
+                        ##"{"type": "object", "required": ["read"], "properties": {"read": {"$ref": "#/components/schemas/ReadState"}}}"##
+                    )
+                ], errors: [403, 404])
+        ) { context in
             let body = try JSONBody.decode(MarkReadRequest.self, from: context.request, emptyAs: MarkReadRequest())
             let upTo = try body.messageID.map { try MessageID.validated($0, field: "message_id") }
             let result = try store.markRead(context.authenticatedUser, in: try cid(context), upTo: upTo)
             if result.changed { hub.notify(result.recipients) }
             return JSONBody.response(ReadResponse(read: result.read))
         }
-        routes.add("POST", "/api/channels/{cid}/typing") { context in
+        let typingSchema =
+            ##"{"type": "object", "required": ["typing"], "properties": {"typing": {"type": "boolean"}}}"##
+        routes.add(
+            "POST", "/api/channels/{cid}/typing",
+            APIOperation(
+                id: "typing",
+                summary: "Tell the other members you started or stopped typing (typing.start / typing.stop events).",
+                body: typingSchema, answers: [.init(200, "Sent.", typingSchema)], errors: [403, 404])
+        ) { context in
             let body = try JSONBody.decode(TypingRequest.self, from: context.request)
             try typing(context.authenticatedUser, in: try cid(context), started: body.typing)
             return JSONBody.response(TypingResponse(typing: body.typing))
         }
-        routes.add("GET", "/api/channels/{cid}/suggestions") { context in
+        routes.add(
+            "GET", "/api/channels/{cid}/suggestions",
+            APIOperation(
+                id: "suggestions",
+                summary:
+                    "Reply suggestions for you in this channel. 'pending' means a suggestions.updated event will follow on /api/connect.",
+                query: [.init("tone", ##"{"type": "string", "enum": ["casual", "formal"]}"##)],
+                answers: [.init(200, "Where your suggestions stand.", ref("Suggestions"))], errors: [403, 404])
+        ) { context in
             var tone: Tone?
-            if let text = context.request.query["tone"] {
+            if let text = context.query["tone"] {
                 guard let parsed = Tone(rawValue: text) else {
                     throw APIError.badRequest(
                         "tone must be one of: \(Tone.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -95,15 +235,31 @@ struct ChatAPI: Sendable {
             let cid = try cid(context)
             let user = context.authenticatedUser
             let key = SuggestionScheduler.Key(user: user, cid: cid)
-            scheduler.setPreferredTone(tone, for: key)
+            // The membership check comes first: nothing is kept for a channel the user is not in.
             let replyContext = try replyContext(for: user, in: cid, tone: tone)
+            scheduler.setPreferredTone(tone, for: key)
             let snapshot = scheduler.submit(replyContext)
             return JSONBody.response(
                 SuggestionsResponse(
                     cid: cid, status: snapshot.status, suggestions: snapshot.suggestions, signature: snapshot.signature)
             )
         }
-        routes.add("GET", "/api/connect") { _ in
+        routes.add(
+            "GET", "/api/connect", authenticated: false,
+            APIOperation(
+                id: "connect",
+                summary:
+                    "WebSocket of your events. Query: token (or send {\"type\":\"auth\",\"token\"} within 5 s), since (last seq seen; missed events are replayed, or {\"type\":\"resync\"} is sent when they are gone), suggestions=off. Every event carries a per-user 'seq'. Types: message.new, message.read, typing.start, typing.stop, suggestions.updated; control frames hello, resync, pong, error. The socket is closed with 4401 when its token expires (reconnect with a fresh token and since). A plain GET without an upgrade gets 426.",
+                query: [
+                    .init("token", ##"{"type": "string"}"##),
+                    .init("since", ##"{"type": "integer", "minimum": 0}"##),
+                    .init("suggestions", ##"{"type": "string", "enum": ["on", "off"]}"##),
+                ],
+                answers: [
+                    .init(101, "Switching to the WebSocket protocol."),
+                    .init(426, "Not a WebSocket upgrade.", ref("Error")),
+                ], errors: [403], publicAtHTTPLevel: true)
+        ) { _ in
             throw APIError(status: 426, code: "upgrade_required", message: "connect with a WebSocket upgrade")
         }
         return routes
@@ -152,4 +308,10 @@ struct ChatAPI: Sendable {
             }
         }
     }
+}
+
+/// The generated OpenAPI document, set once after the routes are built.
+final class DocumentHolder: @unchecked Sendable {
+    // @unchecked Sendable: `bytes` is written once, before the server starts, and only read after.
+    var bytes: [UInt8] = []
 }

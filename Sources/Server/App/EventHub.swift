@@ -1,5 +1,6 @@
 import ChatStore
 import Foundation
+import HTTPCore
 
 /// The `/api/connect` WebSocket: authenticates sockets, replays missed events, and pushes each
 /// user's event log to their open sockets as it grows.
@@ -15,8 +16,9 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
     // @unchecked Sendable: `sessions`, `sessionsBySocket` and `waiting` are only touched inside
     // `lock`; `typingHandler` is set once, before the server starts.
 
-    /// How long an unauthenticated socket may wait before sending `auth`.
-    static let authTimeout: DispatchTimeInterval = .seconds(10)
+    /// How long an unauthenticated socket may wait before sending `auth`; then it is closed,
+    /// TCP connection included.
+    static let authTimeout: DispatchTimeInterval = .seconds(5)
 
     private let store: ChatStore
     private let tokens: TokenAuthority
@@ -27,16 +29,29 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
     private var waiting: [Int: WebSocket] = [:]
     /// Handles client typing messages; set by the server once the API exists.
     var typingHandler: (@Sendable (UserID, ChannelID, Bool) throws -> Void)?
+    private let cors: CORSPolicy
+    private let limiter: RateLimiter
 
-    init(store: ChatStore, tokens: TokenAuthority) {
+    init(store: ChatStore, tokens: TokenAuthority, cors: CORSPolicy, limiter: RateLimiter) {
         self.store = store
         self.tokens = tokens
+        self.cors = cors
+        self.limiter = limiter
     }
 
     /// Pushes new events to these users' sockets.
     func notify(_ users: [UserID]) {
         let targets = withLock { users.flatMap { sessions[$0].map { Array($0.values) } ?? [] } }
         for session in targets { session.schedulePump() }
+    }
+
+    /// Sends a just-appended event to its recipients' sockets straight from memory; a socket
+    /// that is behind (it missed an earlier event) reads its log instead.
+    func deliver(_ event: AppendedEvent) {
+        let targets = withLock {
+            event.seqs.flatMap { user, seq in (sessions[user].map { Array($0.values) } ?? []).map { ($0, seq) } }
+        }
+        for (session, seq) in targets { session.offer(seq: seq, json: event.json(seq: seq)) }
     }
 
     func isConnected(_ user: UserID) -> Bool {
@@ -54,7 +69,18 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
     // MARK: WebSocketResponder
 
     func shouldAccept(_ request: HTTPRequest) -> HTTPResponse? {
-        let query = request.query
+        // A browser always sends Origin: a page elsewhere must not ride on the user's session.
+        if let origin = request.header("Origin"), !Self.isSameOrigin(origin, host: request.header("Host")),
+            !cors.allows(origin)
+        {
+            return APIError(
+                status: 403, code: "origin_not_allowed",
+                message: "WebSocket from origin '\(origin.prefix(100))' refused"
+            ).response
+        }
+        guard let query = request.validatedQuery else {
+            return APIError.badRequest("the query string is not valid percent-encoded UTF-8").response
+        }
         if let since = query["since"], Int64(since).map({ $0 >= 0 }) != true {
             return APIError.badRequest("since must be a non-negative integer").response
         }
@@ -65,6 +91,14 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
         } catch {
             return APIError(error).response
         }
+    }
+
+    /// Whether `origin` is this server as the client reached it (`http(s)://` + Host).
+    static func isSameOrigin(_ origin: String, host: String?) -> Bool {
+        guard let host, !host.isEmpty else { return false }
+        let lower = origin.lowercased()
+        let hostLower = host.lowercased()
+        return lower == "http://" + hostLower || lower == "https://" + hostLower
     }
 
     func opened(_ socket: WebSocket) {
@@ -102,6 +136,12 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
             return
         }
         guard let session = session(for: socket) else { return }
+        if type != "ping", let wait = limiter.take(session.user) {
+            send(
+                socket,
+                error: APIError(status: 429, code: "rate_limited", message: "too many messages; retry in \(wait) s"))
+            return
+        }
         switch type {
         case "ping":
             socket.send(#"{"type":"pong"}"#)
@@ -165,6 +205,14 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
             sessionsBySocket[socket.id] = session
         }
         session.schedulePump()  // replay, and anything that arrived while registering
+        if let expiresAt = claims.expiresAt {
+            // HTTP refuses the token from then on; the socket must not outlive it either.
+            let delay = max(0, Double(expiresAt) - Date().timeIntervalSince1970)
+            DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self, weak socket] in
+                guard let self, let socket, self.session(for: socket) != nil else { return }
+                self.fail(socket, APIError(AuthError.expired), closeCode: 4401)
+            }
+        }
     }
 
     private func session(for socket: WebSocket) -> Session? {
@@ -207,8 +255,14 @@ func jsonString(_ text: String) -> String {
 }
 
 /// One authenticated socket and how far its user's log has been sent on it.
+///
+/// Events reach it two ways: `offer` hands over one just committed (sent at once when it is
+/// the next in the log), and `schedulePump` reads the log after `lastSent` (on connect, after a
+/// gap, for events recorded without an offer). Both send under `lock`, and only events after
+/// `lastSent`, so nothing is sent twice or out of order.
 final class Session: @unchecked Sendable {
-    // @unchecked Sendable: `lastSent` is only touched on `queue`; `scheduled` inside `lock`.
+    // @unchecked Sendable: `lastSent` and `scheduled` are only touched inside `lock`; pumps
+    // run one at a time on `queue`.
 
     let user: UserID
     let socket: WebSocket
@@ -228,6 +282,19 @@ final class Session: @unchecked Sendable {
         self.queue = DispatchQueue(label: "sotto.session.\(socket.id)")
     }
 
+    /// The event with sequence number `seq` was just appended to this user's log.
+    func offer(seq: Int64, json: String) {
+        lock.lock()
+        if seq == lastSent + 1 {
+            if socket.send(json) { lastSent = seq }
+            lock.unlock()
+            return
+        }
+        let behind = seq > lastSent
+        lock.unlock()
+        if behind { schedulePump() }  // an earlier event has not arrived yet: read the log
+    }
+
     /// Sends whatever is in the log after `lastSent`; calls made while a pump is queued fold
     /// into it.
     func schedulePump() {
@@ -242,19 +309,37 @@ final class Session: @unchecked Sendable {
     private func pump() {
         lock.lock()
         scheduled = false
+        var from = lastSent
         lock.unlock()
         while socket.isOpen {
             let events: [StoredEvent]
             do {
-                events = try store.events(for: user, after: lastSent, limit: 200)
+                events = try store.events(for: user, after: from, limit: 200)
             } catch {
                 // The database is busy or failing: try again shortly rather than drop events.
                 queue.asyncAfter(deadline: .now() + .milliseconds(200)) { self.pump() }
                 return
             }
-            for event in events {
-                guard socket.send(event.json) else { return }
+            lock.lock()
+            var paused = false
+            for event in events where event.seq > lastSent {
+                // A replay waits for the client to read rather than overrun its send buffer
+                // (which drops the socket); live events to a client that stopped reading do not.
+                if socket.unsentBytes > socket.maxQueuedBytes / 2 {
+                    paused = true
+                    break
+                }
+                guard socket.send(event.json) else {
+                    lock.unlock()
+                    return
+                }
                 lastSent = event.seq
+            }
+            from = lastSent
+            lock.unlock()
+            if paused {
+                queue.asyncAfter(deadline: .now() + .milliseconds(10)) { self.pump() }
+                return
             }
             if events.count < 200 { return }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 
 /// Reading request bodies and writing response bodies as JSON.
 enum JSONBody {

@@ -1,18 +1,23 @@
 import ChatStore
 import Foundation
+import HTTPCore
 
 /// What a route handler gets: the request, path parameters and the authenticated user.
 public struct RequestContext: Sendable {
     public var request: HTTPRequest
     /// Values of `{name}` segments, percent-decoded.
     public var parameters: [String: String]
-    /// The token's user (routes that need authentication only).
-    public var user: UserID?
+    /// The query, decoded (the router has refused requests whose query is not valid).
+    public var query: [String: String]
+    /// The token's claims (routes that need authentication only).
+    public var claims: TokenClaims?
+    /// Names this request in the server's log and in the `X-Request-Id` header.
+    public var requestID: String
 
     /// The authenticated user; routes marked `authenticated` always have one.
     public var authenticatedUser: UserID {
-        guard let user else { preconditionFailure("route is not marked authenticated") }
-        return user
+        guard let claims else { preconditionFailure("route is not marked authenticated") }
+        return claims.user
     }
 
     public func parameter(_ name: String) -> String {
@@ -21,49 +26,76 @@ public struct RequestContext: Sendable {
     }
 }
 
-/// One API route: method, path pattern such as `/api/channels/{cid}/messages`, and handler.
+/// One API route: method, path pattern such as `/api/channels/{cid}/messages`, its
+/// description for the OpenAPI document, and the handler.
 public struct Route: Sendable {
     public var method: String
     public var pattern: String
     public var authenticated: Bool
+    public var operation: APIOperation
     public var handler: @Sendable (RequestContext) throws -> HTTPResponse
-
     var segments: [Substring] { pattern.split(separator: "/") }
+    /// `{name}` parts of the pattern.
+    var pathParameters: [String] {
+        segments.filter { $0.hasPrefix("{") && $0.hasSuffix("}") }.map { String($0.dropFirst().dropLast()) }
+    }
 }
 
 /// Routes being collected before a `Router` is made from them.
 public struct RouteList: Sendable {
     public private(set) var routes: [Route] = []
-
     public init() {}
 
     public mutating func add(
-        _ method: String, _ pattern: String, authenticated: Bool = true,
+        _ method: String, _ pattern: String, authenticated: Bool = true, _ operation: APIOperation,
         _ handler: @escaping @Sendable (RequestContext) throws -> HTTPResponse
     ) {
         precondition(
             !routes.contains { $0.method == method && $0.pattern == pattern }, "duplicate route \(method) \(pattern)")
-        routes.append(Route(method: method, pattern: pattern, authenticated: authenticated, handler: handler))
+        routes.append(
+            Route(
+                method: method, pattern: pattern, authenticated: authenticated, operation: operation, handler: handler))
     }
 }
 
-/// Matches requests to routes, authenticates them, and turns thrown errors into JSON answers.
-/// Requests no route claims go to `fallback` (the web app's files).
+/// Matches requests to routes, authenticates them, applies the per-user rate limit and CORS,
+/// and turns thrown errors into JSON answers (internal ones opaque, with a request id, and the
+/// detail in the server's log). Requests no route claims go to `fallback` (the web app's files).
 public final class Router: HTTPResponder {
     public let routes: [Route]
-    private let authenticate: @Sendable (HTTPRequest) throws -> UserID
+    private let authenticate: @Sendable (HTTPRequest) throws -> TokenClaims
     private let fallback: (@Sendable (HTTPRequest) -> HTTPResponse)?
+    let limiter: RateLimiter
+    let cors: CORSPolicy
+    private let log: @Sendable (String) -> Void
 
-    public init(
-        routes: RouteList, authenticate: @escaping @Sendable (HTTPRequest) throws -> UserID,
+    init(
+        routes: RouteList, authenticate: @escaping @Sendable (HTTPRequest) throws -> TokenClaims,
+        limiter: RateLimiter = RateLimiter(rate: 0, burst: 1), cors: CORSPolicy = CORSPolicy(allowedOrigins: []),
+        log: @escaping @Sendable (String) -> Void = Router.standardErrorLog,
         fallback: (@Sendable (HTTPRequest) -> HTTPResponse)? = nil
     ) {
         self.routes = routes.routes
         self.authenticate = authenticate
+        self.limiter = limiter
+        self.cors = cors
+        self.log = log
         self.fallback = fallback
     }
 
+    public static let standardErrorLog: @Sendable (String) -> Void = { line in
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
     public func respond(to request: HTTPRequest) -> HTTPResponse {
+        let requestID = Self.makeRequestID()
+        var response = route(request, requestID: requestID)
+        response = cors.decorate(response, for: request)
+        return response.adding("X-Request-Id", requestID)
+    }
+
+    private func route(_ request: HTTPRequest, requestID: String) -> HTTPResponse {
+        if let preflight = cors.preflight(request) { return preflight }
         guard let segments = request.pathSegments else {
             return APIError.badRequest("the path is not valid percent-encoded UTF-8").response
         }
@@ -75,13 +107,24 @@ public final class Router: HTTPResponder {
                 continue
             }
             do {
-                var context = RequestContext(request: request, parameters: parameters, user: nil)
-                if route.authenticated { context.user = try authenticate(request) }
-                var response = try route.handler(context)
-                if request.method == "HEAD" { response.body = [] }
-                return response.adding("Cache-Control", "no-store")
+                guard let query = request.validatedQuery else {
+                    throw APIError.badRequest("the query string is not valid percent-encoded UTF-8")
+                }
+                var context = RequestContext(
+                    request: request, parameters: parameters, query: query, claims: nil, requestID: requestID)
+                if route.authenticated {
+                    let claims = try authenticate(request)
+                    if let wait = limiter.take(claims.user) {
+                        return APIError(
+                            status: 429, code: "rate_limited",
+                            message: "too many requests from user '\(claims.user)'; retry in \(wait) s"
+                        ).response.adding("Retry-After", String(wait))
+                    }
+                    context.claims = claims
+                }
+                return try route.handler(context).adding("Cache-Control", "no-store")
             } catch {
-                return APIError(error).response
+                return answer(error, request: request, requestID: requestID)
             }
         }
         if !allowed.isEmpty {
@@ -92,6 +135,19 @@ public final class Router: HTTPResponder {
         }
         if segments.first != "api", let fallback { return fallback(request) }
         return APIError.notFound("no route for \(request.method) \(request.path.prefix(200))").response
+    }
+
+    /// The client's answer to `error`; an internal one is logged with the request id.
+    func answer(_ error: any Error, request: HTTPRequest, requestID: String) -> HTTPResponse {
+        let apiError = APIError(error, requestID: requestID)
+        if apiError.status >= 500 {
+            log("request \(requestID) \(request.method) \(request.path.prefix(200)): \(apiError.status): \(error)")
+        }
+        return apiError.response
+    }
+
+    static func makeRequestID() -> String {
+        String(UInt64.random(in: 0...UInt64.max), radix: 16)
     }
 
     static func match(_ pattern: [Substring], _ segments: [String]) -> [String: String]? {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 
 /// The web app's files (the `Web` resource folder), loaded once and served from memory.
 struct StaticFiles: Sendable {

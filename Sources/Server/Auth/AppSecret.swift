@@ -1,5 +1,6 @@
 import CSodium
 import Foundation
+import HTTPCore
 
 /// The secret that signs tokens: `SOTTO_SECRET` when set, else the file `secret` in the data
 /// directory (`ModelStore.home`), created on first use with 32 random bytes (hex) and mode 0600.
@@ -20,8 +21,12 @@ public enum AppSecret {
         }
         let path = home + "/secret"
         if let existing = try read(path) { return existing }
-        try FileManager.default.createDirectory(
-            atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        do {
+            try FileManager.default.createDirectory(
+                atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw HTTPServerError(description: "cannot create \(home): \(error.localizedDescription)")
+        }
         precondition(sodium_init() >= 0, "libsodium failed to initialise")
         var bytes = [UInt8](repeating: 0, count: 32)
         randombytes_buf(&bytes, bytes.count)

@@ -9,11 +9,18 @@ public struct TokenClaims: Hashable, Sendable {
     public var issuedAt: Int64
     /// Expires at, seconds since 1970; nil means never.
     public var expiresAt: Int64?
+    /// The `admin` claim: the bearer may create users.
+    public var isAdmin: Bool
+    /// When the user first signed in (`auth_time`): refreshed tokens keep it, so a session
+    /// cannot be stretched forever.
+    public var authTime: Int64
 
-    public init(user: UserID, issuedAt: Int64, expiresAt: Int64?) {
+    public init(user: UserID, issuedAt: Int64, expiresAt: Int64?, isAdmin: Bool = false, authTime: Int64? = nil) {
         self.user = user
         self.issuedAt = issuedAt
         self.expiresAt = expiresAt
+        self.isAdmin = isAdmin
+        self.authTime = authTime ?? issuedAt
     }
 }
 
@@ -50,7 +57,8 @@ public enum AuthError: Error, Equatable, Sendable, CustomStringConvertible {
 /// Mints and checks HS256 JSON Web Tokens with the app secret, through libsodium's
 /// HMAC-SHA-256 and constant-time comparison.
 ///
-/// Tokens carry `user_id`, `iat` and optionally `exp`; the key is the secret's UTF-8 bytes,
+/// Tokens carry `user_id`, `iat` and optionally `exp`, `admin` (true: may create users) and
+/// `auth_time` (set on refreshed tokens); the key is the secret's UTF-8 bytes,
 /// so any standard JWT library with the same secret can mint compatible tokens.
 public struct TokenAuthority: Sendable {
     private let key: [UInt8]
@@ -62,11 +70,16 @@ public struct TokenAuthority: Sendable {
         key = Array(secret.utf8)
     }
 
-    /// A signed token for `user`, valid from `now` for `lifetime` seconds (nil: no expiry).
-    public func token(for user: UserID, lifetime: Int64? = nil, now: Date = Date()) -> String {
+    /// A signed token for `user`, valid from `now` for `lifetime` seconds (nil: no expiry);
+    /// `admin` adds the claim that lets its bearer create users.
+    public func token(
+        for user: UserID, lifetime: Int64? = nil, admin: Bool = false, authTime: Int64? = nil, now: Date = Date()
+    ) -> String {
         let issuedAt = Int64(now.timeIntervalSince1970)
         var payload = "{\"user_id\":\(jsonString(user.rawValue)),\"iat\":\(issuedAt)"
         if let lifetime { payload += ",\"exp\":\(issuedAt + lifetime)" }
+        if admin { payload += ",\"admin\":true" }
+        if let authTime { payload += ",\"auth_time\":\(authTime)" }
         payload += "}"
         let signingInput =
             Base64URL.encode(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8)) + "." + Base64URL.encode(Array(payload.utf8))
@@ -104,13 +117,29 @@ public struct TokenAuthority: Sendable {
         let expiresAt = try seconds(payload.exp, name: "exp")
         if let expiresAt, expiresAt <= nowSeconds { throw AuthError.expired }
         if issuedAt > nowSeconds + allowedSkew { throw AuthError.notYetValid }
-        return TokenClaims(user: user, issuedAt: issuedAt, expiresAt: expiresAt)
+        return TokenClaims(
+            user: user, issuedAt: issuedAt, expiresAt: expiresAt, isAdmin: payload.admin == true,
+            authTime: try seconds(payload.auth_time, name: "auth_time"))
+    }
+
+    /// A new token for the same user and session with the same lifetime, or nil for a token
+    /// that never expires (nothing to refresh) or a session older than `maxSession` seconds.
+    public func refreshed(_ claims: TokenClaims, maxSession: Int64, now: Date = Date()) -> String? {
+        guard let expiresAt = claims.expiresAt else { return nil }
+        let nowSeconds = Int64(now.timeIntervalSince1970)
+        guard nowSeconds - claims.authTime < maxSession else { return nil }
+        let lifetime = max(1, expiresAt - claims.issuedAt)
+        return token(
+            for: claims.user, lifetime: min(lifetime, claims.authTime + maxSession - nowSeconds),
+            admin: claims.isAdmin, authTime: claims.authTime, now: now)
     }
 
     private struct Payload: Decodable {
         var user_id: String?
         var iat: Double?
         var exp: Double?
+        var admin: Bool?
+        var auth_time: Double?
     }
 
     private func seconds(_ value: Double?, name: String) throws -> Int64? {

@@ -49,5 +49,6 @@ export function createApi(token) {
     markRead: (cid, messageId) => request('POST', `${channelPath(cid)}/read`, messageId ? { message_id: messageId } : {}),
     typing: (cid, typing) => request('POST', `${channelPath(cid)}/typing`, { typing }),
     suggestions: (cid) => request('GET', `${channelPath(cid)}/suggestions`),
+    refreshToken: () => request('POST', '/api/token'),
   };
 }

@@ -57,7 +57,48 @@ async function signIn(token, { quiet = false } = {}) {
     onStatus: showConnection,
   });
   state.stream.connect();
+  scheduleRefresh(token);
   await loadChannels();
+}
+
+// ---- Token refresh -------------------------------------------------------------------------
+
+/// Seconds since 1970 at which a JWT expires, or null (never, or not readable).
+function expiryOf(token) {
+  try {
+    const part = token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
+    const claims = JSON.parse(atob(part + '='.repeat((4 - (part.length % 4)) % 4)));
+    return typeof claims.exp === 'number' ? claims.exp : null;
+  } catch {
+    return null;
+  }
+}
+
+let refreshTimer = null;
+/// Asks for a fresh token when four fifths of this one's life are gone, so requests and the
+/// next socket never carry an expired one (the server closes a socket whose token expires).
+function scheduleRefresh(token) {
+  clearTimeout(refreshTimer);
+  const exp = expiryOf(token);
+  if (exp === null) return;
+  const left = exp * 1000 - Date.now();
+  refreshTimer = setTimeout(refreshToken, Math.max(1000, left * 0.8));
+}
+
+async function refreshToken() {
+  if (!state.api) return;
+  let result;
+  try {
+    result = await state.api.refreshToken();
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 401 || error.status === 403)) return; // sign in again later
+    refreshTimer = setTimeout(refreshToken, 5000);
+    return;
+  }
+  sessionStorage.setItem(TOKEN_KEY, result.token);
+  state.api = createApi(result.token);
+  if (state.stream) state.stream.setToken(result.token);
+  scheduleRefresh(result.token);
 }
 
 function signInMessage(error) {
@@ -66,6 +107,7 @@ function signInMessage(error) {
 }
 
 function signOut(message = '') {
+  clearTimeout(refreshTimer);
   if (state.stream) state.stream.close();
   sessionStorage.removeItem(TOKEN_KEY);
   Object.assign(state, { api: null, me: null, stream: null, channels: [], current: null });

@@ -1,5 +1,7 @@
 // The /api/connect WebSocket: authenticates with the first message (so the token stays out
 // of URLs), resumes from the last sequence number after a drop, and reconnects with backoff.
+// The server closes the socket when its token expires; when the app has refreshed the token
+// meanwhile (setToken), the stream reconnects with the new one at once and resumes.
 
 export class EventStream {
   constructor({ token, suggestions, onEvent, onStatus }) {
@@ -13,6 +15,13 @@ export class EventStream {
     this.socket = null;
     this.pingTimer = null;
     this.retryTimer = null;
+    this.socketToken = null;
+    this.renewing = false;
+  }
+
+  /// A refreshed token for the next connection (the open socket keeps its own until it expires).
+  setToken(token) {
+    this.token = token;
   }
 
   connect() {
@@ -21,8 +30,10 @@ export class EventStream {
     const query = this.suggestions ? '' : '?suggestions=off';
     const socket = new WebSocket(`${scheme}://${location.host}/api/connect${query}`);
     this.socket = socket;
+    this.socketToken = this.token;
+    this.renewing = false;
     socket.addEventListener('open', () => {
-      const auth = { type: 'auth', token: this.token };
+      const auth = { type: 'auth', token: this.socketToken };
       if (this.lastSeq !== null) auth.since = this.lastSeq;
       socket.send(JSON.stringify(auth));
     });
@@ -45,6 +56,10 @@ export class EventStream {
         this.lastSeq = event.seq;
       }
       if (event.type === 'error' && event.error && event.error.status === 401) {
+        if (event.error.code === 'token_expired' && this.token !== this.socketToken) {
+          this.renewing = true; // the close that follows reconnects with the refreshed token
+          return;
+        }
         this.closed = true;
         this.onStatus('unauthorized');
       }
@@ -53,6 +68,10 @@ export class EventStream {
     socket.addEventListener('close', () => {
       this.stopPing();
       if (this.closed) return;
+      if (this.renewing) {
+        this.connect();
+        return;
+      }
       this.onStatus(navigator.onLine === false ? 'offline' : 'reconnecting');
       this.failures += 1;
       const delay = Math.min(30000, 1000 * 2 ** Math.min(this.failures - 1, 5)) + Math.random() * 1000;

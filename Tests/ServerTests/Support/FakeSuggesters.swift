@@ -60,9 +60,17 @@ final class GatedSuggester: ReplySuggester, @unchecked Sendable {
         held.forEach { $0.resume() }
     }
 
-    /// Suspends until at least `count` calls were made.
-    func waitForCalls(_ count: Int) async {
-        while askedFor.count < count { try? await Task.sleep(for: .milliseconds(5)) }
+    /// Suspends until at least `count` calls were made; throws after `timeout` seconds, so a
+    /// call that never comes fails the test instead of hanging it.
+    func waitForCalls(_ count: Int, timeout: Double = 30) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while askedFor.count < count {
+            guard Date() < deadline else {
+                throw SocketError(
+                    description: "the suggester got \(askedFor.count) of \(count) calls within \(timeout) s")
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
     }
 }
 

@@ -13,9 +13,14 @@ final class TestSocket {
     private let fd: Int32
     private var buffer: [UInt8] = []
 
-    init(port: Int, timeout: Double = 10) throws {
+    /// `receiveBuffer` shrinks the kernel's receive buffer (set before connecting, so the
+    /// window is small from the start): a client that reads nothing then fills up quickly.
+    init(port: Int, timeout: Double = 10, receiveBuffer: Int? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw SocketError(description: "socket() failed") }
+        if var size = receiveBuffer.map(Int32.init) {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

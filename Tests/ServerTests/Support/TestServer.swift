@@ -1,12 +1,13 @@
 import ChatStore
 import Foundation
+import HTTPCore
 
 @testable import Server
 
 /// A chat server on a free loopback port with a fresh temporary database.
 ///
-/// Starting and stopping CivetWeb takes a couple of seconds, so suites share one server per
-/// configuration and keep their data apart with unique user and channel ids.
+/// Suites share one server per configuration and keep their data apart with unique user and
+/// channel ids.
 final class TestServer: @unchecked Sendable {
     // @unchecked Sendable: every stored property is immutable after init.
 
@@ -17,12 +18,15 @@ final class TestServer: @unchecked Sendable {
     let server: ChatServer
     let port: Int
 
-    init(suggester: (any ReplySuggester)? = nil, storeOptions: ChatStore.Options = .init()) throws {
+    init(
+        suggester: (any ReplySuggester)? = nil, storeOptions: ChatStore.Options = .init(),
+        configure: (inout ChatServer.Configuration) -> Void = { _ in }
+    ) throws {
         folder = try TestFolders.make("server")
         store = try ChatStore(path: folder + "/chat.sqlite", options: storeOptions)
         var configuration = ChatServer.Configuration(port: 0)
-        configuration.threads = 64
         configuration.maxBodyBytes = 64 * 1024
+        configure(&configuration)
         server = ChatServer(store: store, secret: Self.secret, suggester: suggester, configuration: configuration)
         port = try server.start()
     }
@@ -40,8 +44,8 @@ final class TestServer: @unchecked Sendable {
         return server
     }
 
-    func token(_ user: UserID, lifetime: Int64? = nil, now: Date = Date()) -> String {
-        server.tokens.token(for: user, lifetime: lifetime, now: now)
+    func token(_ user: UserID, lifetime: Int64? = nil, admin: Bool = false, now: Date = Date()) -> String {
+        server.tokens.token(for: user, lifetime: lifetime, admin: admin, now: now)
     }
 
     func client(_ user: UserID?) -> HTTPClient {
@@ -66,8 +70,9 @@ final class TestServer: @unchecked Sendable {
 
     /// A user in no channel.
     func outsider() throws -> UserID {
-        let user = UserID(rawValue: "carol-\(UUID().uuidString.prefix(8).lowercased())")
-        _ = try store.upsertUsers([.init(id: user, name: "Carol")], by: nil)
+        let tag = UUID().uuidString.prefix(8).lowercased()
+        let user = UserID(rawValue: "carol-\(tag)")
+        _ = try store.upsertUsers([.init(id: user, name: "Carol \(tag)")], by: nil)
         return user
     }
 }

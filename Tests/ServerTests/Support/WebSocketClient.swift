@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 
 /// A minimal RFC 6455 client over a raw socket, for tests.
 final class WebSocketClient {
@@ -7,12 +8,15 @@ final class WebSocketClient {
     private(set) var refusal: WireResponse?
 
     /// Connects and performs the handshake; check `refusal` when the server said no.
-    init(port: Int, path: String, timeout: Double = 10) throws {
-        socket = try TestSocket(port: port, timeout: timeout)
+    init(
+        port: Int, path: String, timeout: Double = 10, headers: [String: String] = [:], receiveBuffer: Int? = nil
+    ) throws {
+        socket = try TestSocket(port: port, timeout: timeout, receiveBuffer: receiveBuffer)
         let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         try socket.write(
             "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n")
+                + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
+                + headers.map { "\($0.key): \($0.value)\r\n" }.joined() + "\r\n")
         let head = String(decoding: try socket.read(through: Array("\r\n\r\n".utf8)), as: UTF8.self)
         let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
         if status != 101 {

@@ -2,7 +2,7 @@ import Foundation
 
 /// An HTTP request as the server received it, body included.
 public struct HTTPRequest: Sendable {
-    /// `GET`, `POST`, …, as sent (upper case by convention, not enforced).
+    /// `GET`, `POST`, …, as sent (a token; case-sensitive, as HTTP methods are).
     public var method: String
     /// The path, still percent-encoded, without the query string.
     public var path: String
@@ -13,10 +13,12 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// The client's IP address.
     public var remoteAddress: String
+    /// 0 for HTTP/1.0, 1 for HTTP/1.1.
+    public var minorVersion: Int
 
     public init(
         method: String, path: String, queryString: String = "", headers: [(name: String, value: String)] = [],
-        body: [UInt8] = [], remoteAddress: String = ""
+        body: [UInt8] = [], remoteAddress: String = "", minorVersion: Int = 1
     ) {
         self.method = method
         self.path = path
@@ -24,11 +26,17 @@ public struct HTTPRequest: Sendable {
         self.headers = headers
         self.body = body
         self.remoteAddress = remoteAddress
+        self.minorVersion = minorVersion
     }
 
     /// The first header with this name, compared case-insensitively.
     public func header(_ name: String) -> String? {
         headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    /// Every value of the headers with this name, in order.
+    public func headerValues(_ name: String) -> [String] {
+        headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
     }
 
     /// Path segments, percent-decoded; `nil` when a segment is not valid percent-encoding or
@@ -43,17 +51,31 @@ public struct HTTPRequest: Sendable {
     }
 
     /// Query parameters, decoded (`+` is a space); the first value wins for repeated names.
-    public var query: [String: String] {
+    /// `nil` when a name or value is not valid percent-encoded UTF-8 (`before=%ff`), so that
+    /// callers can refuse it rather than act as if the parameter were absent.
+    public var validatedQuery: [String: String]? {
         var result: [String: String] = [:]
         for pair in queryString.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             func decode(_ text: Substring) -> String? {
                 String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
             }
-            guard let name = decode(parts[0]) else { continue }
-            let value = parts.count > 1 ? decode(parts[1]) : ""
-            if result[name] == nil, let value { result[name] = value }
+            guard let name = decode(parts[0]) else { return nil }
+            guard let value = parts.count > 1 ? decode(parts[1]) : "" else { return nil }
+            if result[name] == nil { result[name] = value }
         }
         return result
+    }
+
+    /// Query parameters as `validatedQuery` decodes them, or empty when the query is invalid.
+    public var query: [String: String] { validatedQuery ?? [:] }
+
+    /// Whether the client asked to keep the connection open after this request.
+    public var wantsKeepAlive: Bool {
+        let tokens = headerValues("Connection").flatMap { $0.lowercased().split(separator: ",") }.map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        if tokens.contains("close") { return false }
+        return minorVersion >= 1 || tokens.contains("keep-alive")
     }
 }

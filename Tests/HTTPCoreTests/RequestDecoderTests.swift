@@ -1,0 +1,135 @@
+import Testing
+
+@testable import HTTPCore
+
+@Suite struct RequestDecoderTests {
+    func decode(_ text: String, limits: HTTPRequestDecoder.Limits = .init()) -> [Result<HTTPRequest, HTTPFramingError>]
+    {
+        var decoder = HTTPRequestDecoder(limits: limits)
+        decoder.append(Array(text.utf8))
+        var results: [Result<HTTPRequest, HTTPFramingError>] = []
+        while let result = decoder.next() { results.append(result) }
+        return results
+    }
+
+    func failure(_ text: String, limits: HTTPRequestDecoder.Limits = .init()) -> HTTPFramingError? {
+        guard case .failure(let error) = decode(text, limits: limits).last else { return nil }
+        return error
+    }
+
+    @Test func aRequestWithABodyAndAPipelinedOne() throws {
+        let results = decode(
+            "POST /a?x=1 HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhelloGET /b HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(results.count == 2)
+        let first = try results[0].get()
+        #expect(first.method == "POST" && first.path == "/a" && first.queryString == "x=1")
+        #expect(first.body == Array("hello".utf8))
+        #expect(try results[1].get().path == "/b")
+    }
+
+    @Test func bytesArrivingOneByOne() throws {
+        let text = "POST /a HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nabc"
+        var decoder = HTTPRequestDecoder()
+        var got: HTTPRequest?
+        for byte in text.utf8 {
+            #expect(got == nil)
+            decoder.append([byte])
+            if let result = decoder.next() { got = try result.get() }
+        }
+        #expect(got?.body == Array("abc".utf8))
+        #expect(decoder.isIdle)
+    }
+
+    @Test func chunkedBodiesAreDecoded() throws {
+        let results = decode(
+            "POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2;ext=1\r\nde\r\n0\r\n\r\nGET /n HTTP/1.1\r\nHost: h\r\n\r\n"
+        )
+        #expect(try results[0].get().body == Array("abcde".utf8))
+        #expect(try results[1].get().path == "/n")
+    }
+
+    /// The request-smuggling shapes from issue 14: each is refused, and nothing after it is read.
+    @Test(arguments: [
+        ("two Content-Length", "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 20\r\nContent-Length: 2\r\n\r\n{}", 400),
+        (
+            "same Content-Length twice",
+            "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}", 400
+        ),
+        (
+            "Content-Length and chunked",
+            "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400
+        ),
+        ("space before the colon", "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding : chunked\r\n\r\n0\r\n\r\n", 400),
+        ("signed length", "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: +2\r\n\r\n{}", 400),
+        ("hex length", "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 0x2\r\n\r\n{}", 400),
+        ("line folding", "GET / HTTP/1.1\r\nHost: h\r\nX-A: a\r\n  b\r\n\r\n", 400),
+        ("bare LF", "GET / HTTP/1.1\nHost: h\n\n", 400),
+        ("no Host", "GET / HTTP/1.1\r\n\r\n", 400),
+        ("two Hosts", "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400),
+        ("gzip coding", "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501),
+        ("absolute target", "GET http://evil/ HTTP/1.1\r\nHost: h\r\n\r\n", 400),
+        ("HTTP/2 text", "GET / HTTP/2.0\r\nHost: h\r\n\r\n", 400),
+        ("NUL in a value", "GET / HTTP/1.1\r\nHost: h\r\nX-A: a\u{0}b\r\n\r\n", 400),
+        ("bad chunk size", "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400),
+    ])
+    func framingThatIsRefused(name: String, text: String, status: Int) {
+        let results = decode(text + "GET /smuggled HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(results.count == 1, "\(name): \(results)")
+        #expect(failure(text)?.status == status, "\(name)")
+    }
+
+    @Test func tooManyHeadersIs431NotASilentDrop() {
+        var text = "GET / HTTP/1.1\r\nHost: h\r\n"
+        for index in 0..<64 { text += "X-\(index): v\r\n" }
+        text += "Authorization: Bearer t\r\n\r\n"
+        #expect(failure(text)?.status == 431)
+        var fits = "GET / HTTP/1.1\r\nHost: h\r\n"
+        for index in 0..<62 { fits += "X-\(index): v\r\n" }
+        fits += "Authorization: Bearer t\r\n\r\n"
+        let request = try? decode(fits).first?.get()
+        #expect(request?.header("Authorization") == "Bearer t")
+    }
+
+    @Test func anOversizedHeadIs431EvenBeforeItEnds() {
+        let text = "GET / HTTP/1.1\r\nHost: h\r\nX-Big: " + String(repeating: "a", count: 17_000)
+        #expect(failure(text)?.status == 431)
+    }
+
+    @Test func bodiesOverTheLimitAre413() {
+        var limits = HTTPRequestDecoder.Limits()
+        limits.maxBodyBytes = 10
+        #expect(failure("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\n", limits: limits)?.status == 413)
+        let chunked = "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nb\r\nhello world\r\n0\r\n\r\n"
+        #expect(failure(chunked, limits: limits)?.status == 413)
+    }
+
+    @Test func aShortBodyWaitsAndIsNotHandedOn() {
+        var decoder = HTTPRequestDecoder()
+        decoder.append(Array("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 20\r\n\r\n{}".utf8))
+        #expect(decoder.next() == nil)
+        #expect(decoder.isReadingBody)
+    }
+
+    @Test func queryValuesMustBeValidPercentEncoding() {
+        #expect(HTTPRequest(method: "GET", path: "/", queryString: "before=%ff").validatedQuery == nil)
+        #expect(HTTPRequest(method: "GET", path: "/", queryString: "since=%zz").validatedQuery == nil)
+        #expect(
+            HTTPRequest(method: "GET", path: "/", queryString: "a=b+c&a=d&e").validatedQuery == ["a": "b c", "e": ""])
+    }
+
+    @Test func keepAliveFollowsVersionAndConnection() {
+        #expect(HTTPRequest(method: "GET", path: "/").wantsKeepAlive)
+        #expect(!HTTPRequest(method: "GET", path: "/", headers: [("Connection", "close")]).wantsKeepAlive)
+        #expect(!HTTPRequest(method: "GET", path: "/", minorVersion: 0).wantsKeepAlive)
+        #expect(
+            HTTPRequest(method: "GET", path: "/", headers: [("Connection", "Keep-Alive")], minorVersion: 0)
+                .wantsKeepAlive)
+    }
+
+    @Test func responsesAreOneBufferAndCannotBeSplit() {
+        let response = HTTPResponse(
+            status: 200, headers: [("X-A", "a\r\nSet-Cookie: x"), ("Content-Length", "99")], body: [65])
+        let text = String(decoding: response.serialized(keepAlive: true, extraHeaders: [("X-B", "b")]), as: UTF8.self)
+        #expect(text == "HTTP/1.1 200 OK\r\nX-A: aSet-Cookie: x\r\nX-B: b\r\nContent-Length: 1\r\n\r\nA")
+    }
+}

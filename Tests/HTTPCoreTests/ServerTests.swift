@@ -1,0 +1,268 @@
+import Foundation
+import Testing
+
+@testable import HTTPCore
+
+/// Echoes the request back as JSON; `/slow` takes a second, `/flood` is not an HTTP route.
+struct EchoResponder: HTTPResponder {
+    func respond(to request: HTTPRequest) -> HTTPResponse {
+        if request.path == "/slow" { Thread.sleep(forTimeInterval: 1) }
+        let object: [String: Any] = [
+            "method": request.method, "path": request.path, "segments": request.pathSegments ?? ["<invalid>"],
+            "query": request.query, "body": String(decoding: request.body, as: UTF8.self),
+        ]
+        let data = (try? JSONSerialization.data(withJSONObject: object)) ?? Data()
+        return .json(bytes: Array(data))
+    }
+}
+
+/// Accepts sockets whose query has `ok=1`, echoes text upper-cased; "flood" sends 400 messages
+/// of 16 KB; records what it saw.
+private final class EchoSockets: WebSocketResponder, @unchecked Sendable {
+    // @unchecked Sendable: `log` is only touched inside `lock`.
+    private let lock = NSLock()
+    private var log: [String] = []
+    private var dropped = 0
+
+    var events: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return log
+    }
+
+    var floodsDropped: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return dropped
+    }
+
+    private func note(_ text: String) {
+        lock.lock()
+        log.append(text)
+        lock.unlock()
+    }
+
+    func shouldAccept(_ request: HTTPRequest) -> HTTPResponse? {
+        request.query["ok"] == "1" ? nil : .text("no", status: 401)
+    }
+    func opened(_ socket: WebSocket) {
+        note("opened \(socket.id)")
+        socket.send("hello \(socket.id)")
+    }
+    func received(text: String, on socket: WebSocket) {
+        if text == "flood" {
+            let chunk = String(repeating: "x", count: 16 * 1024)
+            for _ in 0..<400 where !socket.send(chunk) {
+                lock.lock()
+                dropped += 1
+                lock.unlock()
+                return
+            }
+            return
+        }
+        if text == "bye" {
+            socket.close(code: 4000, reason: "asked")
+            return
+        }
+        socket.send(text.uppercased())
+    }
+    func closed(_ socket: WebSocket) { note("closed \(socket.id)") }
+}
+
+@Suite struct ServerTests {
+    private static func start(_ configure: (inout HTTPServer.Configuration) -> Void = { _ in }) throws -> (
+        HTTPServer, Int, EchoSockets
+    ) {
+        var configuration = HTTPServer.Configuration(port: 0)
+        configuration.limits.maxBodyBytes = 1024
+        configure(&configuration)
+        let sockets = EchoSockets()
+        let server = HTTPServer(configuration: configuration, responder: EchoResponder(), webSocket: ("/ws", sockets))
+        return (server, try server.start(), sockets)
+    }
+
+    @Test func requestsArriveWithPathQueryAndBody() throws {
+        let (server, port, _) = try Self.start()
+        defer { server.stop() }
+        let client = HTTPClient(port: port)
+        let response = try client.request(
+            "POST", "/api/channels/messaging%3Ahike/x?limit=5&q=a+b%21", body: Array("hello".utf8))
+        #expect(response.status == 200)
+        #expect(response.headers["x-content-type-options"] == "nosniff")
+        let json = try response.json()
+        #expect(json["path"] as? String == "/api/channels/messaging%3Ahike/x")
+        #expect(json["segments"] as? [String] == ["api", "channels", "messaging:hike", "x"])
+        #expect(json["query"] as? [String: String] == ["limit": "5", "q": "a b!"])
+        #expect(json["body"] as? String == "hello")
+    }
+
+    @Test func framingErrorsAreJSONAndCloseTheConnection() throws {
+        let (server, port, _) = try Self.start()
+        defer { server.stop() }
+        let socket = try TestSocket(port: port)
+        try socket.write(
+            "POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 20\r\nContent-Length: 2\r\n\r\n{}GET /smuggled HTTP/1.1\r\nHost: h\r\n\r\n"
+        )
+        let response = try HTTPClient.readResponse(from: socket)
+        #expect(response.status == 400)
+        #expect(response.headers["content-type"] == "application/json")
+        #expect(response.headers["connection"] == "close")
+        #expect(response.headers["x-content-type-options"] == "nosniff")
+        #expect(response.errorCode == "bad_request")
+        #expect(socket.isClosedByPeer())  // the smuggled request got no answer
+    }
+
+    @Test func oversizedBodiesGet413() throws {
+        let (server, port, _) = try Self.start()
+        defer { server.stop() }
+        let client = HTTPClient(port: port)
+        let big = try client.request("POST", "/x", body: [UInt8](repeating: 65, count: 5000))
+        #expect(big.status == 413)
+        let chunked = try client.raw(
+            Array("POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+                + Array("800\r\n".utf8) + [UInt8](repeating: 66, count: 0x800) + Array("\r\n0\r\n\r\n".utf8))
+        #expect(chunked.status == 413)
+        let fits = try client.request("POST", "/x", body: [UInt8](repeating: 65, count: 1024))
+        #expect(fits.status == 200)
+    }
+
+    @Test func keepAliveServesSeveralRequestsAndPipelines() throws {
+        let (server, port, _) = try Self.start()
+        defer { server.stop() }
+        let socket = try TestSocket(port: port)
+        try socket.write("GET /a HTTP/1.1\r\nHost: h\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\n")
+        let first = try HTTPClient.readResponse(from: socket)
+        let second = try HTTPClient.readResponse(from: socket)
+        #expect((try first.json())["path"] as? String == "/a")
+        #expect((try second.json())["path"] as? String == "/b")
+        try socket.write("GET /c HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect((try HTTPClient.readResponse(from: socket).json())["path"] as? String == "/c")
+    }
+
+    @Test func slowHeadersAndShortBodiesTimeOutWith408() throws {
+        let (server, port, _) = try Self.start { configuration in
+            configuration.headerTimeoutMilliseconds = 500
+            configuration.bodyTimeoutMilliseconds = 500
+        }
+        defer { server.stop() }
+        let slow = try TestSocket(port: port)
+        try slow.write("GET / HTTP/1.1\r\nHost: h\r\n")
+        let slowAnswer = try HTTPClient.readResponse(from: slow)
+        #expect(slowAnswer.status == 408)
+        #expect(slowAnswer.errorCode == "header_timeout")
+        let short = try TestSocket(port: port)
+        try short.write("POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 20\r\n\r\n{}")
+        let shortAnswer = try HTTPClient.readResponse(from: short)
+        #expect(shortAnswer.status == 408)
+        #expect(shortAnswer.errorCode == "body_timeout")
+        #expect(short.isClosedByPeer())
+    }
+
+    @Test func idleKeepAliveConnectionsAreClosed() throws {
+        let (server, port, _) = try Self.start { $0.keepAliveTimeoutMilliseconds = 500 }
+        defer { server.stop() }
+        let socket = try TestSocket(port: port, timeout: 5)
+        let started = Date()
+        #expect(socket.isClosedByPeer())
+        #expect(Date().timeIntervalSince(started) < 3)
+    }
+
+    @Test func connectionsPerAddressAreCapped() throws {
+        let (server, port, _) = try Self.start { $0.maxConnectionsPerAddress = 3 }
+        defer { server.stop() }
+        let held = try (0..<3).map { _ in try TestSocket(port: port) }
+        try held[0].write("GET /held HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(try HTTPClient.readResponse(from: held[0]).status == 200)
+        let refused = try HTTPClient(port: port).get("/x")
+        #expect(refused.status == 503)
+        #expect(refused.errorCode == "too_many_connections")
+        withExtendedLifetime(held) {}
+    }
+
+    @Test func aFullHandlerQueueIsAnsweredWith503() throws {
+        let (server, port, _) = try Self.start { configuration in
+            configuration.handlerThreads = 1
+            configuration.maxQueuedRequests = 1
+        }
+        defer { server.stop() }
+        let sockets = try (0..<4).map { _ in try TestSocket(port: port) }
+        for socket in sockets { try socket.write("GET /slow HTTP/1.1\r\nHost: h\r\n\r\n") }
+        let statuses = try sockets.map { try HTTPClient.readResponse(from: $0).status }
+        #expect(statuses.filter { $0 == 200 }.count >= 1)
+        #expect(statuses.contains(503))
+    }
+
+    @Test func webSocketsEchoAndRefusalsAreHTTPAnswers() throws {
+        let (server, port, _) = try Self.start()
+        defer { server.stop() }
+        let refused = try WebSocketClient(port: port, path: "/ws")
+        #expect(refused.refusal?.status == 401)
+        #expect(refused.refusal?.text == "no")
+        #expect(refused.socket.isClosedByPeer())
+        let socket = try WebSocketClient(port: port, path: "/ws?ok=1")
+        #expect(socket.refusal == nil)
+        #expect(try socket.receive()?.hasPrefix("hello ") == true)
+        try socket.send("abc")
+        #expect(try socket.receive() == "ABC")
+        // A message split over three frames arrives whole.
+        try socket.sendFrame(opcode: 1, payload: Array("de".utf8), final: false)
+        try socket.sendFrame(opcode: 0, payload: Array("f".utf8), final: false)
+        try socket.sendFrame(opcode: 0, payload: Array("g".utf8), final: true)
+        #expect(try socket.receive() == "DEFG")
+        try socket.send(String(repeating: "x", count: 70_000))
+        #expect(try socket.receive() == nil)  // closed: message too big
+    }
+
+    @Test func closingASocketClosesTheTCPConnection() throws {
+        let (server, port, sockets) = try Self.start()
+        defer { server.stop() }
+        let socket = try WebSocketClient(port: port, path: "/ws?ok=1", timeout: 5)
+        _ = try socket.receive()
+        try socket.send("bye")
+        #expect(try socket.receive() == nil)  // the close frame
+        let started = Date()
+        #expect(socket.socket.isClosedByPeer())  // and then TCP, without waiting for our close frame
+        #expect(Date().timeIntervalSince(started) < 3)
+        let deadline = Date().addingTimeInterval(5)
+        while !sockets.events.contains(where: { $0.hasPrefix("closed") }) && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        #expect(sockets.events.contains { $0.hasPrefix("closed") })
+    }
+
+    @Test func aClientThatDoesNotReadIsDroppedAtTheBufferLimit() throws {
+        let (server, port, sockets) = try Self.start { $0.webSocketMaxQueuedBytes = 256 * 1024 }
+        defer { server.stop() }
+        let socket = try WebSocketClient(port: port, path: "/ws?ok=1", timeout: 10, receiveBuffer: 4096)
+        _ = try socket.receive()
+        try socket.send("flood")  // 6.4 MB to a reader that reads nothing
+        let deadline = Date().addingTimeInterval(10)
+        while sockets.floodsDropped == 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(sockets.floodsDropped == 1)
+        while !sockets.events.contains(where: { $0.hasPrefix("closed") }) && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        #expect(sockets.events.contains { $0.hasPrefix("closed") })
+        #expect(server.connectionCount == 0)
+    }
+}
+
+@Suite struct QuickLaneTests {
+    @Test func quickRequestsDoNotWaitBehindSlowOnes() throws {
+        var configuration = HTTPServer.Configuration(port: 0)
+        configuration.handlerThreads = 1
+        configuration.quickLane = { $0.path == "/quick" }
+        let server = HTTPServer(configuration: configuration, responder: EchoResponder())
+        let port = try server.start()
+        defer { server.stop() }
+        let slow = try (0..<3).map { _ in try TestSocket(port: port) }
+        for socket in slow { try socket.write("GET /slow HTTP/1.1\r\nHost: h\r\n\r\n") }
+        // Three one-second requests hold the only ordinary thread for three seconds; the quick
+        // one is answered before the first of them.
+        let quick = try TestSocket(port: port, timeout: 10)
+        try quick.write("GET /quick HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(try HTTPClient.readResponse(from: quick).status == 200)
+        slow[2].setTimeout(0.2)  // the last slow one is still waiting for the ordinary thread
+        #expect(throws: (any Error).self) { try HTTPClient.readResponse(from: slow[2]) }
+    }
+}

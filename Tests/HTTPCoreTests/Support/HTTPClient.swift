@@ -1,0 +1,83 @@
+import Foundation
+
+/// A response read off the wire.
+struct WireResponse {
+    var status: Int
+    var headers: [String: String]  // lowercased names
+    var body: [UInt8]
+
+    var text: String { String(decoding: body, as: UTF8.self) }
+
+    func json() throws -> [String: Any] {
+        guard let object = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
+            throw SocketError(description: "body is not a JSON object: \(text)")
+        }
+        return object
+    }
+
+    /// `error.code` of a JSON error body.
+    var errorCode: String? {
+        ((try? json())?["error"] as? [String: Any])?["code"] as? String
+    }
+}
+
+/// A minimal HTTP/1.1 client over a raw socket (one request per connection), so tests can send
+/// exactly the bytes they mean, malformed ones included.
+struct HTTPClient {
+    let port: Int
+    var token: String?
+
+    func request(
+        _ method: String, _ path: String, json: Any? = nil, body: [UInt8]? = nil, headers: [String: String] = [:]
+    ) throws -> WireResponse {
+        var payload = body ?? []
+        var allHeaders = headers
+        if let json {
+            payload = Array(try JSONSerialization.data(withJSONObject: json, options: [.fragmentsAllowed]))
+            allHeaders["Content-Type"] = "application/json"
+        }
+        if let token, allHeaders["Authorization"] == nil { allHeaders["Authorization"] = "Bearer \(token)" }
+        if !payload.isEmpty || method == "POST" || method == "PUT" {
+            allHeaders["Content-Length"] = String(payload.count)
+        }
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        for (name, value) in allHeaders { head += "\(name): \(value)\r\n" }
+        head += "\r\n"
+        let socket = try TestSocket(port: port)
+        try socket.write(Array(head.utf8) + payload)
+        return try Self.readResponse(from: socket)
+    }
+
+    func get(_ path: String) throws -> WireResponse { try request("GET", path) }
+    func post(_ path: String, _ json: Any) throws -> WireResponse { try request("POST", path, json: json) }
+
+    /// Sends raw bytes and reads one response.
+    func raw(_ bytes: [UInt8]) throws -> WireResponse {
+        let socket = try TestSocket(port: port)
+        try socket.write(bytes)
+        return try Self.readResponse(from: socket)
+    }
+
+    static func readResponse(from socket: TestSocket) throws -> WireResponse {
+        let head = String(decoding: try socket.read(through: Array("\r\n\r\n".utf8)), as: UTF8.self)
+        var lines = head.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        guard !lines.isEmpty else { throw SocketError(description: "empty response") }
+        let statusLine = lines.removeFirst().split(separator: " ")
+        guard statusLine.count >= 2, let status = Int(statusLine[1]) else {
+            throw SocketError(description: "bad status line in \(head)")
+        }
+        var headers: [String: String] = [:]
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
+        }
+        let body: [UInt8]
+        if let length = headers["content-length"].flatMap(Int.init) {
+            body = try socket.read(exactly: length)
+        } else {
+            body = try socket.readToEnd()
+        }
+        return WireResponse(status: status, headers: headers, body: body)
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+/// A minimal RFC 6455 client over a raw socket, for tests.
+final class WebSocketClient {
+    let socket: TestSocket
+    /// The handshake response when the server refused the upgrade.
+    private(set) var refusal: WireResponse?
+
+    /// Connects and performs the handshake; check `refusal` when the server said no.
+    init(port: Int, path: String, timeout: Double = 10, receiveBuffer: Int? = nil) throws {
+        socket = try TestSocket(port: port, timeout: timeout, receiveBuffer: receiveBuffer)
+        let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        try socket.write(
+            "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        let head = String(decoding: try socket.read(through: Array("\r\n\r\n".utf8)), as: UTF8.self)
+        let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
+        if status != 101 {
+            var headers: [String: String] = [:]
+            for line in head.components(separatedBy: "\r\n").dropFirst() {
+                guard let colon = line.firstIndex(of: ":") else { continue }
+                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                    in: .whitespaces)
+            }
+            let body = headers["content-length"].flatMap(Int.init).map { (try? socket.read(exactly: $0)) ?? [] } ?? []
+            refusal = WireResponse(status: status, headers: headers, body: body)
+        }
+    }
+
+    func send(_ text: String) throws { try sendFrame(opcode: 1, payload: Array(text.utf8)) }
+
+    func send(json: [String: Any]) throws {
+        try send(String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self))
+    }
+
+    func sendFrame(opcode: UInt8, payload: [UInt8], final: Bool = true) throws {
+        var frame: [UInt8] = [(final ? 0x80 : 0) | opcode]
+        if payload.count < 126 {
+            frame.append(0x80 | UInt8(payload.count))
+        } else if payload.count <= 0xFFFF {
+            frame += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        } else {
+            frame.append(0x80 | 127)
+            for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8((payload.count >> shift) & 0xFF)) }
+        }
+        let mask = (0..<4).map { _ in UInt8.random(in: 0...255) }
+        frame += mask
+        frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+        try socket.write(frame)
+    }
+
+    /// The next text message; nil when the server closed the connection.
+    func receive(timeout: Double = 10) throws -> String? {
+        socket.setTimeout(timeout)
+        while true {
+            let head = try socket.read(exactly: 2)
+            let opcode = head[0] & 0x0F
+            var length = Int(head[1] & 0x7F)
+            if length == 126 {
+                let bytes = try socket.read(exactly: 2)
+                length = Int(bytes[0]) << 8 | Int(bytes[1])
+            } else if length == 127 {
+                length = try socket.read(exactly: 8).reduce(0) { $0 << 8 | Int($1) }
+            }
+            let payload = try socket.read(exactly: length)
+            switch opcode {
+            case 1: return String(decoding: payload, as: UTF8.self)
+            case 8: return nil
+            case 9: try sendFrame(opcode: 10, payload: payload)
+            default: continue
+            }
+        }
+    }
+
+    /// The next message parsed as a JSON object; nil when closed.
+    func receiveJSON(timeout: Double = 10) throws -> [String: Any]? {
+        guard let text = try receive(timeout: timeout) else { return nil }
+        guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+            throw SocketError(description: "not a JSON object: \(text)")
+        }
+        return object
+    }
+
+    /// Messages until one matches `predicate`; throws on timeout.
+    func receive(until predicate: ([String: Any]) -> Bool, timeout: Double = 10) throws -> [String: Any] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else { throw SocketError(description: "no matching event within \(timeout) s") }
+            guard let event = try receiveJSON(timeout: remaining) else {
+                throw SocketError(description: "socket closed while waiting")
+            }
+            if predicate(event) { return event }
+        }
+    }
+}
