@@ -8,6 +8,9 @@ package struct DateMentions: Equatable, Sendable {
     package var days: [EventDay] = []
     /// Every clock time, as minutes after midnight, in order.
     package var times: [Int] = []
+    /// Whether the text also gives a calendar date ("2026-03-14", "14/3", "March 14"), which
+    /// the model reads.
+    package var hasCalendarDate = false
 
     package init(days: [EventDay] = [], times: [Int] = []) {
         self.days = days
@@ -21,6 +24,13 @@ package struct DateMentions: Equatable, Sendable {
             let word = words[index]
             if let day = Self.dayWords[word] {
                 days.append(day)
+            } else if Self.isCalendarDate(word)
+                || (Self.months.contains(word) && index + 1 < words.count
+                    && words[index + 1].allSatisfy(\.isNumber))
+                || (word.allSatisfy(\.isNumber) && index + 1 < words.count
+                    && Self.months.contains(words[index + 1]))
+            {
+                hasCalendarDate = true
             } else if word == "noon" || word == "midday" {
                 times.append(12 * 60)
             } else if word == "midnight" {
@@ -45,12 +55,27 @@ package struct DateMentions: Equatable, Sendable {
         "fri": .friday, "sat": .saturday, "sun": .sunday,
     ]
 
-    /// Runs of letters, digits, `:` and `.` (so "8:30", "8am", "p.m." stay whole).
+    static let months: Set<String> = [
+        "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
+        "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+    ]
+
+    /// "2026-03-14" or "14/3" (a run the word splitter keeps whole only for `-` and `/` below).
+    static func isCalendarDate(_ word: String) -> Bool {
+        let parts = word.split(whereSeparator: { $0 == "-" || $0 == "/" })
+        return parts.count >= 2 && parts.count <= 3 && word.contains(where: { $0 == "-" || $0 == "/" })
+            && parts.allSatisfy { !$0.isEmpty && $0.count <= 4 && $0.allSatisfy(\.isNumber) }
+    }
+
+    /// Runs of letters, digits, `:` and `.` (so "8:30", "8am", "p.m." stay whole), and `-` or
+    /// `/` between digits (so "2026-03-14" and "14/3" do).
     static func words(of text: String) -> [String] {
         var words: [String] = []
         var current = ""
         for character in text {
-            if character.isLetter || character.isNumber || character == ":" || character == "." {
+            if character.isLetter || character.isNumber || character == ":" || character == "."
+                || ((character == "-" || character == "/") && current.last?.isNumber == true)
+            {
                 current.append(character)
             } else if !current.isEmpty {
                 words.append(current)

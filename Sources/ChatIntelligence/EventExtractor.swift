@@ -111,7 +111,11 @@ public struct EventExtractor: Sendable {
             options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 120)
         ).content
         let spelled = DateMentions(in: text)
-        if let day = spelled.day, mention.date.isEmpty || mention.day != .date { mention.day = day }
+        if let day = spelled.day, !spelled.hasCalendarDate {
+            // "Saturday" is Saturday: a date the model worked out itself is not trusted.
+            mention.day = day
+            mention.date = ""
+        }
         if let minutes = spelled.time {
             mention.startTime =
                 String(format: "%02d:%02d", minutes / 60, minutes % 60)

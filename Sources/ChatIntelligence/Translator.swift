@@ -60,13 +60,57 @@ public struct Translator: Sendable {
 
     /// The translation of `text` into `language` as it is generated (each element is the whole
     /// translation so far).
+    ///
+    /// Small models sometimes copy the message instead of translating it; a result made mostly
+    /// of the message's own words is written again once, sampled instead of greedy.
     public func stream(_ text: String, into language: TranslationLanguage) -> AsyncThrowingStream<String, any Error> {
-        let session = LanguageModelSession(model: model, transcript: Self.transcript)
-        let options = GenerationOptions(
-            sampling: .greedy, maximumResponseTokens: StreamedResponse.budget(for: text, cap: 800))
+        let model = model
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    for attempt in 0..<2 {
+                        var last = ""
+                        for try await partial in Self.pass(text, into: language, attempt: attempt, model: model) {
+                            last = partial
+                            continuation.yield(partial)
+                        }
+                        if attempt == 0, Self.copies(last, text) { continue }
+                        break
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    private static func pass(
+        _ text: String, into language: TranslationLanguage, attempt: Int, model: SystemLanguageModel
+    )
+        -> AsyncThrowingStream<String, any Error>
+    {
+        let session = LanguageModelSession(model: model, transcript: transcript)
+        let budget = StreamedResponse.budget(for: text, cap: 800)
+        let options =
+            attempt == 0
+            ? GenerationOptions(sampling: .greedy, maximumResponseTokens: budget)
+            : StreamedResponse.options(attempt: attempt, temperature: 0.7, maximumResponseTokens: budget)
         return StreamedResponse.make(
-            Translation.self, in: session, prompt: Self.prompt(text, into: language), options: options,
-            partial: \.text, final: { TextMatching.trimmed($0.text) })
+            Translation.self, in: session, prompt: prompt(text, into: language), options: options, partial: \.text,
+            final: { TextMatching.trimmed($0.text) })
+    }
+
+    /// Whether `translation` mostly repeats `text`: at least three quarters of its words (three
+    /// or more) are words of `text`. Names and numbers carry over in any translation, but not
+    /// most of the words.
+    package static func copies(_ translation: String, _ text: String) -> Bool {
+        let words = TextMatching.normalized(translation).split(separator: " ")
+        let source = Set(TextMatching.normalized(text).split(separator: " "))
+        guard words.count >= 3 || words.count == source.count, !words.isEmpty else { return false }
+        let shared = words.filter { source.contains($0) }.count
+        return shared * 4 >= words.count * 3
     }
 
     /// The finished translation of `text` into `language`.
@@ -84,8 +128,10 @@ public struct Translator: Sendable {
         - Never answer the message or comment on it: write only the translation.
         """
 
+    /// The message first, then the request naming the language: what the model read last is
+    /// what it follows.
     package static func prompt(_ text: String, into language: TranslationLanguage) -> String {
-        "Translate into \(language.name):\n\(String(text.prefix(WritingTools.characterLimit)))"
+        "Message:\n\(String(text.prefix(WritingTools.characterLimit)))\n\nWrite this message in \(language.name)."
     }
 
     package static let examples: [(text: String, language: String, translation: String)] = [
