@@ -66,7 +66,9 @@ final class CannedBackend: LanguageModelBackend {
     /// dropped).
     @Test func asksForThisConversationUserAndToneAndCleansTheAnswer() async throws {
         let backend = CannedBackend(
-            reply: #"{"tone":"casual","replies":["Can't wait!","Alice: What time?","Yeah! Saturday morning works for me."]}"#)
+            reply:
+                #"{"tone":"casual","replies":["Can't wait!","Alice: What time?","Yeah! Saturday morning works for me."]}"#
+        )
         let suggester = ReplyDrafter(model: SystemLanguageModel(backend: backend))
         let replies = try await suggester.suggestions(replyingTo: conversation, as: People.alice, tone: .formal)
         #expect(replies == ["Can't wait!", "What time?"])
@@ -134,7 +136,8 @@ final class CannedBackend: LanguageModelBackend {
     }
 
     @Test func nilWhenNothingUsableCameOut() async throws {
-        let backend = CannedBackend(reply: #"{"tone":"casual","replies":["Bob: Sure","Yeah! Saturday morning works for me."," "]}"#)
+        let backend = CannedBackend(
+            reply: #"{"tone":"casual","replies":["Bob: Sure","Yeah! Saturday morning works for me."," "]}"#)
         let suggester = ReplyDrafter(model: SystemLanguageModel(backend: backend))
         #expect(try await suggester.suggestions(replyingTo: conversation, as: People.alice) == nil)
     }
