@@ -82,7 +82,9 @@ package enum ToolScorer {
         }
         let lost = facts.filter { !$0.isKept(in: text) }
         let shortens = tool == .summarize || tool == .keyPoints
-        if shortens ? lost.count * 4 > facts.count : !lost.isEmpty { problems.append(.lostFacts(lost.map(\.description))) }
+        if shortens ? lost.count * 4 > facts.count : !lost.isEmpty {
+            problems.append(.lostFacts(lost.map(\.description)))
+        }
         if tool == .proofread {
             let words = Set(folded(text).split(separator: " ").map(String.init))
             for word in misspellings where words.contains(folded(word)) { problems.append(.unfixed(word)) }
@@ -129,7 +131,9 @@ package enum ToolScorer {
         let missing = speakers.filter { !Fact([$0]).isKept(in: text) }
         if !missing.isEmpty { problems.append(.missingSpeakers(missing)) }
         let words = SuggestionScorer.wordCount(text)
-        if words > ThreadSummarizer.wordLimit { problems.append(.tooLong(words: words, limit: ThreadSummarizer.wordLimit)) }
+        if words > ThreadSummarizer.wordLimit {
+            problems.append(.tooLong(words: words, limit: ThreadSummarizer.wordLimit))
+        }
         return problems
     }
 
@@ -182,8 +186,9 @@ package enum ToolScorer {
                 result.append(" ")  // "3pm" is "3 pm", "15th" is "15 th"
             }
             if character.isLetter || character.isNumber || "$€@".contains(character) {
-                result.append(contentsOf: String(character).decomposedStringWithCanonicalMapping.unicodeScalars
-                    .filter { $0.properties.generalCategory != .nonspacingMark }.map(Character.init))
+                result.append(
+                    contentsOf: String(character).decomposedStringWithCanonicalMapping.unicodeScalars
+                        .filter { $0.properties.generalCategory != .nonspacingMark }.map(Character.init))
             } else if (character == "." || character == ":") && between {
                 result.append(character)
             } else if character == "," && between {

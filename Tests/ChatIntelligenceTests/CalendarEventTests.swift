@@ -25,7 +25,9 @@ import Testing
     }
 
     @Test func readsDaysAndTimesSpelledOut() {
-        #expect(DateMentions(in: "Let's meet Saturday 8am at the trailhead") == DateMentions(days: [.saturday], times: [480]))
+        #expect(
+            DateMentions(in: "Let's meet Saturday 8am at the trailhead")
+                == DateMentions(days: [.saturday], times: [480]))
         #expect(DateMentions(in: "tomorrow at 7:30 pm?").times == [19 * 60 + 30])
         #expect(DateMentions(in: "Call at 14:00, not 8 p.m.").times == [14 * 60, 20 * 60])
         #expect(DateMentions(in: "Lunch at noon tonight").days == [.tonight])
@@ -44,7 +46,8 @@ import Testing
         let sent = date("2026-12-01 04:44", in: denver)
         let saturday = try #require(
             EventResolver.resolve(
-                EventMention(title: "Hike", day: .saturday, startTime: "08:00", durationMinutes: 120, place: "Trailhead"),
+                EventMention(
+                    title: "Hike", day: .saturday, startTime: "08:00", durationMinutes: 120, place: "Trailhead"),
                 sentAt: sent, timeZone: denver))
         #expect(local(saturday.start, in: denver) == "Sat 2026-12-05 08:00")
         #expect(saturday.end.timeIntervalSince(saturday.start) == 7200)
@@ -60,7 +63,8 @@ import Testing
 
     @Test func relativeDaysDatesAndNoTime() throws {
         let sent = date("2026-12-31 22:00", in: denver)
-        let tomorrow = EventResolver.resolve(EventMention(title: "Brunch", day: .tomorrow, startTime: "11:00"), sentAt: sent, timeZone: denver)
+        let tomorrow = EventResolver.resolve(
+            EventMention(title: "Brunch", day: .tomorrow, startTime: "11:00"), sentAt: sent, timeZone: denver)
         #expect(tomorrow.map { local($0.start, in: denver) } == "Fri 2027-01-01 11:00")
         let tonight = EventResolver.resolve(EventMention(title: "Party", day: .tonight), sentAt: sent, timeZone: denver)
         #expect(tonight.map { local($0.start, in: denver) } == "Thu 2026-12-31 19:00")
@@ -68,11 +72,13 @@ import Testing
             EventMention(title: "Dentist", day: .date, date: "2027-03-14", startTime: "09:00", durationMinutes: 45),
             sentAt: sent, timeZone: denver)
         #expect(dated.map { local($0.start, in: denver) } == "Sun 2027-03-14 09:00")
-        let allDay = try #require(EventResolver.resolve(EventMention(title: "Trip", day: .friday), sentAt: sent, timeZone: denver))
+        let allDay = try #require(
+            EventResolver.resolve(EventMention(title: "Trip", day: .friday), sentAt: sent, timeZone: denver))
         #expect(allDay.isAllDay && local(allDay.start, in: denver) == "Fri 2027-01-01 00:00")
         #expect(EventResolver.resolve(EventMention(title: "?", day: .unknown), sentAt: sent, timeZone: denver) == nil)
         #expect(
-            EventResolver.resolve(EventMention(title: "?", day: .date, date: "2027-02-30"), sentAt: sent, timeZone: denver)
+            EventResolver.resolve(
+                EventMention(title: "?", day: .date, date: "2027-02-30"), sentAt: sent, timeZone: denver)
                 == nil)
     }
 
@@ -80,7 +86,8 @@ import Testing
     @Test func daylightSavingDaysKeepTheLocalTime() throws {
         let sent = date("2026-03-05 12:00", in: denver)  // a Thursday
         let event = try #require(
-            EventResolver.resolve(EventMention(title: "Run", day: .sunday, startTime: "08:00"), sentAt: sent, timeZone: denver))
+            EventResolver.resolve(
+                EventMention(title: "Run", day: .sunday, startTime: "08:00"), sentAt: sent, timeZone: denver))
         #expect(local(event.start, in: denver) == "Sun 2026-03-08 08:00")
         #expect(CalendarEvent.utc(event.start) == "20260308T140000Z")  // MDT, UTC−6
     }
@@ -101,7 +108,8 @@ import Testing
         // Folded at 75 octets, never inside a character; unfolded it is the text, escaped.
         #expect(lines.allSatisfy { $0.utf8.count <= 75 })
         let unfolded = ics.replacingOccurrences(of: "\r\n ", with: "")
-        #expect(unfolded.contains("DESCRIPTION:From Bob's message: " + String(repeating: "é", count: 60) + "\\nsee you"))
+        #expect(
+            unfolded.contains("DESCRIPTION:From Bob's message: " + String(repeating: "é", count: 60) + "\\nsee you"))
         #expect(!ics.replacingOccurrences(of: "\r\n", with: "").contains("\n"))
 
         let allDay = CalendarEvent(

@@ -33,7 +33,8 @@ import Testing
         var threads: [Thread]
 
         static func load() throws -> Fixtures {
-            let url = try #require(Bundle.module.url(forResource: "tools", withExtension: "json", subdirectory: "Fixtures"))
+            let url = try #require(
+                Bundle.module.url(forResource: "tools", withExtension: "json", subdirectory: "Fixtures"))
             return try JSONDecoder().decode(Fixtures.self, from: Data(contentsOf: url))
         }
     }
@@ -78,7 +79,8 @@ import Testing
         let fixtures = try Fixtures.load()
         let model = SystemLanguageModel.default
         try #require(model.availability == .available, "model unavailable: \(model.availability)")
-        let parts = Set((env["SOTTO_EVAL_PARTS"] ?? "writing,translation,summary").split(separator: ",").map(String.init))
+        let parts = Set(
+            (env["SOTTO_EVAL_PARTS"] ?? "writing,translation,summary").split(separator: ",").map(String.init))
         print("model \(env["SOTTO_MODEL"] ?? SystemLanguageModel.LocalModel.defaultID)")
 
         if parts.contains("writing") {
@@ -89,12 +91,14 @@ import Testing
                 for tool in WritingTool.allCases {
                     let (result, seconds) = try await Self.timed { try await tools.apply(tool, to: draft.text) }
                     let problems = ToolScorer.writing(
-                        tool, result: result, original: draft.text, facts: draft.facts, misspellings: draft.misspellings)
+                        tool, result: result, original: draft.text, facts: draft.facts, misspellings: draft.misspellings
+                    )
                     tally.add(problems.isEmpty, seconds)
                     perTool[tool, default: Tally()].add(problems.isEmpty, seconds)
                     Self.row(
                         draft.name.padding(toLength: 10, withPad: " ", startingAt: 0),
-                        tool.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0), String(format: "%5.1f s", seconds),
+                        tool.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0),
+                        String(format: "%5.1f s", seconds),
                         problems: problems, text: result)
                 }
             }
@@ -110,21 +114,28 @@ import Testing
             for item in fixtures.translations {
                 for code in item.references.keys.sorted() {
                     let language = try #require(TranslationLanguage.named(code))
-                    let (result, seconds) = try await Self.timed { try await translator.translate(item.text, into: language) }
+                    let (result, seconds) = try await Self.timed {
+                        try await translator.translate(item.text, into: language)
+                    }
                     let (problems, chrF) = ToolScorer.translation(
                         result, original: item.text, reference: item.references[code]!, facts: item.facts)
                     scores.append(chrF)
                     tally.add(problems.isEmpty, seconds)
                     Self.row(
-                        code.padding(toLength: 3, withPad: " ", startingAt: 0), String(format: "chrF %3.0f", chrF * 100),
+                        code.padding(toLength: 3, withPad: " ", startingAt: 0),
+                        String(format: "chrF %3.0f", chrF * 100),
                         String(format: "%5.1f s", seconds), problems: problems, text: result)
                     let record: [String: Any] = [
-                        "language": code, "text": result, "source": item.text, "swift_ok": problems.isEmpty, "chrf": chrF,
+                        "language": code, "text": result, "source": item.text, "swift_ok": problems.isEmpty,
+                        "chrf": chrF,
                     ]
                     lines.append(String(decoding: try JSONSerialization.data(withJSONObject: record), as: UTF8.self))
                 }
             }
-            print(String(format: "translation (meaning, facts, not copied): %@; mean chrF %.0f", tally.line, scores.reduce(0, +) / Double(max(1, scores.count)) * 100))
+            print(
+                String(
+                    format: "translation (meaning, facts, not copied): %@; mean chrF %.0f", tally.line,
+                    scores.reduce(0, +) / Double(max(1, scores.count)) * 100))
             if let out = env["SOTTO_EVAL_OUT"] {
                 try (lines.joined(separator: "\n") + "\n").write(toFile: out, atomically: true, encoding: .utf8)
             }
@@ -134,15 +145,20 @@ import Testing
             let summarizer = ThreadSummarizer(model: model)
             var tally = Tally()
             for thread in fixtures.threads {
-                let messages = thread.messages.map { ChatMessage(author: Participant(id: $0[0], name: $0[0]), text: $0[1]) }
+                let messages = thread.messages.map {
+                    ChatMessage(author: Participant(id: $0[0], name: $0[0]), text: $0[1])
+                }
                 var speakers: [String] = []
-                for message in messages where !speakers.contains(message.author.name) { speakers.append(message.author.name) }
+                for message in messages where !speakers.contains(message.author.name) {
+                    speakers.append(message.author.name)
+                }
                 let (result, seconds) = try await Self.timed { try await summarizer.summarize(messages) }
                 let problems = ToolScorer.summary(result, speakers: speakers)
                 tally.add(problems.isEmpty, seconds)
                 Self.row(
                     thread.name.padding(toLength: 10, withPad: " ", startingAt: 0),
-                    "\(SuggestionScorer.wordCount(result)) words", String(format: "%5.1f s", seconds), problems: problems,
+                    "\(SuggestionScorer.wordCount(result)) words", String(format: "%5.1f s", seconds),
+                    problems: problems,
                     text: result)
             }
             print("summaries (every speaker named, at most \(ThreadSummarizer.wordLimit) words): \(tally.line)")

@@ -18,12 +18,16 @@ import Testing
 
     @Test func rewritesKeepEveryFact() {
         let kept = "Hi team, I can't make the 3 PM review on Thursday because Dana moved the demo."
-        #expect(ToolScorer.writing(.professional, result: kept, original: draft, facts: facts, misspellings: []).isEmpty)
+        #expect(
+            ToolScorer.writing(.professional, result: kept, original: draft, facts: facts, misspellings: []).isEmpty)
         let lost = ToolScorer.writing(
-            .rewrite, result: "I can't make the review; the demo moved.", original: draft, facts: facts, misspellings: [])
+            .rewrite, result: "I can't make the review; the demo moved.", original: draft, facts: facts,
+            misspellings: [])
         #expect(lost == [.lostFacts(["3pm|3 pm|15:00", "thursday", "Dana"])])
         #expect(
-            ToolScorer.writing(.friendly, result: "Here is a friendlier version: " + kept, original: draft, facts: facts, misspellings: [])
+            ToolScorer.writing(
+                .friendly, result: "Here is a friendlier version: " + kept, original: draft, facts: facts,
+                misspellings: [])
                 == [.commentary("here is")])
         #expect(ToolScorer.writing(.rewrite, result: "  ", original: draft, facts: facts, misspellings: []) == [.empty])
     }
@@ -36,11 +40,16 @@ import Testing
         let longer = ToolScorer.writing(
             .concise, result: draft + " Sorry about that, everyone.", original: draft, facts: facts, misspellings: [])
         #expect(longer == [.notShorter(words: 19, original: 15)])
-        // A summary may drop a quarter of the facts.
+        // A summary may drop a quarter of the facts, not more.
+        let four = facts + [ToolScorer.Fact(["demo"])]
         let summary = ToolScorer.writing(
-            .summarize, result: "Dana moved the demo, so the 3pm review is off.", original: draft, facts: facts,
+            .summarize, result: "Dana moved the demo, so the 3pm review is off.", original: draft, facts: four,
             misspellings: [])
         #expect(summary.isEmpty)
+        let third = ToolScorer.writing(
+            .summarize, result: "Dana moved the demo, so the 3pm review is off.", original: draft, facts: facts,
+            misspellings: [])
+        #expect(third == [.lostFacts(["thursday"])])
         #expect(
             ToolScorer.writing(.keyPoints, result: "• One\n- Two", original: draft, facts: [], misspellings: []) == [
                 .badPoints(2)

@@ -11,8 +11,10 @@ import Testing
         _ = try store.upsertUsers(
             [.init(id: "alice", name: "Alice"), .init(id: "bob", name: "Bob"), .init(id: "carol", name: "Carol")],
             by: nil)
-        _ = try store.getOrCreateChannel(ChannelID(type: "messaging", id: "hike"), name: "Hike", members: ["bob"], by: "alice")
-        _ = try store.getOrCreateChannel(ChannelID(type: "messaging", id: "work"), name: "Work", members: [], by: "carol")
+        _ = try store.getOrCreateChannel(
+            ChannelID(type: "messaging", id: "hike"), name: "Hike", members: ["bob"], by: "alice")
+        _ = try store.getOrCreateChannel(
+            ChannelID(type: "messaging", id: "work"), name: "Work", members: [], by: "carol")
         for (index, item) in texts.enumerated() {
             _ = try store.sendMessage(
                 NewMessage(
@@ -57,11 +59,11 @@ import Testing
 
     @Test func queriesAreWordsNeverFTSSyntax() throws {
         let store = try store([("hike", "alice", "NEAR the AND gate, \"quoted\" OR not")])
-        for query in ["NEAR(", "\"", "a* OR", "-gate", "quoted\" OR \"x", "^and", "col:value"] {
+        for query in ["NEAR(", "a* OR", "-gate", "quoted\" OR \"x", "^and", "col:value"] {
             _ = try store.searchMessages(query, for: "alice")  // never an FTS5 syntax error
         }
         #expect(try store.searchMessages("gate\"", for: "alice").count == 1)
-        for query in ["", "   ", "!!! ???", "***"] {
+        for query in ["", "   ", "\"", "!!! ???", "***"] {
             #expect(throws: ChatStoreError.self) { try store.searchMessages(query, for: "alice") }
         }
     }
@@ -69,7 +71,8 @@ import Testing
     @Test func newMessagesAreFoundAtOnce() throws {
         let store = try store([])
         #expect(try store.searchMessages("lantern", for: "bob").isEmpty)
-        _ = try store.sendMessage(NewMessage(cid: ChannelID(type: "messaging", id: "hike"), author: "alice", text: "Bring a lantern"))
+        _ = try store.sendMessage(
+            NewMessage(cid: ChannelID(type: "messaging", id: "hike"), author: "alice", text: "Bring a lantern"))
         #expect(try store.searchMessages("lantern", for: "bob").count == 1)
     }
 
@@ -81,13 +84,16 @@ import Testing
         ])
         #expect(try store.messages(in: hike, for: "alice", after: "m2", limit: 10).map(\.text) == ["three", "four"])
         #expect(try store.messages(in: hike, for: "alice", after: "m1", limit: 2).map(\.text) == ["three", "four"])
-        #expect(try store.messages(in: hike, for: "alice", after: nil, limit: 3).map(\.text) == ["two", "three", "four"])
+        #expect(
+            try store.messages(in: hike, for: "alice", after: nil, limit: 3).map(\.text) == ["two", "three", "four"])
         #expect(throws: ChatStoreError.self) { try store.messages(in: hike, for: "alice", after: "m5", limit: 3) }
         #expect(throws: ChatStoreError.self) { try store.messages(in: hike, for: "carol", after: nil, limit: 3) }
         #expect(try store.message("m1", for: "bob").text == "one")
         // Another channel's message is not found, the same as a missing one.
         #expect(throws: ChatStoreError.notFound(what: "message", id: "m5")) { try store.message("m5", for: "alice") }
-        #expect(throws: ChatStoreError.notFound(what: "message", id: "nope")) { try store.message("nope", for: "alice") }
+        #expect(throws: ChatStoreError.notFound(what: "message", id: "nope")) {
+            try store.message("nope", for: "alice")
+        }
     }
 
     @Test func preferencesPerUser() throws {
