@@ -18,6 +18,7 @@ import icalendar
 import langid
 import pytest
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from conftest import REPORT, make_driver, start_server, stop_server
@@ -151,9 +152,15 @@ def test_writing_tools(page, model_server):
         assert result.strip(), f"{tool}: empty result"
         if tool == "Key points":
             assert all(line.startswith("• ") for line in result.splitlines())
-        # The draft is untouched and cannot be sent while the preview is open.
+        # The draft is untouched and cannot be sent while the preview is open: Send is off and
+        # Enter does nothing.
         assert composer.get_attribute("value") == DRAFT
         assert composer.get_attribute("readonly") is not None
+        assert not button(page, "Send").is_enabled()
+        if index == 0:
+            composer.send_keys(Keys.ENTER)
+            page.execute_script("document.getElementById('composer').requestSubmit()")
+            assert composer.get_attribute("value") == DRAFT
         if tool == "Make professional":
             screenshot(page, "writing-tools-preview")
         if tool == "Rewrite":
@@ -171,6 +178,7 @@ def test_writing_tools(page, model_server):
             assert composer.get_attribute("value") == DRAFT  # exactly, double space and line break included
         assert not preview.is_displayed()
         assert composer.get_attribute("readonly") is None
+        assert button(page, "Send").is_enabled()
     # Dismiss while the result is still streaming cancels it and gives the draft back.
     page.execute_script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'));",
                         composer, DRAFT)
@@ -304,6 +312,46 @@ def test_search_and_search_suggestions(page):
     wait(page, lambda d: d.find_elements(By.CSS_SELECTOR, "#message-list .message.found"),
          message="opening a result did not show its message")
     screenshot(page, "search-results")
+
+
+def test_model_output_and_messages_are_text_not_html(page, model_server):
+    """Markup in a message, in a search hit and in what the model writes from it (Proofread,
+    Translate) is shown as the characters typed: no element is made, no handler runs."""
+    markup = '<img src="x" onerror="window.pwned=1"><b>lantern</b> at the trailhead'
+    model_server.post("/api/channels/messaging%3Aweekend-hike/messages", model_server.token("bob"), {"text": markup})
+    item = wait(page, lambda d: message_with(d, markup), message="the message with markup was not shown as text")
+
+    button(item, "Translate").click()
+    box = wait(page, lambda d: item.find_element(By.CSS_SELECTOR, ".translation[data-status='done']"), MODEL_TIMEOUT,
+               "no translation")
+    translated = box.find_element(By.CSS_SELECTOR, ".translation-text")
+
+    composer = by_label(page, "Message")
+    page.execute_script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'));",
+                        composer, markup)
+    preview = region(page, "Writing tools preview")
+    button(region(page, "Writing tools"), "Proofread").click()
+    wait(page, lambda d: preview.get_attribute("data-status") == "done", MODEL_TIMEOUT, "Proofread did not finish")
+    proofread = preview.find_element(By.CSS_SELECTOR, ".preview-text")
+
+    field = by_label(page, "Search messages")
+    field.clear()
+    field.send_keys("lantern")
+    button(page, "Search").click()
+    results = region(page, "Search results")
+    wait(page, lambda d: results.get_attribute("data-status") == "done" and results.get_attribute("data-query") == "lantern")
+    hit = results.find_element(By.CSS_SELECTOR, ".search-hit")
+
+    REPORT.append(f"markup: translated {translated.text!r}, proofread {proofread.text!r}")
+    assert "<img" in hit.text and hit.find_element(By.TAG_NAME, "mark").text == "lantern"
+    for node in (item, translated, proofread, hit):
+        assert not node.find_elements(By.CSS_SELECTOR, "img, b"), node.get_attribute("outerHTML")
+    for node in (translated, proofread):  # whatever the model wrote is one text node
+        assert page.execute_script("return arguments[0].children.length", node) == 0
+    assert page.execute_script("return window.pwned") is None
+    button(preview, "Dismiss").click()
+    assert composer.get_attribute("value") == markup
+    page.execute_script("arguments[0].value = ''; arguments[0].dispatchEvent(new Event('input'));", composer)
 
 
 def test_the_page_says_why_when_the_model_is_turned_off():

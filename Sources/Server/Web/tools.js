@@ -79,6 +79,7 @@ export class WritingTools {
     const session = { tool, original, attempt, jobId: null, result: '', done: false };
     this.session = session;
     this.textarea.readOnly = true;
+    this.setSendable(false);
     this.preview.hidden = false;
     this.preview.dataset.tool = tool.id;
     this.preview.dataset.status = 'running';
@@ -148,9 +149,16 @@ export class WritingTools {
   close() {
     this.session = null;
     this.textarea.readOnly = false;
+    this.setSendable(true);
     this.preview.hidden = true;
     this.text.textContent = '';
     this.refresh();
+  }
+
+  /// The composer's Send button, off while a preview is open so that it does not look as if
+  /// it would send the preview (the submit listener above refuses it anyway).
+  setSendable(sendable) {
+    for (const control of this.composer.querySelectorAll('button[type="submit"]')) control.disabled = !sendable;
   }
 
   /// Leaves the preview without touching the draft's original text (channel switch).
