@@ -151,7 +151,8 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "HTTPCore", "ChatIntelligence", "ChatStore", "CSodium", "FoundationModels", "TestSupport",
+                "Server", "HTTPCore", "ChatIntelligence", "ChatStore", "CSodium", "FoundationModels", "ModelStore",
+                "TestSupport",
             ],
             swiftSettings: common),
         .testTarget(

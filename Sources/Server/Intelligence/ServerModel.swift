@@ -68,7 +68,9 @@ public struct ServerModel: Sendable {
         }
         let model = SystemLanguageModel(model: .path(file.path))
         let label = file.catalogModel?.id ?? file.path
-        guard model.availability != .unavailable(.deviceNotEligible) else {
+        // The same rule as `SystemLanguageModel.availability`, on this machine's memory as given.
+        let fits = SystemLanguageModel.availability(of: .success(file), physicalMemory: physicalMemory)
+        guard fits != .unavailable(.deviceNotEligible) else {
             let gigabytes = { (bytes: UInt64) in String(format: "%.1f GB", Double(bytes) / 1_073_741_824) }
             return .unavailable(
                 .machineTooSmall,
