@@ -21,6 +21,9 @@ import Testing
         }
         struct TranslationCase: Decodable {
             var text: String
+            /// Words of the translation, per language, that carry the meaning (the day, the
+            /// thing): a fluent sentence that says Wednesday for Thursday fails.
+            var keep: [String: [ToolScorer.Fact]]
             var facts: [ToolScorer.Fact]
             var references: [String: String]
         }
@@ -118,7 +121,8 @@ import Testing
                         try await translator.translate(item.text, into: language)
                     }
                     let (problems, chrF) = ToolScorer.translation(
-                        result, original: item.text, reference: item.references[code]!, facts: item.facts)
+                        result, original: item.text, reference: item.references[code]!,
+                        facts: item.facts + (item.keep[code] ?? []))
                     scores.append(chrF)
                     tally.add(problems.isEmpty, seconds)
                     Self.row(
