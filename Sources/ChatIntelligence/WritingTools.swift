@@ -25,8 +25,8 @@ public enum WritingTool: String, Sendable, Hashable, Codable, CaseIterable {
         case .rewrite: "Rewrite: say the same in other words, about as long."
         case .friendly: "Make friendly: rewrite it warm and friendly."
         case .professional: "Make professional: rewrite it polite and professional."
-        case .concise: "Make concise: rewrite it shorter, keeping every fact."
-        case .summarize: "Summarize: one or two sentences."
+        case .concise: "Make concise: rewrite it shorter, keeping every name, number, amount, date and place."
+        case .summarize: "Summarize: one or two sentences, shorter than the text, keeping the names and numbers."
         case .keyPoints: "Key points: list the key points, one short sentence each."
         }
     }
