@@ -118,7 +118,7 @@ let package = Package(
             name: "ModelStoreTests", dependencies: ["ModelStore", "Digests", "TestSupport"], swiftSettings: common),
         .testTarget(name: "GGUFTests", dependencies: ["GGUF", "TestSupport"], swiftSettings: common),
         .testTarget(
-            name: "KernelsTests", dependencies: ["Kernels", "KernelsCore", "TensorFormats", "GGUF"],
+            name: "KernelsTests", dependencies: ["Kernels", "KernelsCore", "TensorFormats", "GGUF", "TestSupport"],
             swiftSettings: common),
         .testTarget(
             name: "TokenizersTests", dependencies: ["Tokenizers", "GGUF", "TestSupport"],
