@@ -46,14 +46,14 @@
             case (.q5_0, true): q5_0x4(g, blocks, act, o)
             case (.q5_1, false): q5_1x1(g, blocks, act, o)
             case (.q5_1, true): q5_1x4(g, blocks, act, o)
-            case (.q8_0, false): q8_0(OneRow.self, g, blocks, act, o)
-            case (.q8_0, true): q8_0(FourRows.self, g, blocks, act, o)
-            case (.q4_K, false): qK(OneRow.self, fifth: false, g, blocks, act, o)
-            case (.q4_K, true): qK(FourRows.self, fifth: false, g, blocks, act, o)
-            case (.q5_K, false): qK(OneRow.self, fifth: true, g, blocks, act, o)
-            case (.q5_K, true): qK(FourRows.self, fifth: true, g, blocks, act, o)
-            case (.q6_K, false): q6_K(OneRow.self, g, blocks, act, o)
-            case (.q6_K, true): q6_K(FourRows.self, g, blocks, act, o)
+            case (.q8_0, false): q8_0x1(g, blocks, act, o)
+            case (.q8_0, true): q8_0x4(g, blocks, act, o)
+            case (.q4_K, false): q4_Kx1(g, blocks, act, o)
+            case (.q4_K, true): q4_Kx4(g, blocks, act, o)
+            case (.q5_K, false): q5_Kx1(g, blocks, act, o)
+            case (.q5_K, true): q5_Kx4(g, blocks, act, o)
+            case (.q6_K, false): q6_Kx1(g, blocks, act, o)
+            case (.q6_K, true): q6_Kx4(g, blocks, act, o)
             default: preconditionFailure("no interleaved kernel for \(type)")
             }
         }
@@ -81,6 +81,30 @@
         }
         @inline(never) static func q5_1x4(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
             q4(FourRows.self, Q5_1.self, g, n, a, o)
+        }
+        @inline(never) static func q8_0x1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+            q8_0(OneRow.self, g, n, a, o)
+        }
+        @inline(never) static func q8_0x4(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+            q8_0(FourRows.self, g, n, a, o)
+        }
+        @inline(never) static func q4_Kx1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+            qK(OneRow.self, Q4KFormat.self, g, n, a, o)
+        }
+        @inline(never) static func q4_Kx4(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+            qK(FourRows.self, Q4KFormat.self, g, n, a, o)
+        }
+        @inline(never) static func q5_Kx1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+            qK(OneRow.self, Q5KFormat.self, g, n, a, o)
+        }
+        @inline(never) static func q5_Kx4(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+            qK(FourRows.self, Q5KFormat.self, g, n, a, o)
+        }
+        @inline(never) static func q6_Kx1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+            q6_K(OneRow.self, g, n, a, o)
+        }
+        @inline(never) static func q6_Kx4(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+            q6_K(FourRows.self, g, n, a, o)
         }
     }
 
@@ -157,7 +181,7 @@
                 let p = g + F.bytes * b
                 prefetch(W.self, p, bytes: F.bytes)
                 var low = InlineArray<4, __m256i>(repeating: _mm256_setzero_si256()), high = low
-                for c in 0..<4 {
+                forEach4 { c in
                     var (l, h) = nibbles(load256(p + F.quants + 32 * c))
                     if let masks = F.fifthBits {
                         l = _mm256_or_si256(
@@ -204,7 +228,7 @@
 
         /// Q8_0 (signed quants): `vpmaddubsw` of |q| with the activation carrying q's sign; each
         /// Int16 lane is at most 2·128·127 = 32,512, so each is widened to Int32 on its own.
-        @inline(never)
+        @inline(__always)
         static func q8_0<W: TileWidth>(
             _: W.Type, _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: Output
         ) {

@@ -93,16 +93,16 @@ extension GroupKernels {
         q6_K(TwoRows.self, g, n, a, o)
     }
     @inline(never) static func q4_Kx1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
-        qK(OneRow.self, Q4K.self, g, n, a, o)
+        qK(OneRow.self, Q4KFormat.self, g, n, a, o)
     }
     @inline(never) static func q4_Kx2(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
-        qK(TwoRows.self, Q4K.self, g, n, a, o)
+        qK(TwoRows.self, Q4KFormat.self, g, n, a, o)
     }
     @inline(never) static func q5_Kx1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
-        qK(OneRow.self, Q5K.self, g, n, a, o)
+        qK(OneRow.self, Q5KFormat.self, g, n, a, o)
     }
     @inline(never) static func q5_Kx2(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
-        qK(TwoRows.self, Q5K.self, g, n, a, o)
+        qK(TwoRows.self, Q5KFormat.self, g, n, a, o)
     }
 }
 
@@ -130,15 +130,6 @@ struct Output {
         }
     }
 }
-
-/// Q4_K or Q5_K: whether the quants have a fifth bit, known when the kernel is compiled.
-protocol KFormat {
-    static var fifth: Bool { get }
-}
-
-enum Q4K: KFormat { static var fifth: Bool { false } }
-
-enum Q5K: KFormat { static var fifth: Bool { true } }
 
 /// The 32-element block formats with 4- or 5-bit quants, in the 8-row layout.
 protocol NibbleFormat {
@@ -287,7 +278,7 @@ extension GroupKernels {
     /// are the low and high nibbles of the same chunks, each written out (`forEach2`) so which
     /// nibble is a constant.
     @inline(__always)
-    static func qK<W: TileWidth, F: KFormat>(
+    static func qK<W: TileWidth, F: KQuantFormat>(
         _: W.Type, _: F.Type, _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: Output
     ) {
         let bytes = F.fifth ? 1408 : 1152

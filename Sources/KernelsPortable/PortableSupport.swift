@@ -7,24 +7,6 @@ import KernelsCore
 
 typealias Chunk = (SIMD16<UInt8>, SIMD16<UInt8>)
 
-/// `body(0)` … `body(3)`, written out: a loop over the four chunks of a column group is not
-/// unrolled by LLVM in the larger kernels, and with a variable chunk index the activation pattern
-/// (`ActivationQuads.pattern`) goes through the stack instead of one `pshufd`.
-@inline(__always)
-func forEach4(_ body: (Int) -> Void) {
-    body(0)
-    body(1)
-    body(2)
-    body(3)
-}
-
-/// `body(0)` and `body(1)`, written out.
-@inline(__always)
-func forEach2(_ body: (Int) -> Void) {
-    body(0)
-    body(1)
-}
-
 /// Σ of adjacent Int16 products into Int32 lanes. Written lane by lane: LLVM matches this shape
 /// to one `pmaddwd` (SSE2); the generic `SIMD8<Int32>(truncatingIfNeeded:)` is not inlined in
 /// larger kernels and would turn every widening into a call.
