@@ -112,13 +112,14 @@ struct ServeCommand: Command {
         let server = ChatServer(
             store: store, secret: secret, suggester: suggestions.suggester, configuration: configuration)
         let bound = try server.start()
+        let threadCount = ThreadPool.shared.threadCount
         // Unbuffered, so whoever started us (a script, a test) sees the port at once.
         FileHandle.standardOutput.write(
             Data(
                 """
                 Sotto chat listening on http://\(configuration.host):\(bound)
                 Reply suggestions: \(suggestions.status)
-                Model compute: kernels \(kernels), \(ThreadPool.shared.threadCount) threads
+                Model compute: kernels \(kernels), \(threadCount) compute thread\(threadCount == 1 ? "" : "s")
                 \(signIn)
 
                 """.utf8))
