@@ -79,7 +79,8 @@ let package = Package(
         .target(name: "JSONSyntax", swiftSettings: common),
         .target(name: "ChatTemplates", dependencies: ["JSONSyntax"], swiftSettings: common),
         .target(
-            name: "Inference", dependencies: ["GGUF", "Kernels", "KernelsCore", "Tokenizers", "ChatTemplates"],
+            name: "Inference",
+            dependencies: ["GGUF", "Kernels", "KernelsCore", "Tokenizers", "ChatTemplates", "Digests"],
             swiftSettings: common),
         .target(name: "Guidance", dependencies: ["Tokenizers"], swiftSettings: common),
 
