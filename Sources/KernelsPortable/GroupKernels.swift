@@ -57,28 +57,28 @@ enum GroupKernels {
 
 extension GroupKernels {
     @inline(never) static func q4_0x1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
-        nibbleBlocks(OneRow.self, Q4_0.self, g, n, a, o)
+        nibbleBlocks(OneRow.self, EightRowNibbles.Q4_0.self, g, n, a, o)
     }
     @inline(never) static func q4_0x2(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
-        nibbleBlocks(TwoRows.self, Q4_0.self, g, n, a, o)
+        nibbleBlocks(TwoRows.self, EightRowNibbles.Q4_0.self, g, n, a, o)
     }
     @inline(never) static func q4_1x1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
-        nibbleBlocks(OneRow.self, Q4_1.self, g, n, a, o)
+        nibbleBlocks(OneRow.self, EightRowNibbles.Q4_1.self, g, n, a, o)
     }
     @inline(never) static func q4_1x2(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
-        nibbleBlocks(TwoRows.self, Q4_1.self, g, n, a, o)
+        nibbleBlocks(TwoRows.self, EightRowNibbles.Q4_1.self, g, n, a, o)
     }
     @inline(never) static func q5_0x1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
-        nibbleBlocks(OneRow.self, Q5_0.self, g, n, a, o)
+        nibbleBlocks(OneRow.self, EightRowNibbles.Q5_0.self, g, n, a, o)
     }
     @inline(never) static func q5_0x2(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
-        nibbleBlocks(TwoRows.self, Q5_0.self, g, n, a, o)
+        nibbleBlocks(TwoRows.self, EightRowNibbles.Q5_0.self, g, n, a, o)
     }
     @inline(never) static func q5_1x1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
-        nibbleBlocks(OneRow.self, Q5_1.self, g, n, a, o)
+        nibbleBlocks(OneRow.self, EightRowNibbles.Q5_1.self, g, n, a, o)
     }
     @inline(never) static func q5_1x2(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
-        nibbleBlocks(TwoRows.self, Q5_1.self, g, n, a, o)
+        nibbleBlocks(TwoRows.self, EightRowNibbles.Q5_1.self, g, n, a, o)
     }
     @inline(never) static func q8_0x1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
         q8_0(OneRow.self, g, n, a, o)
@@ -129,52 +129,6 @@ struct Output {
             for i in 0..<valid { p[i] = v[i] }
         }
     }
-}
-
-/// The 32-element block formats with 4- or 5-bit quants, in the 8-row layout.
-protocol NibbleFormat {
-    /// Bytes of one group block column.
-    static var bytes: Int { get }
-    /// Offset of the 8 mins (f16), if the format has them.
-    static var mins: Int? { get }
-    /// Offset of the nibbles.
-    static var quants: Int { get }
-    /// Offset of the fifth-bit masks, if the format has them.
-    static var fifthBits: Int? { get }
-    /// What is subtracted from every quant (8 for Q4_0, 16 for Q5_0, 0 with mins).
-    static var offset: Float { get }
-}
-
-enum Q4_0: NibbleFormat {
-    static var bytes: Int { 144 }
-    static var mins: Int? { nil }
-    static var quants: Int { 16 }
-    static var fifthBits: Int? { nil }
-    static var offset: Float { 8 }
-}
-
-enum Q4_1: NibbleFormat {
-    static var bytes: Int { 160 }
-    static var mins: Int? { 16 }
-    static var quants: Int { 32 }
-    static var fifthBits: Int? { nil }
-    static var offset: Float { 0 }
-}
-
-enum Q5_0: NibbleFormat {
-    static var bytes: Int { 176 }
-    static var mins: Int? { nil }
-    static var quants: Int { 16 }
-    static var fifthBits: Int? { 144 }
-    static var offset: Float { 16 }
-}
-
-enum Q5_1: NibbleFormat {
-    static var bytes: Int { 192 }
-    static var mins: Int? { 16 }
-    static var quants: Int { 32 }
-    static var fifthBits: Int? { 160 }
-    static var offset: Float { 0 }
 }
 
 extension GroupKernels {
