@@ -171,7 +171,7 @@ struct ServeCommand: Command {
     static func modelSuggestions(named name: String?, in store: ModelStore) throws(ModelStoreError) -> Suggestions {
         let model = try ServerModel.resolve(named: name, in: store)
         guard let systemModel = model.model, let label = model.name else {
-            return Suggestions(suggester: nil, model: model, status: "off (\(model.message))")
+            return Suggestions(suggester: nil, model: model, status: "off. \(model.message)")
         }
         let suggester = ModelSuggester(model: systemModel)
         suggester.prewarm()
