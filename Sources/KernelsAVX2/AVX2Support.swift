@@ -57,7 +57,7 @@
 
     /// The sum of the eight float lanes.
     @inline(__always)
-    func horizontalSum(_ v: __m256) -> Float { unsafeBitCast(v, to: SIMD8<Float>.self).sum() }
+    func horizontalSum(_ v: __m256) -> Float { v.sum() }
 
     /// The sum of the eight Int32 lanes.
     @inline(__always)

@@ -75,7 +75,15 @@
 
         /// The largest of the eight lanes.
         @inline(__always)
-        private static func horizontalMax(_ v: __m256) -> Float { unsafeBitCast(v, to: SIMD8<Float>.self).max() }
+        private static func horizontalMax(_ v: __m256) -> Float {
+            // Not `SIMD8<Float>.max()`: a standard-library specialization would be a symbol shared
+            // with other modules (see `MultiplyAdd`).
+            let four = _mm_max_ps(
+                _mm256_castps256_ps128(v),
+                _mm256_castps256_ps128(_mm256_permutevar8x32_ps(v, _mm256_setr_epi32(4, 5, 6, 7, 0, 1, 2, 3))))
+            let two = _mm_max_ps(four, _mm_movehl_ps(four, four))
+            return max(_mm_cvtss_f32(two), _mm_cvtss_f32(_mm_movehdup_ps(two)))
+        }
 
         /// Narrows 32 Int32 lanes (each within Int8's range) to bytes at `p`, in order.
         @inline(__always)

@@ -38,6 +38,12 @@
             Quantize.q8K(x, count: count, qs: qs, d: d, bsums: bsums)
         }
 
-        package typealias Arithmetic = FusedMultiplyAdd
+        package typealias Arithmetic = AVX512Arithmetic
+    }
+
+    /// Fused multiply-adds (this module's own type: see `MultiplyAdd`).
+    package enum AVX512Arithmetic: MultiplyAdd {
+        @inline(__always)
+        package static func madd(_ a: Vector, _ b: Vector, _ c: Vector) -> Vector { c.addingProduct(a, b) }
     }
 #endif

@@ -14,22 +14,17 @@
 /// Sixteen float lanes: one AVX-512 register, two AVX2 registers, four SSE or NEON registers.
 public typealias Vector = SIMD16<Float>
 
-/// How a set computes `a·b + c` lane-wise. Sets whose target has FMA fuse it; the baseline x86-64
-/// target has none, where `addingProduct` would call `fmaf` once per lane.
+/// How a set computes `a·b + c` lane-wise: sets whose target has FMA fuse it (`c.addingProduct(a,
+/// b)`: `vfmadd…` on x86-64, `fmla` on ARM); the baseline x86-64 target has none, where
+/// `addingProduct` would call `fmaf` once per lane, so it multiplies and adds.
+///
+/// Each kernel module conforms a type of its own, never a shared one: `VectorKernels<M>` is
+/// specialized in every module that uses it, and a specialization's symbol is named after its
+/// generic arguments. With a module's own `M` the AVX-512 module's `softmax` and the AVX2 module's
+/// are different symbols; with a shared one they would be one name the linker merges, and a CPU
+/// without AVX-512 could end up in AVX-512 code (`scripts/check-kernel-symbols` checks this).
 public protocol MultiplyAdd {
     static func madd(_ a: Vector, _ b: Vector, _ c: Vector) -> Vector
-}
-
-/// One rounding: `vfmadd…` on x86-64 with FMA, `fmla` on ARM.
-public enum FusedMultiplyAdd: MultiplyAdd {
-    @inlinable @inline(__always)
-    public static func madd(_ a: Vector, _ b: Vector, _ c: Vector) -> Vector { c.addingProduct(a, b) }
-}
-
-/// A multiply, then an add (two roundings).
-public enum SeparateMultiplyAdd: MultiplyAdd {
-    @inlinable @inline(__always)
-    public static func madd(_ a: Vector, _ b: Vector, _ c: Vector) -> Vector { a * b + c }
 }
 
 @inlinable @inline(__always)

@@ -37,10 +37,19 @@ package enum PortableKernels: KernelSet, SIMDVectorMath {
         Quantize.q8K(x, count: count, qs: qs, d: d, bsums: bsums)
     }
 
-    #if arch(arm64)
-        package typealias Arithmetic = FusedMultiplyAdd
-    #else
-        /// The baseline x86-64 target has no FMA: `addingProduct` would call `fmaf` per lane.
-        package typealias Arithmetic = SeparateMultiplyAdd
-    #endif
+    package typealias Arithmetic = PortableArithmetic
+}
+
+/// Fused multiply-adds on ARM (NEON has `fmla`); on x86-64 a multiply and an add, since the
+/// baseline target has no FMA and `addingProduct` would call `fmaf` per lane. This module's own
+/// type: see `MultiplyAdd`.
+package enum PortableArithmetic: MultiplyAdd {
+    @inline(__always)
+    package static func madd(_ a: Vector, _ b: Vector, _ c: Vector) -> Vector {
+        #if arch(arm64)
+            c.addingProduct(a, b)
+        #else
+            a * b + c
+        #endif
+    }
 }

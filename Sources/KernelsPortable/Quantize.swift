@@ -32,7 +32,7 @@ enum Quantize {
             let xb = x + 32 * b
             let v = (load(xb), load(xb + 8), load(xb + 16), load(xb + 24))
             let m = larger(larger(abs(v.0), abs(v.1)), larger(abs(v.2), abs(v.3)))
-            let amax = m.max()
+            let amax = largest(m)
             let d = amax / 127
             let id: Float = amax > 0 ? 127 / amax : 0
             let q = (nearest(v.0 * id), nearest(v.1 * id), nearest(v.2 * id), nearest(v.3 * id))
@@ -54,7 +54,7 @@ enum Quantize {
             let xb = x + 256 * b
             var m = SIMD8<Float>.zero
             for i in 0..<32 { m = larger(m, abs(load(xb + 8 * i))) }
-            let amax = m.max()
+            let amax = largest(m)
             if amax == 0 {
                 d[b] = 0
                 (qs + 256 * b).initialize(repeating: 0, count: 256)
@@ -77,6 +77,19 @@ enum Quantize {
             }
             d[b] = 1 / iscale
         }
+    }
+
+    /// The largest lane (not `SIMD8<Float>.max()`, whose specialization is a symbol other
+    /// modules define too).
+    @inline(__always)
+    private static func largest(_ v: SIMD8<Float>) -> Float {
+        let four = larger4(v.lowHalf, v.highHalf)
+        return Swift.max(Swift.max(four[0], four[1]), Swift.max(four[2], four[3]))
+    }
+
+    @inline(__always)
+    private static func larger4(_ a: SIMD4<Float>, _ b: SIMD4<Float>) -> SIMD4<Float> {
+        a.replacing(with: b, where: b .> a)
     }
 
     /// Lane-wise maximum and minimum as a compare and a blend (the generic `pointwiseMax` is a call).

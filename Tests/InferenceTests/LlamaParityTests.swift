@@ -28,16 +28,32 @@ enum LlamaParity {
         let agreement: Double
     }
 
+    /// For the kernel set of the machine the fixtures were made on (AVX-512, as llama.cpp's
+    /// `-march=native` build there).
     static let tolerances = [
         "smollm2-135m": Tolerance(logits: 0.75, swapGap: 0.75, agreement: 0.9),
         "qwen2.5-coder-0.5b": Tolerance(logits: 0.3, swapGap: 0.3, agreement: 0.97),
+    ]
+
+    /// For the other instruction sets (avx2, portable), whose float arithmetic differs from the
+    /// fixture's AVX-512 build in rounding (256- and 128-bit summation orders; no FMA in the
+    /// baseline x86-64 target). llama.cpp is as far from its own fixture there:
+    /// `scripts/llama-noise.py --flavor avx2` (llama.cpp 0.3.36 built with GGML_NATIVE=OFF and
+    /// AVX2 + FMA + F16C only, the fixture's prompts) measured a top-50 logit difference of 0.747
+    /// on SmolLM2 and 0.243 on Qwen-0.5B, with 14 and 5 of 352 teacher-forced choices differing
+    /// (one of them on SmolLM2 not even the fixture's runner-up). The logit bound is 1.5 × that
+    /// noise; the rules on choices are the native set's.
+    static let otherInstructionSetTolerances = [
+        "smollm2-135m": Tolerance(logits: 1.12, swapGap: 0.75, agreement: 0.9),
+        "qwen2.5-coder-0.5b": Tolerance(logits: 0.365, swapGap: 0.3, agreement: 0.97),
     ]
 
     static let models = ["smollm2-135m", "qwen2.5-coder-0.5b"]
 
     static func check(_ id: String, kernels: KernelSetID) throws {
         let fixture = try LlamaFixture.load(id)
-        let tolerance = try #require(Self.tolerances[id])
+        let native = kernels == .avx512
+        let tolerance = try #require((native ? Self.tolerances : Self.otherInstructionSetTolerances)[id])
         try #require(fixture.cases.count >= 8)
         let model = try TestModels.model(id, kernels: kernels)
         let evaluator = Evaluator(model: model, contextLength: 1024, threadCount: 2)
