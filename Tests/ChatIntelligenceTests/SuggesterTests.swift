@@ -18,7 +18,8 @@ final class CannedBackend: SystemModelEngine {
     init(reply: String) {
         self.reply = reply
         file = FileManager.default.temporaryDirectory.appendingPathComponent("canned-\(UUID().uuidString).gguf")
-        FileManager.default.createFile(atPath: file.path, contents: Data(count: 16))
+        precondition(
+            FileManager.default.createFile(atPath: file.path, contents: Data(count: 16)), "cannot create \(file.path)")
     }
 
     deinit {

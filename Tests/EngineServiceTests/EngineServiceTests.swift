@@ -11,6 +11,12 @@ import Testing
     import Glibc
 #endif
 
+/// What the structured test generates across the socket.
+@Generable struct Color {
+    @Guide(.anyOf(["red", "green", "blue"]))
+    var name: String
+}
+
 /// The engine service and its client over a real Unix socket, both in this process: the
 /// service runs a local engine of its own, the client is what `SystemLanguageModel` uses in an
 /// app. (Starting the service from an app, as a separate process, is tested with the binary in
@@ -69,7 +75,8 @@ import Testing
         #expect(model.contextSize == 4096)
         #expect(service.client.state(of: try service.target) == .loaded)
         // Token counts go through the service too, with the model's own tokenizer.
-        let direct = try await service.host.tokenCount(.segments(Prompt("Name a color.").segments), model: service.target)
+        let direct = try await service.host.tokenCount(
+            .segments(Prompt("Name a color.").segments), model: service.target)
         #expect(try await model.tokenCount(for: "Name a color.") == direct)
         // A follow-up reuses the service's KV cache of the first turn.
         let again = try await session.respond(
@@ -79,10 +86,6 @@ import Testing
 
     @Test func aStructuredResponseAndItsErrorsCrossTheSocket() async throws {
         let service = try Service(contextSize: 64)
-        @Generable struct Color {
-            @Guide(.anyOf(["red", "green", "blue"]))
-            var name: String
-        }
         let session = LanguageModelSession(model: service.model)
         let color = try await session.respond(to: "Pick a color.", generating: Color.self).content
         #expect(["red", "green", "blue"].contains(color.name))
@@ -122,7 +125,8 @@ import Testing
         let final = engineTokens.withLock { $0 }
         #expect(final - atBreak <= 1, "the engine generated \(final - atBreak) tokens after the break")
         #expect(session.usage.output.totalTokenCount == final)
-        print("service stream: broke at engine token \(atBreak), engine stopped at \(final), session free after \(freed)")
+        print(
+            "service stream: broke at engine token \(atBreak), engine stopped at \(final), session free after \(freed)")
     }
 
     /// A client that hangs up mid-request (an app that quits) stops the request too.
