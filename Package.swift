@@ -159,8 +159,10 @@ let package = Package(
         .testTarget(
             name: "LocalEngineTests",
             dependencies: [
-                "LocalEngine", "FoundationModels", "Guidance", "Inference", "Tokenizers", "ModelStore", "TestSupport",
+                "LocalEngine", "FoundationModels", "GGUF", "Guidance", "Inference", "Tokenizers", "ModelStore",
+                "TestSupport",
             ],
+            resources: [.copy("Fixtures")],
             swiftSettings: common),
         .testTarget(
             name: "EngineServiceTests",
@@ -179,7 +181,8 @@ let package = Package(
             name: "ServerTests", dependencies: ["Server", "HTTPCore", "ChatIntelligence", "ChatStore", "CSodium"],
             swiftSettings: common),
         .testTarget(
-            name: "SottoCLITests", dependencies: ["sotto", "Inference", "ModelStore", "TestSupport"],
+            name: "SottoCLITests",
+            dependencies: ["sotto", "FoundationModels", "Inference", "ModelStore", "TestSupport"],
             swiftSettings: common),
     ],
     swiftLanguageModes: [.v6]

@@ -45,6 +45,11 @@ package final class ModelRuntime: Sendable {
         return EngineObservation { [weak self] in _ = self?.tokenObservers.withLock { $0.removeValue(forKey: id) } }
     }
 
+    /// The tokens each KV slot's cache holds (for tests: whether a prewarm has been read).
+    package var slotCaches: [[Int]] {
+        get async { await pool.cachedTokens }
+    }
+
     /// The prompt tokens of `request`.
     package func promptTokens(
         for request: LanguageModelExecutorGenerationRequest, images: ImageContexts = ImageContexts()
