@@ -167,7 +167,7 @@ public struct Attachment<Content: AttachmentContent> {
         self.attachmentLabel = label
     }
 
-    /// The same attachment with a label the model (and ``ImageReference``) can refer to it by.
+    /// The same attachment with a label the model can refer to it by.
     public func label(_ label: String) -> Attachment<Content> {
         Attachment(content: content, label: label)
     }

@@ -8,8 +8,8 @@ import Foundation
 /// directory, detached from the app (its own session; it outlives the app, and stops by itself
 /// when it has been idle for a while).
 ///
-/// The binary is looked for, in order: `SOTTO_BIN` (a path), `$SOTTO_HOME/bin/sotto` (where
-/// `scripts/setup` links the release build), then each directory of `PATH`.
+/// The binary is looked for, in order: `SOTTO_BIN` (a path), `$SOTTO_HOME/bin/sotto` (a link to
+/// a release build of Sotto, for a machine's every app), then each directory of `PATH`.
 package struct EngineLauncher: Sendable {
     package let home: URL
     package let environment: [String: String]
@@ -47,8 +47,8 @@ package struct EngineLauncher: Sendable {
         return .missing(
             "no Sotto engine service is running (no socket at \(home.appendingPathComponent("engine.sock").path)) "
                 + "and no `sotto` binary was found to start one: SOTTO_BIN is not set, there is no "
-                + "\(linked), and PATH (\(path)) has no `sotto`. Build Sotto with scripts/setup, or set SOTTO_BIN "
-                + "to its binary.")
+                + "\(linked), and PATH (\(path)) has no `sotto`. Build Sotto in release (swift build -c release) "
+                + "and set SOTTO_BIN to its .build/release/sotto, or link that binary at \(linked).")
     }
 
     /// Starts `sotto engine` in the background and returns (without waiting for it to listen).
