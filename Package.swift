@@ -159,8 +159,7 @@ let package = Package(
         .testTarget(
             name: "LocalEngineTests",
             dependencies: [
-                "LocalEngine", "FoundationModels", "GGUF", "Guidance", "Inference", "Tokenizers", "ModelStore",
-                "TestSupport",
+                "LocalEngine", "FoundationModels", "GGUF", "Guidance", "Inference", "Tokenizers", "TestSupport",
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: common),
