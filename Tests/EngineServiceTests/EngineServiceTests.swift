@@ -85,17 +85,17 @@ import Testing
     }
 
     @Test func aStructuredResponseAndItsErrorsCrossTheSocket() async throws {
-        let service = try Service(contextSize: 64)
+        let service = try Service(contextSize: 128)
         let session = LanguageModelSession(model: service.model)
         let color = try await session.respond(to: "Pick a color.", generating: Color.self).content
         #expect(["red", "green", "blue"].contains(color.name))
-        // A prompt too long for the 64-token context: the engine's error, thrown again here.
-        let long = String(repeating: "word ", count: 200)
+        // A prompt too long for the 128-token context: the engine's error, thrown again here.
+        let long = String(repeating: "word ", count: 300)
         do {
             _ = try await LanguageModelSession(model: service.model).respond(to: long)
             Issue.record("expected exceededContextWindowSize")
         } catch LanguageModelSession.GenerationError.exceededContextWindowSize(let context) {
-            #expect(context.debugDescription.contains("exceeds the maximum allowed context size of 64"))
+            #expect(context.debugDescription.contains("exceeds the maximum allowed context size of 128"))
         }
     }
 

@@ -97,11 +97,18 @@ import Testing
             let clock = ContinuousClock()
             var parser = IncrementalJSONParser(base: GenerationID())
             var complete = false
-            let dropping = try clock.measure {
-                for piece in pieces {
-                    try parser.append(piece.utf8)
-                    complete = try parser.snapshot()?.isComplete ?? false
-                }
+            // The fastest of three runs: other work on the machine only ever adds time.
+            var dropping = Duration.seconds(3600)
+            for _ in 0..<3 {
+                parser = IncrementalJSONParser(base: GenerationID())
+                dropping = min(
+                    dropping,
+                    try clock.measure {
+                        for piece in pieces {
+                            try parser.append(piece.utf8)
+                            complete = try parser.snapshot()?.isComplete ?? false
+                        }
+                    })
             }
             var held = IncrementalJSONParser(base: GenerationID())
             var last: GeneratedContent?

@@ -2,6 +2,7 @@ import Foundation
 import FoundationModels
 import LocalEngine
 import Synchronization
+import TestSupport
 import Testing
 
 /// When the code reading a response stops, the real engine stops within a token, the KV slot
@@ -12,7 +13,8 @@ extension EngineTests {
     /// Counts every token the engine generates on a runtime (all turns, all slots).
     final class TokenMeter: Sendable {
         private final class Count: Sendable {
-            let value = Mutex(0)
+            /// Tokens, and when the first and the latest came.
+            let value = Mutex((tokens: 0, first: ContinuousClock.Instant?.none, latest: ContinuousClock.now))
         }
 
         private let count = Count()
@@ -20,10 +22,25 @@ extension EngineTests {
 
         init(_ runtime: ModelRuntime) {
             let count = self.count
-            observation = runtime.observeTokens { _ in count.value.withLock { $0 += 1 } }
+            observation = runtime.observeTokens { _ in
+                count.value.withLock { value in
+                    let now = ContinuousClock.now
+                    value.tokens += 1
+                    if value.first == nil { value.first = now }
+                    value.latest = now
+                }
+            }
         }
 
-        var tokens: Int { count.value.withLock { $0 } }
+        var tokens: Int { count.value.withLock { $0.tokens } }
+
+        /// The mean time between tokens so far.
+        var tokenInterval: Duration {
+            count.value.withLock { value in
+                guard let first = value.first, value.tokens > 1 else { return .zero }
+                return (value.latest - first) / (value.tokens - 1)
+            }
+        }
 
         /// Waits (bounded) until the engine has generated `target` tokens.
         func wait(for target: Int) async throws {
@@ -40,16 +57,35 @@ extension EngineTests {
         var tokensAtStop: Int
         var tokensAfter: Int
         var freedAfter: Duration
+        /// The engine's mean time per token before the stop.
+        var tokenInterval: Duration
 
         var extraTokens: Int { tokensAfter - tokensAtStop }
+
+        /// Free within a token: at most a few token times (a token being computed when the stop
+        /// came is finished first), and at most a second on an idle machine.
+        var isPrompt: Bool { freedAfter < max(.seconds(1), tokenInterval * 4) }
+
         var description: String {
-            "stopped at engine token \(tokensAtStop), \(extraTokens) more after, session free after "
-                + freedAfter.formatted(.units(allowed: [.milliseconds], fractionalPart: .show(length: 1)))
+            let ms = { (d: Duration) in d.formatted(.units(allowed: [.milliseconds], fractionalPart: .show(length: 1)))
+            }
+            return "stopped at engine token \(tokensAtStop), \(extraTokens) more after, session free after "
+                + "\(ms(freedAfter)) (a token took \(ms(tokenInterval)))"
         }
     }
 
     @Suite
     struct Cancellation {
+        /// An engine of these tests' own, so that the tokens counted are theirs alone (other test
+        /// targets in the same process generate on the shared engine).
+        static let host = LocalEngineHost(
+            registry: ModelRegistry(packedWeightsDirectory: RealModels.store.packedWeightsDirectory.path))
+
+        static func model(_ id: String) throws -> LocalLanguageModel {
+            _ = try RealModels.file(id)
+            return LocalLanguageModel(model: .id(id), contextSize: nil, store: RealModels.store, host: host)
+        }
+
         static let long = "Write a long story about a dragon who learns to bake bread."
         static let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: 400)
 
@@ -61,9 +97,11 @@ extension EngineTests {
             for _ in 0..<2000 where session.isResponding { try await Task.sleep(for: .milliseconds(1)) }
             let freed = ContinuousClock.now - stoppedAt
             #expect(!session.isResponding)
+            let interval = meter.tokenInterval
             // Anything still running would add tokens now.
             try await Task.sleep(for: .milliseconds(200))
-            return Stop(tokensAtStop: tokensAtStop, tokensAfter: meter.tokens, freedAfter: freed)
+            return Stop(
+                tokensAtStop: tokensAtStop, tokensAfter: meter.tokens, freedAfter: freed, tokenInterval: interval)
         }
 
         /// The prompt and a partial response are kept, and the session answers again.
@@ -86,7 +124,7 @@ extension EngineTests {
         }
 
         @Test func cancellingRespondStopsTheEngineWithinAToken() async throws {
-            let model = try EngineModels.model(EngineModels.smollm)
+            let model = try Self.model(EngineModels.smollm)
             let meter = TokenMeter(try await model.runtime())
             let session = LanguageModelSession(model: model)
             let task = Task { try await session.respond(to: Self.long, options: Self.options) }
@@ -98,13 +136,13 @@ extension EngineTests {
             let stop = try await Self.measure(session, meter, tokensAtStop: atStop, stoppedAt: stoppedAt)
             print("respond cancelled: \(stop)")
             #expect(stop.extraTokens <= 1, "\(stop)")
-            #expect(stop.freedAfter < .seconds(1), "\(stop)")
+            #expect(stop.isPrompt, "\(stop)")
             #expect(session.usage.output.totalTokenCount >= atStop)
             try await Self.expectUsableAfterwards(session, prompt: Self.long)
         }
 
         @Test func breakingOutOfAStreamStopsTheEngineWithinAToken() async throws {
-            let model = try EngineModels.model(EngineModels.smollm)
+            let model = try Self.model(EngineModels.smollm)
             let meter = TokenMeter(try await model.runtime())
             let session = LanguageModelSession(model: model)
             var atStop = 0
@@ -119,13 +157,13 @@ extension EngineTests {
             let stop = try await Self.measure(session, meter, tokensAtStop: atStop, stoppedAt: stoppedAt)
             print("stream broken out of: \(stop)")
             #expect(stop.extraTokens <= 1, "\(stop)")
-            #expect(stop.freedAfter < .seconds(1), "\(stop)")
+            #expect(stop.isPrompt, "\(stop)")
             try await Self.expectUsableAfterwards(session, prompt: Self.long)
         }
 
         /// The case the issue measured: a task reading `streamResponse`, cancelled.
         @Test func cancellingTheTaskReadingAStreamStopsTheEngineWithinAToken() async throws {
-            let model = try EngineModels.model(EngineModels.smollm)
+            let model = try Self.model(EngineModels.smollm)
             let meter = TokenMeter(try await model.runtime())
             let session = LanguageModelSession(model: model)
             let reader = Task {
@@ -139,12 +177,12 @@ extension EngineTests {
             let stop = try await Self.measure(session, meter, tokensAtStop: atStop, stoppedAt: stoppedAt)
             print("stream task cancelled: \(stop)")
             #expect(stop.extraTokens <= 1, "\(stop)")
-            #expect(stop.freedAfter < .seconds(1), "\(stop)")
+            #expect(stop.isPrompt, "\(stop)")
             try await Self.expectUsableAfterwards(session, prompt: Self.long)
         }
 
         @Test func droppingAStreamStopsTheEngineWithinAToken() async throws {
-            let model = try EngineModels.model(EngineModels.smollm)
+            let model = try Self.model(EngineModels.smollm)
             let meter = TokenMeter(try await model.runtime())
             let session = LanguageModelSession(model: model)
             var atStop = 0
@@ -159,14 +197,14 @@ extension EngineTests {
             let stop = try await Self.measure(session, meter, tokensAtStop: atStop, stoppedAt: stoppedAt)
             print("stream dropped: \(stop)")
             #expect(stop.extraTokens <= 1, "\(stop)")
-            #expect(stop.freedAfter < .seconds(1), "\(stop)")
+            #expect(stop.isPrompt, "\(stop)")
             try await Self.expectUsableAfterwards(session, prompt: Self.long)
         }
 
         /// A turn with tools runs under the tool-call grammar; a stop while the model writes
         /// its call stops it too, and no tool is called with half-written arguments.
         @Test func cancellingAToolCallingTurnStopsTheEngineWithinAToken() async throws {
-            let model = try EngineModels.model(EngineModels.qwen)
+            let model = try Self.model(EngineModels.qwen)
             let meter = TokenMeter(try await model.runtime())
             let tool = WeatherTool()
             let session = LanguageModelSession(
@@ -181,7 +219,7 @@ extension EngineTests {
             let stop = try await Self.measure(session, meter, tokensAtStop: atStop, stoppedAt: stoppedAt)
             print("tool-calling turn cancelled: \(stop)")
             #expect(stop.extraTokens <= 1, "\(stop)")
-            #expect(stop.freedAfter < .seconds(1), "\(stop)")
+            #expect(stop.isPrompt, "\(stop)")
             #expect(tool.log.cities.isEmpty)
             #expect(session.transcript.contains { $0.description.contains(prompt) })
             // The slot is free: the next request runs (no concurrentRequests).

@@ -116,22 +116,24 @@ struct IncrementalJSONParser {
             }
         }
         for index in stack.indices.reversed() {
-            var frame = stack[index]
+            // Changed in place: a copy of the frame would share its arrays and dictionaries, and
+            // the first change to the copy would duplicate them (every element, every token).
             if let child {
-                if frame.isObject, let key = frame.key, frame.expect == .value {
-                    frame.displaced = frame.properties.updateValue(child, forKey: key)
-                    frame.addedKey = frame.displaced == nil
-                    if frame.addedKey { frame.keys.append(key) }
-                    frame.holdsOpenChild = true
-                } else if !frame.isObject {
-                    frame.elements.append(child)
-                    frame.holdsOpenChild = true
+                if stack[index].isObject, let key = stack[index].key, stack[index].expect == .value {
+                    let displaced = stack[index].properties.updateValue(child, forKey: key)
+                    stack[index].displaced = displaced
+                    stack[index].addedKey = displaced == nil
+                    if displaced == nil { stack[index].keys.append(key) }
+                    stack[index].holdsOpenChild = true
+                } else if !stack[index].isObject {
+                    stack[index].elements.append(child)
+                    stack[index].holdsOpenChild = true
                 }
             }
+            let frame = stack[index]
             let kind: GeneratedContent.Kind =
                 frame.isObject
                 ? .structure(properties: frame.properties, orderedKeys: frame.keys) : .array(frame.elements)
-            stack[index] = frame
             child = GeneratedContent(kind: kind, id: frame.id, isComplete: false)
         }
         return child
