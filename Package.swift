@@ -80,7 +80,8 @@ let package = Package(
         .target(name: "JSONSyntax", swiftSettings: common),
         .target(name: "ChatTemplates", dependencies: ["JSONSyntax"], swiftSettings: common),
         .target(
-            name: "Inference", dependencies: ["GGUF", "Kernels", "KernelsCore", "Tokenizers", "ChatTemplates"],
+            name: "Inference",
+            dependencies: ["GGUF", "Kernels", "KernelsCore", "Tokenizers", "ChatTemplates", "Digests"],
             swiftSettings: common),
         .target(name: "Guidance", dependencies: ["Tokenizers"], swiftSettings: common),
 
@@ -134,7 +135,7 @@ let package = Package(
             name: "ModelStoreTests", dependencies: ["ModelStore", "Digests", "TestSupport"], swiftSettings: common),
         .testTarget(name: "GGUFTests", dependencies: ["GGUF", "TestSupport"], swiftSettings: common),
         .testTarget(
-            name: "KernelsTests", dependencies: ["Kernels", "KernelsCore", "TensorFormats", "GGUF"],
+            name: "KernelsTests", dependencies: ["Kernels", "KernelsCore", "TensorFormats", "GGUF", "TestSupport"],
             swiftSettings: common),
         .testTarget(
             name: "TokenizersTests", dependencies: ["Tokenizers", "GGUF", "TestSupport"],

@@ -46,41 +46,65 @@
             case (.q5_0, true): q5_0x4(g, blocks, act, o)
             case (.q5_1, false): q5_1x1(g, blocks, act, o)
             case (.q5_1, true): q5_1x4(g, blocks, act, o)
-            case (.q8_0, false): q8_0(OneRow.self, g, blocks, act, o)
-            case (.q8_0, true): q8_0(FourRows.self, g, blocks, act, o)
-            case (.q4_K, false): qK(OneRow.self, fifth: false, g, blocks, act, o)
-            case (.q4_K, true): qK(FourRows.self, fifth: false, g, blocks, act, o)
-            case (.q5_K, false): qK(OneRow.self, fifth: true, g, blocks, act, o)
-            case (.q5_K, true): qK(FourRows.self, fifth: true, g, blocks, act, o)
-            case (.q6_K, false): q6_K(OneRow.self, g, blocks, act, o)
-            case (.q6_K, true): q6_K(FourRows.self, g, blocks, act, o)
+            case (.q8_0, false): q8_0x1(g, blocks, act, o)
+            case (.q8_0, true): q8_0x4(g, blocks, act, o)
+            case (.q4_K, false): q4_Kx1(g, blocks, act, o)
+            case (.q4_K, true): q4_Kx4(g, blocks, act, o)
+            case (.q5_K, false): q5_Kx1(g, blocks, act, o)
+            case (.q5_K, true): q5_Kx4(g, blocks, act, o)
+            case (.q6_K, false): q6_Kx1(g, blocks, act, o)
+            case (.q6_K, true): q6_Kx4(g, blocks, act, o)
             default: preconditionFailure("no interleaved kernel for \(type)")
             }
         }
 
         @inline(never) static func q4_0x1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
-            q4(OneRow.self, Q4_0.self, g, n, a, o)
+            q4(OneRow.self, EightRowNibbles.Q4_0.self, g, n, a, o)
         }
         @inline(never) static func q4_0x4(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
-            q4(FourRows.self, Q4_0.self, g, n, a, o)
+            q4(FourRows.self, EightRowNibbles.Q4_0.self, g, n, a, o)
         }
         @inline(never) static func q4_1x1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
-            q4(OneRow.self, Q4_1.self, g, n, a, o)
+            q4(OneRow.self, EightRowNibbles.Q4_1.self, g, n, a, o)
         }
         @inline(never) static func q4_1x4(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
-            q4(FourRows.self, Q4_1.self, g, n, a, o)
+            q4(FourRows.self, EightRowNibbles.Q4_1.self, g, n, a, o)
         }
         @inline(never) static func q5_0x1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
-            q4(OneRow.self, Q5_0.self, g, n, a, o)
+            q4(OneRow.self, EightRowNibbles.Q5_0.self, g, n, a, o)
         }
         @inline(never) static func q5_0x4(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
-            q4(FourRows.self, Q5_0.self, g, n, a, o)
+            q4(FourRows.self, EightRowNibbles.Q5_0.self, g, n, a, o)
         }
         @inline(never) static func q5_1x1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
-            q4(OneRow.self, Q5_1.self, g, n, a, o)
+            q4(OneRow.self, EightRowNibbles.Q5_1.self, g, n, a, o)
         }
         @inline(never) static func q5_1x4(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
-            q4(FourRows.self, Q5_1.self, g, n, a, o)
+            q4(FourRows.self, EightRowNibbles.Q5_1.self, g, n, a, o)
+        }
+        @inline(never) static func q8_0x1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+            q8_0(OneRow.self, g, n, a, o)
+        }
+        @inline(never) static func q8_0x4(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+            q8_0(FourRows.self, g, n, a, o)
+        }
+        @inline(never) static func q4_Kx1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+            qK(OneRow.self, Q4KFormat.self, g, n, a, o)
+        }
+        @inline(never) static func q4_Kx4(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+            qK(FourRows.self, Q4KFormat.self, g, n, a, o)
+        }
+        @inline(never) static func q5_Kx1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+            qK(OneRow.self, Q5KFormat.self, g, n, a, o)
+        }
+        @inline(never) static func q5_Kx4(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+            qK(FourRows.self, Q5KFormat.self, g, n, a, o)
+        }
+        @inline(never) static func q6_Kx1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+            q6_K(OneRow.self, g, n, a, o)
+        }
+        @inline(never) static func q6_Kx4(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+            q6_K(FourRows.self, g, n, a, o)
         }
     }
 
@@ -103,48 +127,6 @@
         }
     }
 
-    /// The formats of 32-element blocks with 4- or 5-bit quants.
-    protocol NibbleFormat {
-        /// Bytes of one group block column.
-        static var bytes: Int { get }
-        /// Offset of the 8 mins (f16), if the format has them.
-        static var mins: Int? { get }
-        /// Offset of the nibbles.
-        static var quants: Int { get }
-        /// Offset of the fifth-bit masks, if the format has them.
-        static var fifthBits: Int? { get }
-        /// What is subtracted from every quant (8 for Q4_0, 16 for Q5_0, 0 with mins).
-        static var offset: Float { get }
-    }
-    enum Q4_0: NibbleFormat {
-        static var bytes: Int { 144 }
-        static var mins: Int? { nil }
-        static var quants: Int { 16 }
-        static var fifthBits: Int? { nil }
-        static var offset: Float { 8 }
-    }
-    enum Q4_1: NibbleFormat {
-        static var bytes: Int { 160 }
-        static var mins: Int? { 16 }
-        static var quants: Int { 32 }
-        static var fifthBits: Int? { nil }
-        static var offset: Float { 0 }
-    }
-    enum Q5_0: NibbleFormat {
-        static var bytes: Int { 176 }
-        static var mins: Int? { nil }
-        static var quants: Int { 16 }
-        static var fifthBits: Int? { 144 }
-        static var offset: Float { 16 }
-    }
-    enum Q5_1: NibbleFormat {
-        static var bytes: Int { 192 }
-        static var mins: Int? { 16 }
-        static var quants: Int { 32 }
-        static var fifthBits: Int? { 160 }
-        static var offset: Float { 0 }
-    }
-
     extension GroupKernels {
         /// Q4_0, Q4_1, Q5_0 and Q5_1: per block, d_w·(d_a·Σq·q_a − offset·d_a·Σq_a) (+ m_w·s_a with mins).
         @inline(__always)
@@ -157,7 +139,7 @@
                 let p = g + F.bytes * b
                 prefetch(W.self, p, bytes: F.bytes)
                 var low = InlineArray<4, __m256i>(repeating: _mm256_setzero_si256()), high = low
-                for c in 0..<4 {
+                forEach4 { c in
                     var (l, h) = nibbles(load256(p + F.quants + 32 * c))
                     if let masks = F.fifthBits {
                         l = _mm256_or_si256(
@@ -204,7 +186,7 @@
 
         /// Q8_0 (signed quants): `vpmaddubsw` of |q| with the activation carrying q's sign; each
         /// Int16 lane is at most 2·128·127 = 32,512, so each is widened to Int32 on its own.
-        @inline(never)
+        @inline(__always)
         static func q8_0<W: TileWidth>(
             _: W.Type, _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: Output
         ) {

@@ -8,11 +8,12 @@
     import KernelsCore
 
     extension GroupKernels {
-        /// Q4_K, and with `fifth` Q5_K: Σ over super-blocks of d_a·(d·Σ_j sc_j·Σ q·q_a − dmin·Σ_j m_j·Σ q_a).
-        @inline(never)
-        static func qK<W: TileWidth>(
-            _: W.Type, fifth: Bool, _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: Output
+        /// Q4_K and Q5_K: Σ over super-blocks of d_a·(d·Σ_j sc_j·Σ q·q_a − dmin·Σ_j m_j·Σ q_a).
+        @inline(__always)
+        static func qK<W: TileWidth, F: KQuantFormat>(
+            _: W.Type, _: F.Type, _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: Output
         ) {
+            let fifth = F.fifth
             let bytes = fifth ? 1408 : 1152
             var acc = InlineArray<4, __m256>(repeating: _mm256_setzero_ps())
             for sb in 0..<blocks {
@@ -27,7 +28,8 @@
                     var low = InlineArray<4, __m256i>(repeating: _mm256_setzero_si256()), high = low
                     for half in 0..<2 {
                         var lowPart = InlineArray<4, __m256i>(repeating: _mm256_setzero_si256()), highPart = lowPart
-                        for c in (4 * half)..<(4 * half + 4) {
+                        forEach4 { column in
+                            let c = 4 * half + column
                             var (l, h) = nibbles(load256(p + 128 + 256 * pair + 32 * c))
                             if fifth {
                                 let masks = p + 1152 + 4 * (16 * pair + c)
@@ -101,7 +103,7 @@
         }
 
         /// Q6_K: d·d_a·(Σ_sub sc·Σ q·q_a − 32·Σ_sub sc·Σ q_a) with q the unsigned 6-bit quants.
-        @inline(never)
+        @inline(__always)
         static func q6_K<W: TileWidth>(
             _: W.Type, _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: Output
         ) {
@@ -111,38 +113,42 @@
                 let p = g + 1680 * sb
                 prefetch(W.self, p, bytes: 1680)
                 var sumi = InlineArray<4, __m256i>(repeating: _mm256_setzero_si256())
-                for sub in 0..<16 {
-                    let part = sub / 4, u = sub % 4
-                    let sc8 = _mm_loadl_epi64((p + 16 + 8 * sub).assumingMemoryBound(to: __m128i.self))
-                    let scale = _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(sc8, sc8))
-                    // Int16 lanes: pairs of 6-bit products are at most 2·63·128 = 16,128; two fit.
-                    var first = InlineArray<4, __m256i>(repeating: _mm256_setzero_si256()), second = first
-                    for cc in 0..<4 {
-                        let c = 4 * u + cc
-                        let v = load256(p + 144 + 32 * (part % 2 == 0 ? c : c + 16))
-                        let h = load256(p + 1168 + 32 * c)
-                        let low =
-                            part < 2 ? _mm256_and_si256(v, nibble) : _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble)
-                        let high: __m256i
-                        switch part {
-                        case 0: high = _mm256_slli_epi16(h, 4)
-                        case 1: high = _mm256_slli_epi16(h, 2)
-                        case 2: high = h
-                        default: high = _mm256_srli_epi16(h, 2)
-                        }
-                        let x = _mm256_or_si256(low, _mm256_and_si256(high, top))
-                        unroll(W.self) { k in
-                            let product = maddubs(x, broadcast32(act.qs(k) + 256 * sb + 16 * sub + 4 * cc))
-                            if cc < 2 {
-                                first[k] = _mm256_add_epi16(first[k], product)
-                            } else {
-                                second[k] = _mm256_add_epi16(second[k], product)
+                // Written out over the four parts, so each part's shift of the high bits is a constant.
+                forEach4 { part in
+                    for u in 0..<4 {
+                        let sub = 4 * part + u
+                        let sc8 = _mm_loadl_epi64((p + 16 + 8 * sub).assumingMemoryBound(to: __m128i.self))
+                        let scale = _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(sc8, sc8))
+                        // Int16 lanes: pairs of 6-bit products are at most 2·63·128 = 16,128; two fit.
+                        var first = InlineArray<4, __m256i>(repeating: _mm256_setzero_si256()), second = first
+                        for cc in 0..<4 {
+                            let c = 4 * u + cc
+                            let v = load256(p + 144 + 32 * (part % 2 == 0 ? c : c + 16))
+                            let h = load256(p + 1168 + 32 * c)
+                            let low =
+                                part < 2
+                                ? _mm256_and_si256(v, nibble) : _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble)
+                            let high: __m256i
+                            switch part {
+                            case 0: high = _mm256_slli_epi16(h, 4)
+                            case 1: high = _mm256_slli_epi16(h, 2)
+                            case 2: high = h
+                            default: high = _mm256_srli_epi16(h, 2)
+                            }
+                            let x = _mm256_or_si256(low, _mm256_and_si256(high, top))
+                            unroll(W.self) { k in
+                                let product = maddubs(x, broadcast32(act.qs(k) + 256 * sb + 16 * sub + 4 * cc))
+                                if cc < 2 {
+                                    first[k] = _mm256_add_epi16(first[k], product)
+                                } else {
+                                    second[k] = _mm256_add_epi16(second[k], product)
+                                }
                             }
                         }
-                    }
-                    unroll(W.self) { k in
-                        sumi[k] = _mm256_add_epi32(sumi[k], _mm256_madd_epi16(first[k], scale))
-                        sumi[k] = _mm256_add_epi32(sumi[k], _mm256_madd_epi16(second[k], scale))
+                        unroll(W.self) { k in
+                            sumi[k] = _mm256_add_epi32(sumi[k], _mm256_madd_epi16(first[k], scale))
+                            sumi[k] = _mm256_add_epi32(sumi[k], _mm256_madd_epi16(second[k], scale))
+                        }
                     }
                 }
                 // 32·Σ_sub sc·Σ q_a, from pairs of sub-block scales and pairs of 16-quant sums.

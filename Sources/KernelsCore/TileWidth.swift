@@ -7,6 +7,29 @@ public enum OneRow: TileWidth { @inlinable public static var count: Int { 1 } }
 public enum TwoRows: TileWidth { @inlinable public static var count: Int { 2 } }
 public enum FourRows: TileWidth { @inlinable public static var count: Int { 4 } }
 
+/// `body(0)` and `body(1)`, written out.
+@inlinable @inline(__always)
+public func forEach2(_ body: (Int) -> Void) {
+    body(0)
+    body(1)
+}
+
+/// `body(0)` … `body(3)`, written out: LLVM does not unroll a loop over the four chunks of a column
+/// group in the larger kernels, and with a variable chunk index the values kept per chunk (in
+/// `InlineArray`s, or lanes picked by index) go through the stack instead of registers.
+@inlinable @inline(__always)
+public func forEach4(_ body: (Int) -> Void) {
+    body(0)
+    body(1)
+    body(2)
+    body(3)
+}
+
+/// Q4_K or Q5_K: whether the quants have a fifth bit, known when a kernel is compiled.
+public protocol KQuantFormat { static var fifth: Bool { get } }
+public enum Q4KFormat: KQuantFormat { @inlinable public static var fifth: Bool { false } }
+public enum Q5KFormat: KQuantFormat { @inlinable public static var fifth: Bool { true } }
+
 /// `body(0)`, …, `body(W.count − 1)`, unrolled so that each call sees a constant index (the
 /// accumulators in `InlineArray`s then live in registers; a rolled loop would keep them in memory).
 @inlinable @inline(__always)

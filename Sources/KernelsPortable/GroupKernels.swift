@@ -42,14 +42,14 @@ enum GroupKernels {
         case (.q5_0, true): q5_0x2(g, blocks, act, o)
         case (.q5_1, false): q5_1x1(g, blocks, act, o)
         case (.q5_1, true): q5_1x2(g, blocks, act, o)
-        case (.q8_0, false): q8_0(OneRow.self, g, blocks, act, o)
-        case (.q8_0, true): q8_0(TwoRows.self, g, blocks, act, o)
-        case (.q4_K, false): qK(OneRow.self, fifth: false, g, blocks, act, o)
-        case (.q4_K, true): qK(TwoRows.self, fifth: false, g, blocks, act, o)
-        case (.q5_K, false): qK(OneRow.self, fifth: true, g, blocks, act, o)
-        case (.q5_K, true): qK(TwoRows.self, fifth: true, g, blocks, act, o)
-        case (.q6_K, false): q6_K(OneRow.self, g, blocks, act, o)
-        case (.q6_K, true): q6_K(TwoRows.self, g, blocks, act, o)
+        case (.q8_0, false): q8_0x1(g, blocks, act, o)
+        case (.q8_0, true): q8_0x2(g, blocks, act, o)
+        case (.q4_K, false): q4_Kx1(g, blocks, act, o)
+        case (.q4_K, true): q4_Kx2(g, blocks, act, o)
+        case (.q5_K, false): q5_Kx1(g, blocks, act, o)
+        case (.q5_K, true): q5_Kx2(g, blocks, act, o)
+        case (.q6_K, false): q6_Kx1(g, blocks, act, o)
+        case (.q6_K, true): q6_Kx2(g, blocks, act, o)
         default: preconditionFailure("no interleaved kernel for \(type)")
         }
     }
@@ -57,28 +57,52 @@ enum GroupKernels {
 
 extension GroupKernels {
     @inline(never) static func q4_0x1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
-        nibbleBlocks(OneRow.self, Q4_0.self, g, n, a, o)
+        nibbleBlocks(OneRow.self, EightRowNibbles.Q4_0.self, g, n, a, o)
     }
     @inline(never) static func q4_0x2(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
-        nibbleBlocks(TwoRows.self, Q4_0.self, g, n, a, o)
+        nibbleBlocks(TwoRows.self, EightRowNibbles.Q4_0.self, g, n, a, o)
     }
     @inline(never) static func q4_1x1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
-        nibbleBlocks(OneRow.self, Q4_1.self, g, n, a, o)
+        nibbleBlocks(OneRow.self, EightRowNibbles.Q4_1.self, g, n, a, o)
     }
     @inline(never) static func q4_1x2(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
-        nibbleBlocks(TwoRows.self, Q4_1.self, g, n, a, o)
+        nibbleBlocks(TwoRows.self, EightRowNibbles.Q4_1.self, g, n, a, o)
     }
     @inline(never) static func q5_0x1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
-        nibbleBlocks(OneRow.self, Q5_0.self, g, n, a, o)
+        nibbleBlocks(OneRow.self, EightRowNibbles.Q5_0.self, g, n, a, o)
     }
     @inline(never) static func q5_0x2(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
-        nibbleBlocks(TwoRows.self, Q5_0.self, g, n, a, o)
+        nibbleBlocks(TwoRows.self, EightRowNibbles.Q5_0.self, g, n, a, o)
     }
     @inline(never) static func q5_1x1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
-        nibbleBlocks(OneRow.self, Q5_1.self, g, n, a, o)
+        nibbleBlocks(OneRow.self, EightRowNibbles.Q5_1.self, g, n, a, o)
     }
     @inline(never) static func q5_1x2(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
-        nibbleBlocks(TwoRows.self, Q5_1.self, g, n, a, o)
+        nibbleBlocks(TwoRows.self, EightRowNibbles.Q5_1.self, g, n, a, o)
+    }
+    @inline(never) static func q8_0x1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+        q8_0(OneRow.self, g, n, a, o)
+    }
+    @inline(never) static func q8_0x2(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+        q8_0(TwoRows.self, g, n, a, o)
+    }
+    @inline(never) static func q6_Kx1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+        q6_K(OneRow.self, g, n, a, o)
+    }
+    @inline(never) static func q6_Kx2(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+        q6_K(TwoRows.self, g, n, a, o)
+    }
+    @inline(never) static func q4_Kx1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+        qK(OneRow.self, Q4KFormat.self, g, n, a, o)
+    }
+    @inline(never) static func q4_Kx2(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+        qK(TwoRows.self, Q4KFormat.self, g, n, a, o)
+    }
+    @inline(never) static func q5_Kx1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+        qK(OneRow.self, Q5KFormat.self, g, n, a, o)
+    }
+    @inline(never) static func q5_Kx2(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+        qK(TwoRows.self, Q5KFormat.self, g, n, a, o)
     }
 }
 
@@ -107,52 +131,6 @@ struct Output {
     }
 }
 
-/// The 32-element block formats with 4- or 5-bit quants, in the 8-row layout.
-protocol NibbleFormat {
-    /// Bytes of one group block column.
-    static var bytes: Int { get }
-    /// Offset of the 8 mins (f16), if the format has them.
-    static var mins: Int? { get }
-    /// Offset of the nibbles.
-    static var quants: Int { get }
-    /// Offset of the fifth-bit masks, if the format has them.
-    static var fifthBits: Int? { get }
-    /// What is subtracted from every quant (8 for Q4_0, 16 for Q5_0, 0 with mins).
-    static var offset: Float { get }
-}
-
-enum Q4_0: NibbleFormat {
-    static var bytes: Int { 144 }
-    static var mins: Int? { nil }
-    static var quants: Int { 16 }
-    static var fifthBits: Int? { nil }
-    static var offset: Float { 8 }
-}
-
-enum Q4_1: NibbleFormat {
-    static var bytes: Int { 160 }
-    static var mins: Int? { 16 }
-    static var quants: Int { 32 }
-    static var fifthBits: Int? { nil }
-    static var offset: Float { 0 }
-}
-
-enum Q5_0: NibbleFormat {
-    static var bytes: Int { 176 }
-    static var mins: Int? { nil }
-    static var quants: Int { 16 }
-    static var fifthBits: Int? { 144 }
-    static var offset: Float { 16 }
-}
-
-enum Q5_1: NibbleFormat {
-    static var bytes: Int { 192 }
-    static var mins: Int? { 16 }
-    static var quants: Int { 32 }
-    static var fifthBits: Int? { 160 }
-    static var offset: Float { 0 }
-}
-
 extension GroupKernels {
     /// Q4_0, Q4_1, Q5_0 and Q5_1: per block, d_w·(d_a·Σq·q_a − offset·d_a·Σq_a) (+ m_w·s_a with mins).
     @inline(__always)
@@ -175,17 +153,17 @@ extension GroupKernels {
                 low[k] = ActivationQuads(act.qs(k) + 32 * b)
                 high[k] = ActivationQuads(act.qs(k) + 32 * b + 16)
             }
-            for c in 0..<4 {
+            forEach4 { c in
                 let (q0, q1) = loadChunk(p + F.quants + 32 * c)
                 var l0 = WeightQuads(nibbles: q0, high: false), l1 = WeightQuads(nibbles: q1, high: false)
                 var h0 = WeightQuads(nibbles: q0, high: true), h1 = WeightQuads(nibbles: q1, high: true)
                 if let masks = F.fifthBits {
-                    let fl = fifthBits(p.loadUnaligned(fromByteOffset: masks + 4 * c, as: UInt32.self))
-                    let fh = fifthBits(p.loadUnaligned(fromByteOffset: masks + 16 + 4 * c, as: UInt32.self))
-                    l0.add(fl.0)
-                    l1.add(fl.1)
-                    h0.add(fh.0)
-                    h1.add(fh.1)
+                    let fl = p.loadUnaligned(fromByteOffset: masks + 4 * c, as: UInt32.self)
+                    let fh = p.loadUnaligned(fromByteOffset: masks + 16 + 4 * c, as: UInt32.self)
+                    l0.addFifthBits(fl)
+                    l1.addFifthBits(fl >> 16)
+                    h0.addFifthBits(fh)
+                    h1.addFifthBits(fh >> 16)
                 }
                 unroll(W.self) { k in
                     let pl = low[k].pattern(c), ph = high[k].pattern(c)
@@ -219,7 +197,7 @@ extension GroupKernels {
     }
 
     /// Q8_0: signed quants; their products reach 128·127, so the Int16 sums widen after each column.
-    @inline(never)
+    @inline(__always)
     static func q8_0<W: TileWidth>(
         _: W.Type, _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: Output
     ) {
@@ -231,7 +209,7 @@ extension GroupKernels {
             for half in 0..<2 {
                 var a = InlineArray<2, ActivationQuads>(repeating: ActivationQuads(act.qs(0) + 32 * b + 16 * half))
                 unroll(W.self) { k in a[k] = ActivationQuads(act.qs(k) + 32 * b + 16 * half) }
-                for c in 0..<4 {
+                forEach4 { c in
                     let (q0, q1) = loadChunk(p + 16 + 32 * (4 * half + c))
                     let w0 = WeightQuads(bytes: q0, signed: true), w1 = WeightQuads(bytes: q1, signed: true)
                     unroll(W.self) { k in
@@ -249,46 +227,57 @@ extension GroupKernels {
         unroll(W.self) { k in out.store(k, acc[k]) }
     }
 
-    /// Q4_K, and with `fifth` Q5_K: Σ over super-blocks of d_a·(d·Σ_j sc_j·Σ q·q_a − dmin·Σ_j m_j·Σ q_a),
-    /// each sub-block's exact integer sum scaled by its 6-bit scale in float.
-    @inline(never)
-    static func qK<W: TileWidth>(
-        _: W.Type, fifth: Bool, _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: Output
+    /// Q4_K and Q5_K: Σ over super-blocks of d_a·(d·Σ_j sc_j·Σ q·q_a − dmin·Σ_j m_j·Σ q_a), each
+    /// sub-block's exact integer sum scaled by its 6-bit scale in float. Sub-blocks 2i and 2i + 1
+    /// are the low and high nibbles of the same chunks, each written out (`forEach2`) so which
+    /// nibble is a constant.
+    @inline(__always)
+    static func qK<W: TileWidth, F: KQuantFormat>(
+        _: W.Type, _: F.Type, _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: Output
     ) {
-        let bytes = fifth ? 1408 : 1152
+        let bytes = F.fifth ? 1408 : 1152
         var acc = InlineArray<2, SIMD8<Float>>(repeating: .zero)
         for sb in 0..<blocks {
             let p = g + bytes * sb
             prefetch(W.self, p, bytes: bytes)
             let (scales, mins) = kScalesMins(p + 32)
             var sum = InlineArray<2, SIMD8<Float>>(repeating: .zero)
-            for j in 0..<8 {
-                // Sub-block j: the low (j even) or high (j odd) nibbles of the chunks of pair j/2.
-                var sums = InlineArray<2, RowSums>(repeating: RowSums())
-                for half in 0..<2 {
-                    var a = InlineArray<2, ActivationQuads>(repeating: ActivationQuads(act.qs(0)))
-                    unroll(W.self) { k in a[k] = ActivationQuads(act.qs(k) + 256 * sb + 32 * j + 16 * half) }
+            for pair in 0..<4 {
+                forEach2 { high in
+                    let j = 2 * pair + high
+                    var sums = InlineArray<2, RowSums>(repeating: RowSums())
                     var partial = InlineArray<4, QuadSums>(repeating: QuadSums())
-                    for c in 0..<4 {
-                        let column = 4 * half + c
-                        let (q0, q1) = loadChunk(p + 128 + 256 * (j / 2) + 32 * column)
-                        var w0 = WeightQuads(nibbles: q0, high: j % 2 == 1)
-                        var w1 = WeightQuads(nibbles: q1, high: j % 2 == 1)
-                        if fifth {
-                            let f = fifthBits(
-                                p.loadUnaligned(fromByteOffset: 1152 + 4 * (8 * j + column), as: UInt32.self))
-                            w0.add(f.0)
-                            w1.add(f.1)
+                    for half in 0..<2 {
+                        var a = InlineArray<2, ActivationQuads>(repeating: ActivationQuads(act.qs(0)))
+                        unroll(W.self) { k in a[k] = ActivationQuads(act.qs(k) + 256 * sb + 32 * j + 16 * half) }
+                        forEach4 { c in
+                            let column = 4 * half + c
+                            let (q0, q1) = loadChunk(p + 128 + 256 * pair + 32 * column)
+                            var w0 = WeightQuads(nibbles: q0, high: high == 1)
+                            var w1 = WeightQuads(nibbles: q1, high: high == 1)
+                            if F.fifth {
+                                let f = p.loadUnaligned(
+                                    fromByteOffset: 1152 + 4 * (8 * j + column), as: UInt32.self)
+                                w0.addFifthBits(f)
+                                w1.addFifthBits(f >> 16)
+                            }
+                            unroll(W.self) { k in
+                                let pattern = a[k].pattern(c)
+                                partial[2 * k].add(w0, pattern)
+                                partial[2 * k + 1].add(w1, pattern)
+                            }
                         }
-                        unroll(W.self) { k in
-                            let pattern = a[k].pattern(c)
-                            partial[2 * k].add(w0, pattern)
-                            partial[2 * k + 1].add(w1, pattern)
+                        // Int16 sums widen after 4 chunks of 5-bit quants, 8 of 4-bit ones (`QuadSums`).
+                        if F.fifth || half == 1 {
+                            unroll(W.self) { k in
+                                sums[k].add(partial[2 * k], partial[2 * k + 1])
+                                partial[2 * k] = QuadSums()
+                                partial[2 * k + 1] = QuadSums()
+                            }
                         }
                     }
-                    unroll(W.self) { k in sums[k].add(partial[2 * k], partial[2 * k + 1]) }
+                    unroll(W.self) { k in sum[k] = madd(sums[k].floats, scales[j], sum[k]) }
                 }
-                unroll(W.self) { k in sum[k] = madd(sums[k].floats, scales[j], sum[k]) }
             }
             let d = halves(p), dmin = halves(p + 16)
             unroll(W.self) { k in
@@ -325,7 +314,7 @@ extension GroupKernels {
 
     /// Q6_K: d·d_a·Σ_sub sc·(Σ q·q_a − 32·Σ q_a), q the unsigned 6-bit quants; the Int16 sums
     /// widen after every two columns.
-    @inline(never)
+    @inline(__always)
     static func q6_K<W: TileWidth>(
         _: W.Type, _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations, _ out: Output
     ) {
@@ -334,36 +323,38 @@ extension GroupKernels {
             let p = g + 1680 * sb
             prefetch(W.self, p, bytes: 1680)
             var sum = InlineArray<2, SIMD8<Float>>(repeating: .zero)
-            for sub in 0..<16 {
-                let part = sub / 4, u = sub % 4
-                var a = InlineArray<2, ActivationQuads>(repeating: ActivationQuads(act.qs(0)))
-                unroll(W.self) { k in a[k] = ActivationQuads(act.qs(k) + 256 * sb + 16 * sub) }
-                var sums = InlineArray<2, RowSums>(repeating: RowSums())
-                var partial = InlineArray<4, QuadSums>(repeating: QuadSums())
-                for cc in 0..<4 {
-                    let c = 4 * u + cc
-                    let (v0, v1) = loadChunk(p + 144 + 32 * (part % 2 == 0 ? c : c + 16))
-                    let (h0, h1) = loadChunk(p + 1168 + 32 * c)
-                    @inline(__always) func quants(_ v: SIMD16<UInt8>, _ h: SIMD16<UInt8>) -> WeightQuads {
-                        let low = part < 2 ? v & 0x0F : (v &>> 4) & 0x0F
-                        return WeightQuads(bytes: low | (((h &>> UInt8(2 * part)) & 3) &<< 4), signed: false)
-                    }
-                    let w0 = quants(v0, h0), w1 = quants(v1, h1)
-                    unroll(W.self) { k in
-                        let pattern = a[k].pattern(cc)
-                        partial[2 * k].add(w0, pattern)
-                        partial[2 * k + 1].add(w1, pattern)
-                        if cc % 2 == 1 {
-                            sums[k].add(partial[2 * k], partial[2 * k + 1])
-                            partial[2 * k] = QuadSums()
-                            partial[2 * k + 1] = QuadSums()
+            forEach4 { part in
+                for u in 0..<4 {
+                    let sub = 4 * part + u
+                    var a = InlineArray<2, ActivationQuads>(repeating: ActivationQuads(act.qs(0)))
+                    unroll(W.self) { k in a[k] = ActivationQuads(act.qs(k) + 256 * sb + 16 * sub) }
+                    var sums = InlineArray<2, RowSums>(repeating: RowSums())
+                    var partial = InlineArray<4, QuadSums>(repeating: QuadSums())
+                    forEach4 { cc in
+                        let c = 4 * u + cc
+                        let (v0, v1) = loadChunk(p + 144 + 32 * (part % 2 == 0 ? c : c + 16))
+                        let (h0, h1) = loadChunk(p + 1168 + 32 * c)
+                        @inline(__always) func quants(_ v: SIMD16<UInt8>, _ h: SIMD16<UInt8>) -> WeightQuads {
+                            let low = part < 2 ? v & 0x0F : (v &>> 4) & 0x0F
+                            return WeightQuads(bytes: low | (((h &>> UInt8(2 * part)) & 3) &<< 4), signed: false)
+                        }
+                        let w0 = quants(v0, h0), w1 = quants(v1, h1)
+                        unroll(W.self) { k in
+                            let pattern = a[k].pattern(cc)
+                            partial[2 * k].add(w0, pattern)
+                            partial[2 * k + 1].add(w1, pattern)
+                            if cc % 2 == 1 {
+                                sums[k].add(partial[2 * k], partial[2 * k + 1])
+                                partial[2 * k] = QuadSums()
+                                partial[2 * k + 1] = QuadSums()
+                            }
                         }
                     }
-                }
-                let scale = floats(p.loadUnaligned(fromByteOffset: 16 + 8 * sub, as: SIMD8<Int8>.self))
-                unroll(W.self) { k in
-                    let offset = 32 * Int32(act.bsums16(k)[16 * sb + sub])
-                    sum[k] = madd((sums[k] &- offset).floats, scale, sum[k])
+                    let scale = floats(p.loadUnaligned(fromByteOffset: 16 + 8 * sub, as: SIMD8<Int8>.self))
+                    unroll(W.self) { k in
+                        let offset = 32 * Int32(act.bsums16(k)[16 * sb + sub])
+                        sum[k] = madd((sums[k] &- offset).floats, scale, sum[k])
+                    }
                 }
             }
             let d = halves(p)

@@ -74,12 +74,16 @@ struct WeightQuads {
         odd = unsafeBitCast(o, to: SIMD8<Int16>.self)
     }
 
-    /// Adds bytes (the fifth bits, 0x10) to the weights they belong to.
+    /// Adds 16 (the fifth bit) to the weight of byte b wherever bit b of `bits` is set (the low
+    /// 16 bits, for the 16 bytes these lanes came from): lane i of `even` is byte 2i, of `odd`
+    /// byte 2i + 1. One broadcast, then `pand`, `pcmpeqw`, `pand` for each half.
     @inline(__always)
-    mutating func add(_ bits: SIMD16<UInt8>) {
-        let lanes = unsafeBitCast(bits, to: SIMD8<Int16>.self)
-        even |= lanes & 0x00FF
-        odd |= unsafeBitCast(unsafeBitCast(lanes, to: SIMD8<UInt16>.self) &>> 8, to: SIMD8<Int16>.self)
+    mutating func addFifthBits(_ bits: UInt32) {
+        let m = SIMD8<UInt16>(repeating: UInt16(truncatingIfNeeded: bits))
+        let evenBits = SIMD8<UInt16>(0x1, 0x4, 0x10, 0x40, 0x100, 0x400, 0x1000, 0x4000)
+        let oddBits = evenBits &<< 1
+        even |= unsafeBitCast((m & evenBits) .== evenBits, to: SIMD8<Int16>.self) & 0x10
+        odd |= unsafeBitCast((m & oddBits) .== oddBits, to: SIMD8<Int16>.self) & 0x10
     }
 }
 

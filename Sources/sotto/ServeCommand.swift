@@ -1,5 +1,6 @@
 import Foundation
 import FoundationModels
+import Kernels
 import LocalEngine
 import ModelStore
 import Server
@@ -24,6 +25,10 @@ struct ServeCommand: Command {
           --canned-suggestions  fixed stand-in replies instead of a model (to try the web app)
           --demo              seed the demo conversation if the store has no channels, and print
                               sign-in tokens for alice and bob (valid 24 hours)
+          --kernels SET       avx512, avx2, portable or scalar for the model (default: $SOTTO_KERNELS,
+                              else the best set this CPU runs)
+          --compute-threads N threads the model computes on, shared by every request (default: the
+                              cores this process may use, cgroup quota and affinity included)
           --io-threads N      event-loop threads that own the connections (default 2)
           --threads N         threads that run request handlers (default 32; a handler may wait for
                               the database's commit, and waiting ones share it)
@@ -36,7 +41,7 @@ struct ServeCommand: Command {
         """
     static let valueOptions: Set<String> = [
         "host", "port", "model", "threads", "io-threads", "max-connections", "max-connections-per-ip", "rate-limit",
-        "cors-origin",
+        "cors-origin", "kernels", "compute-threads",
     ]
     static let switchOptions: Set<String> = ["no-suggestions", "canned-suggestions", "demo"]
 
@@ -85,6 +90,7 @@ struct ServeCommand: Command {
             }
         }
 
+        let kernels = try computeSettings(arguments)
         let data = ModelStore()
         let suggestions: Suggestions =
             if arguments.has("no-suggestions") {
@@ -111,18 +117,42 @@ struct ServeCommand: Command {
         let server = ChatServer(
             store: store, secret: secret, suggester: suggestions.suggester, configuration: configuration)
         let bound = try server.start()
+        let threadCount = ThreadPool.shared.threadCount
         // Unbuffered, so whoever started us (a script, a test) sees the port at once.
         FileHandle.standardOutput.write(
             Data(
                 """
                 Sotto chat listening on http://\(configuration.host):\(bound)
                 Reply suggestions: \(suggestions.status)
+                Model compute: kernels \(kernels), \(threadCount) compute thread\(threadCount == 1 ? "" : "s")
                 \(signIn)
 
                 """.utf8))
         await signals.wait()
         server.stop()
         return 0
+    }
+
+    /// `--kernels` and `--compute-threads`, checked against this CPU before anything loads: the
+    /// set is made the process's (every model the server loads uses it) and the thread count
+    /// sizes the one compute pool. Returns the set, described for the start-up lines.
+    static func computeSettings(_ arguments: Arguments) throws -> String {
+        if let threads = try arguments.int("compute-threads") {
+            guard (1...255).contains(threads) else {
+                throw UsageError(description: "--compute-threads must be between 1 and 255")
+            }
+            ThreadPool.configureShared(threadCount: threads)
+        }
+        let chosen: KernelSetID
+        do {
+            chosen = try KernelSelection.resolve(arguments.string("kernels"))
+        } catch {
+            throw CommandFailure(description: error.description)
+        }
+        // Models take their set from SOTTO_KERNELS when none is passed; set before any is loaded.
+        setenv(KernelSelection.environmentVariable, chosen.rawValue, 1)
+        return chosen == KernelSelection.best
+            ? chosen.rawValue : "\(chosen.rawValue) (this CPU runs \(KernelSelection.best.rawValue))"
     }
 
     /// The suggester the server runs with, and the line that says so.

@@ -2,13 +2,14 @@ import Foundation
 import GGUF
 import Kernels
 import KernelsCore
+import TestSupport
 import Testing
 
 /// Kernel-only throughput on the real models: every weight matrix of a decode step (Q/K/V and
 /// gate/up grouped, as the engine calls them, then the LM head) and of a prefill batch. Attention,
 /// norms and the rest of the forward pass are not included, so these are upper bounds to set
 /// against llama.cpp's end-to-end figures (decode 129/51/35 tok/s, pp512 302/243/99 tok/s on this
-/// machine). Runs with SOTTO_BENCH=1 when the models are present.
+/// machine). Runs with SOTTO_BENCH=1; a missing model is skipped by name (TestSupport's RealModels).
 @Suite(.enabled(if: ProcessInfo.processInfo.environment["SOTTO_BENCH"] == "1"), .serialized)
 struct ModelBench {
     static let models = ["smollm2-135m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"]
@@ -35,8 +36,7 @@ struct ModelBench {
 
     @Test(arguments: models)
     func model(_ id: String) throws {
-        let path = NSString(string: "~/.sotto/models/\(id).gguf").expandingTildeInPath
-        guard FileManager.default.fileExists(atPath: path) else { return }
+        let path = try RealModels.path(id)
         let file = try GGUFFile(path: path)
         let loadPool = ThreadPool()
         let packed = Self.groups(file).map { $0.map { $0.repacked(pool: loadPool, releasingSource: true) } }

@@ -1,3 +1,4 @@
+import Digests
 import Foundation
 import GGUF
 import Kernels
@@ -104,17 +105,16 @@ final class PackedWeightsFile: @unchecked Sendable {
         var info = stat()
         guard stat(modelPath, &info) == 0 else { return nil }
         let modified = Int64(info.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(info.st_mtim.tv_nsec)
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a over the fields
+        var hash = FNV1a()  // over the fields' little-endian bytes
         for field in [
             UInt64(info.st_dev), UInt64(info.st_ino), UInt64(info.st_size), UInt64(bitPattern: modified), version,
         ] {
             for shift in stride(from: 0, to: 64, by: 8) {
-                hash ^= (field >> UInt64(shift)) & 0xFF
-                hash = hash &* 0x100_0000_01b3
+                hash.combine(UInt8(truncatingIfNeeded: field >> UInt64(shift)))
             }
         }
         let name = URL(fileURLWithPath: modelPath).lastPathComponent
-        return directory + "/" + name + "-" + layout + "-" + String(hash, radix: 16) + ".packed"
+        return directory + "/" + name + "-" + layout + "-" + String(hash.value, radix: 16) + ".packed"
     }
 
     /// Writes `matrices` (interleaved) to `path`: a temporary file, synced, then renamed over.
