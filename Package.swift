@@ -55,6 +55,7 @@ let package = Package(
         .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
         .systemLibrary(name: "CPicoHTTPParser", providers: [.apt(["libh2o-dev"])]),
         .systemLibrary(name: "CCPUID"),
+        .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev"])]),
 
         // Hashes that are the same in every process: SHA-256 for downloads, FNV-1a for ids and keys.
         .target(name: "Digests", swiftSettings: common),
@@ -87,13 +88,24 @@ let package = Package(
         // Apple-compatible API.
         .macro(
             name: "FoundationModelsMacros", swiftSettings: common + syntaxFlags, linkerSettings: syntaxLinks),
+        // Apple's API and the iOS 27 model seam; no engine code (the system model runs in the
+        // engine service).
         .target(
-            name: "FoundationModels",
+            name: "FoundationModels", dependencies: ["FoundationModelsMacros", "ModelStore", "Digests", "JSONSyntax"],
+            swiftSettings: common),
+
+        // Sotto's local engine as an executor of the seam: prompts, KV slots, constrained decoding,
+        // tool calls, and images read by OCR.
+        .target(
+            name: "LocalEngine",
             dependencies: [
-                "Inference", "Guidance", "Tokenizers", "ChatTemplates", "FoundationModelsMacros", "ModelStore",
-                "Digests", "JSONSyntax",
+                "FoundationModels", "Inference", "Guidance", "Tokenizers", "ChatTemplates", "GGUF", "ModelStore",
+                "Digests", "CTesseract",
             ],
             swiftSettings: common),
+
+        // The engine service (`sotto engine`): the local engine behind a Unix socket, for apps.
+        .target(name: "EngineService", dependencies: ["FoundationModels", "LocalEngine"], swiftSettings: common),
 
         // Chat system.
         .target(name: "ChatStore", dependencies: ["CSQLite"], swiftSettings: common),
@@ -107,7 +119,11 @@ let package = Package(
             resources: [.copy("Web")], swiftSettings: common),
 
         .executableTarget(
-            name: "sotto", dependencies: ["Inference", "Kernels", "ModelStore", "Server", "ChatStore"],
+            name: "sotto",
+            dependencies: [
+                "Inference", "Kernels", "ModelStore", "Server", "ChatStore", "FoundationModels", "LocalEngine",
+                "EngineService",
+            ],
             swiftSettings: common),
 
         // What the test targets share: finding models through ModelStore, temporary data directories.
@@ -139,12 +155,24 @@ let package = Package(
             name: "FoundationModelsMacrosTests", dependencies: ["FoundationModelsMacros"],
             swiftSettings: common + syntaxFlags, linkerSettings: syntaxLinks),
         .testTarget(
-            name: "FoundationModelsTests",
-            dependencies: ["FoundationModels", "Guidance", "Inference", "Tokenizers", "ModelStore", "TestSupport"],
+            name: "FoundationModelsTests", dependencies: ["FoundationModels", "ModelStore", "TestSupport"],
+            swiftSettings: common),
+        .testTarget(
+            name: "LocalEngineTests",
+            dependencies: [
+                "LocalEngine", "FoundationModels", "GGUF", "Guidance", "Inference", "Tokenizers", "TestSupport",
+            ],
+            resources: [.copy("Fixtures")],
+            swiftSettings: common),
+        .testTarget(
+            name: "EngineServiceTests",
+            dependencies: ["EngineService", "LocalEngine", "FoundationModels", "ModelStore", "TestSupport"],
             swiftSettings: common),
         .testTarget(
             name: "ChatIntelligenceTests",
-            dependencies: ["ChatIntelligence", "FoundationModels", "Guidance", "TestSupport"],
+            dependencies: [
+                "ChatIntelligence", "FoundationModels", "Guidance", "LocalEngine", "ModelStore", "TestSupport",
+            ],
             resources: [.copy("Fixtures")],
             swiftSettings: common),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "CSQLite"], swiftSettings: common),
@@ -157,7 +185,8 @@ let package = Package(
             ],
             swiftSettings: common),
         .testTarget(
-            name: "SottoCLITests", dependencies: ["sotto", "Inference", "ModelStore", "TestSupport"],
+            name: "SottoCLITests",
+            dependencies: ["sotto", "FoundationModels", "Inference", "ModelStore", "TestSupport"],
             swiftSettings: common),
     ],
     swiftLanguageModes: [.v6]

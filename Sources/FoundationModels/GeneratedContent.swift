@@ -93,6 +93,9 @@ public struct GeneratedContent: Sendable, CustomDebugStringConvertible {
         self.init(kind: .array(elements.map(\.generatedContent)), id: id)
     }
 
+    /// Null content (27 SDK).
+    public static let null = GeneratedContent(kind: .null)
+
     public var debugDescription: String {
         "GeneratedContent(\(jsonString)\(complete ? "" : ", incomplete"))"
     }

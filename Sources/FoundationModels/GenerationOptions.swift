@@ -1,18 +1,20 @@
-/// How a response is sampled: the sampling mode, the temperature, and a limit on its length.
+/// How a response is sampled: the sampling mode, the temperature, a limit on its length, and
+/// (27 SDK) whether the model may call tools.
 ///
 /// ```swift
-/// let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: 200)
+/// let options = GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 200)
 /// ```
 public struct GenerationOptions: Sendable, Equatable {
     /// How the next token is chosen from the model's distribution.
     public struct SamplingMode: Sendable, Equatable {
-        package enum Kind: Sendable, Equatable, Hashable {
+        /// The mode's parameters (public in the 27 SDK).
+        public enum Kind: Sendable, Equatable, Hashable {
             case greedy
             case top(k: Int, seed: UInt64?)
             case nucleus(threshold: Double, seed: UInt64?)
         }
 
-        package let kind: Kind
+        public let kind: Kind
 
         package init(_ kind: Kind) {
             self.kind = kind
@@ -33,7 +35,27 @@ public struct GenerationOptions: Sendable, Equatable {
         }
     }
 
-    /// The sampling mode; nil uses the default (random sampling).
+    /// Whether the model may call the session's tools (27 SDK).
+    ///
+    /// Sotto departs from Apple's (loosely documented) `.required`: the model must call a tool
+    /// in the first round of the response, and may answer after the tools' output.
+    public struct ToolCallingMode: Sendable, Equatable {
+        public enum Kind: Sendable, Equatable, Hashable {
+            case allowed, required, disallowed
+        }
+
+        public var kind: Kind
+
+        /// The model decides (the default).
+        public static let allowed = ToolCallingMode(kind: .allowed)
+        /// The model must call a tool before it answers.
+        public static let required = ToolCallingMode(kind: .required)
+        /// The model may not call tools.
+        public static let disallowed = ToolCallingMode(kind: .disallowed)
+    }
+
+    /// The sampling mode; nil uses the default (random sampling). The 27 SDK renames it
+    /// ``samplingMode`` (Sotto keeps both without a deprecation warning).
     public var sampling: SamplingMode?
 
     /// The temperature, from 0 (most predictable) to 1 and above (more varied); nil uses the default.
@@ -43,16 +65,34 @@ public struct GenerationOptions: Sendable, Equatable {
     /// other than the context.
     public var maximumResponseTokens: Int?
 
-    /// The sampling mode (the SDK 27 name of ``sampling``).
+    /// Whether the model may call tools; nil for ``ToolCallingMode/allowed`` (27 SDK).
+    public var toolCallingMode: ToolCallingMode?
+
+    /// The sampling mode (the 27 SDK name of ``sampling``).
     public var samplingMode: SamplingMode? {
         get { sampling }
         set { sampling = newValue }
     }
 
-    /// Creates options; nil for any of them uses the default.
-    public init(sampling: SamplingMode? = nil, temperature: Double? = nil, maximumResponseTokens: Int? = nil) {
+    /// Creates options (the 26 SDK's initializer; the 27 SDK removes the default of `sampling`
+    /// so that `GenerationOptions()` means the initializer below).
+    public init(sampling: SamplingMode?, temperature: Double? = nil, maximumResponseTokens: Int? = nil) {
         self.sampling = sampling
         self.temperature = temperature
         self.maximumResponseTokens = maximumResponseTokens
+    }
+
+    /// Creates options; nil for any of them uses the default.
+    public init(samplingMode: SamplingMode? = nil, temperature: Double? = nil, maximumResponseTokens: Int? = nil) {
+        self.init(sampling: samplingMode, temperature: temperature, maximumResponseTokens: maximumResponseTokens)
+    }
+
+    /// Creates options with a tool-calling mode (27 SDK).
+    public init(
+        samplingMode: SamplingMode? = nil, temperature: Double? = nil, maximumResponseTokens: Int? = nil,
+        toolCallingMode: ToolCallingMode?
+    ) {
+        self.init(sampling: samplingMode, temperature: temperature, maximumResponseTokens: maximumResponseTokens)
+        self.toolCallingMode = toolCallingMode
     }
 }

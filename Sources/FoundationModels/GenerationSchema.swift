@@ -93,6 +93,9 @@ public struct GenerationSchema: Sendable, CustomDebugStringConvertible {
         }
     }
 
+    /// The name of the schema's root type (27 SDK); "GeneratedContent" for an unnamed one.
+    public var name: String { root.definedName ?? "GeneratedContent" }
+
     /// The name a type has in schemas: its qualified name without the module
     /// (`Conversation.Message`).
     package static func name(of type: Any.Type) -> String {

@@ -27,9 +27,6 @@ extension MacroDiagnostic {
     static let missingTypeAnnotation = error(
         "missingTypeAnnotation",
         "'@Generable' needs an explicit type annotation on every stored property")
-    static let letWithInitialValue = error(
-        "letWithInitialValue",
-        "a 'let' property with an initial value cannot be generated; make it 'var' or remove the initial value")
     static let guideNotOnStoredProperty = error(
         "guideNotOnStoredProperty", "'@Guide' can only be applied to a stored property")
     static let patternBinding = error(

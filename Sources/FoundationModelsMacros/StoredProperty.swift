@@ -23,8 +23,8 @@ struct StoredProperty {
 
 extension StoredProperty {
     /// The stored properties declared by a struct's members, in declaration order, with
-    /// diagnostics for the ones that cannot be generated. Static and computed properties are
-    /// skipped.
+    /// diagnostics for the ones that cannot be generated. Static and computed properties, and
+    /// `let` properties with an initial value, are skipped.
     static func collect(from members: MemberBlockItemListSyntax) -> (
         properties: [StoredProperty], diagnostics: [Diagnostic]
     ) {
@@ -53,10 +53,9 @@ extension StoredProperty {
                 diagnostics.append(MacroDiagnostic.patternBinding.at(binding.pattern))
                 continue
             }
-            if isLet, let initializer = binding.initializer {
-                diagnostics.append(MacroDiagnostic.letWithInitialValue.at(initializer))
-                continue
-            }
+            // A constant with its value (`let id = UUID()`) is the type's own, as in Apple's
+            // macro: not generated, and left out of the schema, init(_:) and PartiallyGenerated.
+            if isLet, binding.initializer != nil { continue }
             // `var a, b: Int` gives `a` the type written after `b`.
             let annotation = bindings[index...].lazy
                 .first { $0.typeAnnotation != nil || $0.initializer != nil }?.typeAnnotation

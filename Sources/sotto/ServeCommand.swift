@@ -1,5 +1,7 @@
 import Foundation
+import FoundationModels
 import Kernels
+import LocalEngine
 import ModelStore
 import Server
 
@@ -47,6 +49,9 @@ struct ServeCommand: Command {
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let signals = TerminationSignals()
+        // This process is a release build with the engine linked in: its system models (the
+        // suggester's, and any session the server makes) run here rather than in the service.
+        SystemLanguageModel.runInProcess(on: LocalEngineHost.shared)
         var configuration = ChatServer.Configuration()
         let host = arguments.string("host") ?? "127.0.0.1"
         configuration.host = host == "localhost" ? "127.0.0.1" : host

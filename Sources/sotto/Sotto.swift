@@ -3,7 +3,7 @@ import Foundation
 /// Every subcommand, in the order `sotto --help` lists them.
 let commands: [any Command.Type] = [
     VersionCommand.self, ModelCommand.self, GenerateCommand.self, ChatCommand.self, TokenizeCommand.self,
-    BenchCommand.self, ServeCommand.self, UserCommand.self, TokenCommand.self, SeedCommand.self,
+    BenchCommand.self, ServeCommand.self, EngineCommand.self, UserCommand.self, TokenCommand.self, SeedCommand.self,
 ]
 
 struct VersionCommand: Command {

@@ -10,7 +10,7 @@ import Testing
 @Suite struct FeatureTests {
     @Test func writingToolsShareOneStartAndAskForTheTool() async throws {
         let backend = CannedBackend(reply: #"{"text":"  Hello, could you send the slides?  "}"#)
-        let tools = WritingTools(model: SystemLanguageModel(backend: backend))
+        let tools = WritingTools(model: backend.model)
         #expect(try await tools.apply(.professional, to: "hey send slides") == "Hello, could you send the slides?")
         _ = try await tools.apply(.proofread, to: "teh slides", attempt: 1)
         let requests = backend.requests
@@ -21,7 +21,7 @@ import Testing
         #expect(
             requests[0].messages.last?.content == "Task: \(WritingTool.professional.task)\n\nText:\nhey send slides")
         #expect(requests[1].messages.last?.content.hasPrefix("Task: Proofread") == true)
-        #expect(requests[0].options != requests[1].options)  // another attempt, another seed
+        #expect(requests[0].generationOptions != requests[1].generationOptions)  // another attempt, another seed
         for example in requests[0].messages.dropFirst().filter({ $0.role == .assistant }) {
             #expect(example.content.contains(#""text""#) || example.content.contains(#""points""#))
         }
@@ -29,24 +29,26 @@ import Testing
 
     @Test func keyPointsBecomeBulletLines() async throws {
         let backend = CannedBackend(reply: #"{"points":["Launch moved to March 3."," Priya redoes the slides. "]}"#)
-        let tools = WritingTools(model: SystemLanguageModel(backend: backend))
+        let tools = WritingTools(model: backend.model)
         #expect(try await tools.apply(.keyPoints, to: "x") == "• Launch moved to March 3.\n• Priya redoes the slides.")
         #expect(Set(WritingTool.allCases.map(\.title)).count == 7)
     }
 
     @Test func aTranslationThatCopiesTheMessageIsWrittenAgain() async throws {
         let backend = CannedBackend(reply: #"{"text":"Cool. Should we invite Sam?"}"#)
-        let translator = Translator(model: SystemLanguageModel(backend: backend))
+        let translator = Translator(model: backend.model)
         let french = try #require(TranslationLanguage.named("FR"))
         _ = try await translator.translate("Cool. Should we invite Sam too?", into: french)
         #expect(backend.requests.count == 2)  // copied: asked once more, sampled
-        #expect(backend.requests[0].options.sampling == .greedy && backend.requests[1].options.sampling != .greedy)
+        #expect(
+            backend.requests[0].generationOptions.sampling == .greedy
+                && backend.requests[1].generationOptions.sampling != .greedy)
         #expect(backend.requests[0].messages.last?.content.hasSuffix("Write this message in French.") == true)
         #expect(Translator.copies("Cool. Should we invite Sam?", "Cool. Should we invite Sam too?"))
         #expect(!Translator.copies("Cool. On invite Sam aussi ?", "Cool. Should we invite Sam too?"))
         #expect(Translator.copies("Sam ?", "Sam?"))  // a name alone is the same in any language: a copy
         let once = CannedBackend(reply: #"{"text":"On invite Sam aussi ?"}"#)
-        _ = try await Translator(model: SystemLanguageModel(backend: once)).translate(
+        _ = try await Translator(model: once.model).translate(
             "Should we invite Sam?", into: french)
         #expect(once.requests.count == 1)
     }
@@ -68,7 +70,7 @@ import Testing
             reply:
                 #"{"title":"Hike","day":"date","date":"2026-12-01","startTime":"20:00","durationMinutes":90,"place":"the trailhead"}"#
         )
-        let extractor = EventExtractor(model: SystemLanguageModel(backend: backend))
+        let extractor = EventExtractor(model: backend.model)
         let zone = TimeZone(identifier: "Europe/Paris")!
         let sent = Date(timeIntervalSince1970: 1_796_120_400)  // Tuesday 1 December 2026, 11:20 in Paris
         let event = try #require(
@@ -82,7 +84,7 @@ import Testing
 
     @Test func searchSuggestionsAreFourTermsFromTheMessages() async throws {
         let backend = CannedBackend(reply: #"{"terms":["trailhead","ridge trail","snacks","weather"]}"#)
-        let suggester = SearchSuggester(model: SystemLanguageModel(backend: backend))
+        let suggester = SearchSuggester(model: backend.model)
         let terms = try await suggester.suggestions(for: "hike", messages: ["Meet at the trailhead", "Bring snacks"])
         #expect(terms == ["trailhead", "ridge trail", "snacks", "weather"])
         let prompt = try #require(backend.requests.first?.messages.last?.content)

@@ -1,5 +1,6 @@
 import Foundation
 import FoundationModels
+import LocalEngine
 import TestSupport
 import Testing
 
@@ -10,7 +11,8 @@ import Testing
 @Suite struct RealModelSuggestionTests {
     @Test func theSmallModelDraftsThreeDistinctRepliesWithinTheBounds() async throws {
         let path = try RealModels.path(RealModels.qwen)
-        let drafter = ReplyDrafter(model: SystemLanguageModel(model: .path(path)))
+        // The engine in this process (a release test build), not the engine service.
+        let drafter = ReplyDrafter(model: LocalLanguageModel(model: .path(path)).system)
         #expect(drafter.isAvailable)
         let conversation = [
             message(People.alice, "Are we still on for the hike?"),

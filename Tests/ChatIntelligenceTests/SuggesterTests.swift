@@ -1,40 +1,56 @@
 import Foundation
 import FoundationModels
+import LocalEngine
+import ModelStore
 import Synchronization
 import Testing
 
 @testable import ChatIntelligence
 
-/// A backend that answers every request with the same text and records the requests.
-final class CannedBackend: LanguageModelBackend {
-    let contextSize = 4096
+/// An engine that answers every request with the same text and records the requests (a test
+/// double of the seam between `SystemLanguageModel` and the engine service).
+final class CannedBackend: SystemModelEngine {
     private let reply: String
-    private let recorded = Mutex<[GenerationRequest]>([])
+    private let recorded = Mutex<[LanguageModelExecutorGenerationRequest]>([])
+    private let prewarms = Mutex<[LanguageModelExecutorGenerationRequest]>([])
+    private let file: URL
 
     init(reply: String) {
         self.reply = reply
+        file = FileManager.default.temporaryDirectory.appendingPathComponent("canned-\(UUID().uuidString).gguf")
+        precondition(
+            FileManager.default.createFile(atPath: file.path, contents: Data(count: 16)), "cannot create \(file.path)")
     }
 
-    var requests: [GenerationRequest] { recorded.withLock { $0 } }
-
-    func tokenCount(for text: String) async throws -> Int { text.split(separator: " ").count }
-
-    func promptTokenCount(for request: GenerationRequest) async throws -> Int {
-        request.messages.reduce(0) { $0 + $1.content.split(separator: " ").count }
+    deinit {
+        try? FileManager.default.removeItem(at: file)
     }
 
-    func generate(_ request: GenerationRequest, onText: @escaping @Sendable (String) -> Void) async throws
-        -> GenerationOutput
-    {
+    /// A system model (on a stand-in file) whose requests this engine answers.
+    var model: SystemLanguageModel {
+        SystemLanguageModel(model: .path(file.path), contextSize: nil, store: ModelStore(), engine: self)
+    }
+
+    var requests: [LanguageModelExecutorGenerationRequest] { recorded.withLock { $0 } }
+    var prewarmed: [LanguageModelExecutorGenerationRequest] { prewarms.withLock { $0 } }
+
+    func respond(
+        to request: LanguageModelExecutorGenerationRequest, model: SystemModelTarget,
+        streamingInto channel: LanguageModelExecutorGenerationChannel
+    ) async throws {
         recorded.withLock { $0.append(request) }
-        onText(reply)
-        return GenerationOutput(content: .text(reply), promptTokenCount: 10, outputTokenCount: 10)
+        await channel.send(.response(action: .appendText(reply, tokenCount: 10)))
     }
 
-    private let prewarms = Mutex<[GenerationRequest]>([])
-    var prewarmed: [GenerationRequest] { prewarms.withLock { $0 } }
+    func prewarm(model: SystemModelTarget, transcript: Transcript) {
+        prewarms.withLock { $0.append(LanguageModelExecutorGenerationRequest(transcript: transcript)) }
+    }
 
-    func prewarm(_ request: GenerationRequest) async { prewarms.withLock { $0.append(request) } }
+    func tokenCount(_ subject: TokenCountSubject, model: SystemModelTarget) async throws -> Int { 0 }
+    func contextSize(of model: SystemModelTarget) -> Int? { 4096 }
+    func state(of model: SystemModelTarget) -> EngineModelState { .notLoaded }
+    func observeStates(_ handler: @escaping @Sendable () -> Void) -> EngineObservation { EngineObservation {} }
+    var unreachableReason: String? { nil }
 }
 
 @Suite struct SuggesterTests {
@@ -52,7 +68,7 @@ final class CannedBackend: LanguageModelBackend {
 
     @Test func nothingWhenTheUserSpokeLastOrNobodySpoke() async throws {
         let backend = CannedBackend(reply: #"{"tone":"casual","replies":["A.","B.","C."]}"#)
-        let suggester = ReplyDrafter(model: SystemLanguageModel(backend: backend))
+        let suggester = ReplyDrafter(model: backend.model)
         #expect(try await suggester.suggestions(replyingTo: conversation, as: People.bob) == nil)
         #expect(try await suggester.suggestions(replyingTo: [], as: People.alice) == nil)
         #expect(backend.requests.isEmpty)
@@ -69,7 +85,7 @@ final class CannedBackend: LanguageModelBackend {
             reply:
                 #"{"tone":"casual","replies":["Can't wait!","Alice: What time?","Yeah! Saturday morning works for me."]}"#
         )
-        let suggester = ReplyDrafter(model: SystemLanguageModel(backend: backend))
+        let suggester = ReplyDrafter(model: backend.model)
         let replies = try await suggester.suggestions(replyingTo: conversation, as: People.alice, tone: .formal)
         #expect(replies == ["Can't wait!", "What time?"])
 
@@ -90,7 +106,9 @@ final class CannedBackend: LanguageModelBackend {
         // Sampling is seeded: the same conversation gets the same request, hence the same replies.
         _ = try await suggester.suggestions(replyingTo: conversation, as: People.alice, tone: .formal)
         let again = try #require(backend.requests.last)
-        #expect(backend.requests.count == 2 && again.messages == messages && again.options == request.options)
+        #expect(
+            backend.requests.count == 2 && again.messages == messages
+                && again.generationOptions == request.generationOptions)
         // Another user and tone change the prompt, never the instructions (a shared cached prefix).
         _ = try await suggester.suggestions(replyingTo: conversation + [message(People.alice, "Great")], as: People.bob)
         let other = try #require(backend.requests.last)
@@ -101,7 +119,7 @@ final class CannedBackend: LanguageModelBackend {
 
     @Test func prewarmingRunsTheFixedStartOfEveryRequest() async throws {
         let backend = CannedBackend(reply: #"{"tone":"casual","replies":["Sure!","Nope.","Maybe?"]}"#)
-        let suggester = ReplyDrafter(model: SystemLanguageModel(backend: backend))
+        let suggester = ReplyDrafter(model: backend.model)
         suggester.prewarm()
         for _ in 0..<200 where backend.prewarmed.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
         let warmed = try #require(backend.prewarmed.first).messages
@@ -115,7 +133,7 @@ final class CannedBackend: LanguageModelBackend {
 
     @Test func eachRequestStartsAFreshSession() async throws {
         let backend = CannedBackend(reply: #"{"tone":"casual","replies":["Sure!","Nope.","Maybe?"]}"#)
-        let suggester = ReplyDrafter(model: SystemLanguageModel(backend: backend))
+        let suggester = ReplyDrafter(model: backend.model)
         _ = try await suggester.suggestions(replyingTo: conversation, as: People.alice)
         _ = try await suggester.suggestions(
             replyingTo: conversation + [message(People.bob, "Bring water")], as: People.alice)
@@ -126,7 +144,7 @@ final class CannedBackend: LanguageModelBackend {
 
     @Test func schemaFollowsTheConversationsScript() async throws {
         let backend = CannedBackend(reply: #"{"tone":"casual","replies":["好的！","不行。","几点？"]}"#)
-        let suggester = ReplyDrafter(model: SystemLanguageModel(backend: backend))
+        let suggester = ReplyDrafter(model: backend.model)
         let latin = try await suggester.suggestions(replyingTo: conversation, as: People.alice)
         let chinese = try await suggester.suggestions(replyingTo: [message(People.bob, "周六去爬山吗？")], as: People.alice)
         #expect(latin == ["好的！", "不行。", "几点？"])  // the canned backend ignores the schema
@@ -138,7 +156,7 @@ final class CannedBackend: LanguageModelBackend {
     @Test func nilWhenNothingUsableCameOut() async throws {
         let backend = CannedBackend(
             reply: #"{"tone":"casual","replies":["Bob: Sure","Yeah! Saturday morning works for me."," "]}"#)
-        let suggester = ReplyDrafter(model: SystemLanguageModel(backend: backend))
+        let suggester = ReplyDrafter(model: backend.model)
         #expect(try await suggester.suggestions(replyingTo: conversation, as: People.alice) == nil)
     }
 }

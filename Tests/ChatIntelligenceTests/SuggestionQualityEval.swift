@@ -1,6 +1,7 @@
 import ChatIntelligence
 import Foundation
 import FoundationModels
+import LocalEngine
 import Testing
 
 /// The suggestion quality evaluation: runs the suggester on every conversation of
@@ -26,7 +27,7 @@ import Testing
             conversations = conversations.filter { names.contains($0.name) }
         }
         let replayed = try env["SOTTO_EVAL_REPLAY"].map(Self.chipSets(from:))
-        let model = SystemLanguageModel.default
+        let model = LocalLanguageModel().system
         if replayed == nil {
             try #require(model.availability == .available, "model unavailable: \(model.availability)")
         }

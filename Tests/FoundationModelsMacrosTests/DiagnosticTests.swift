@@ -52,17 +52,25 @@ import Testing
         #expect(result.diagnostics == ["3:9: '@Generable' needs an explicit type annotation on every stored property"])
     }
 
-    @Test func letWithInitialValue() {
+    /// As Apple's macro does: a constant with its value is the type's own, not generated.
+    @Test func letWithInitialValueIsLeftOut() {
         let result = expand(
             """
             @Generable
-            struct Version {
-                let major: Int = 1
+            struct Note {
+                let id = UUID()
+                let version: Int = 2
+                var text: String
             }
             """)
-        #expect(result.diagnostics.count == 1)
-        #expect(
-            result.diagnostics.first?.contains("a 'let' property with an initial value cannot be generated") == true)
+        #expect(result.diagnostics.isEmpty)
+        #expect(result.source.contains(#"Property(name: "text", type: String.self)"#))
+        #expect(!result.source.contains(#"name: "id""#) && !result.source.contains(#"name: "version""#))
+        #expect(!result.source.contains("self.version =") && !result.source.contains(#"self.id = try"#))
+        #expect(!result.source.contains("var version:"))
+        // PartiallyGenerated keeps its own `id` (a GenerationID), not the struct's UUID.
+        #expect(result.source.contains("var id: FoundationModels.GenerationID"))
+        #expect(!result.source.contains(#"forProperty: "id""#))
     }
 
     @Test func letWithoutInitialValueIsFine() {

@@ -22,14 +22,22 @@ import Testing
         }
     }
 
-    @Test func switchingOnAvailabilityReasons() {
+    @Test func switchingOnAvailabilityReasons() throws {
         let missing = SystemLanguageModel(model: .path("/nonexistent/model.gguf"))
         #expect(message(for: missing) == "The model is downloading.")
         #expect(missing.availability != .available)
-        let ready = SystemLanguageModel(backend: ScriptedBackend(turns: []))
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("fm-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        try FileManager.default.createDirectory(
+            at: home.appendingPathComponent("models"), withIntermediateDirectories: true)
+        try Data(repeating: 0, count: 1000).write(to: home.appendingPathComponent("models/smollm2-135m.gguf"))
+        let ready = SystemLanguageModel(
+            model: .id("smollm2-135m"), contextSize: nil, store: ModelStore(home: home),
+            engine: StubEngine(contextSize: 8192))
         #expect(message(for: ready) == "ready")
         #expect(ready.availability == .available)
         #expect(ready.isAvailable)
+        #expect(ready.contextSize == 8192)
     }
 
     @Test func modelInitializersAndProperties() throws {
@@ -54,9 +62,9 @@ import Testing
     }
 
     @Test func instructionsAndPromptBuilders() async throws {
-        let backend = ScriptedBackend(turns: [.text("ok")])
+        let backend = ScriptedModel(turns: [.text("ok")])
         let formal = true
-        let session = LanguageModelSession(model: SystemLanguageModel(backend: backend)) {
+        let session = LanguageModelSession(model: backend) {
             "You suggest replies to chat messages."
             if formal {
                 "Use a formal tone."
@@ -73,17 +81,17 @@ import Testing
             ReplySuggestions(replies: ["a", "b", "c"])
         }
         let request = try #require(backend.requests.first)
-        #expect(request.messages[0].content == "You suggest replies to chat messages.\nUse a formal tone.")
         #expect(
-            request.messages[1].content
-                == "Suggest a reply to this conversation:\nHi!\nAre you free Saturday?\n"
-                + #"{"replies":["a","b","c"]}"#)
-        #expect(request.options.temperature == 0.7)
+            request.transcript.texts == [
+                "You suggest replies to chat messages.\nUse a formal tone.",
+                "Suggest a reply to this conversation:\nHi!\nAre you free Saturday?\n" + #"{"replies":["a","b","c"]}"#,
+            ])
+        #expect(request.generationOptions.temperature == 0.7)
     }
 
     @Test func fourSearchTerms() async throws {
-        let backend = ScriptedBackend(turns: [.text(#"{"searchTerms":["trail","hike","boots","map"]}"#)])
-        let session = LanguageModelSession(model: SystemLanguageModel(backend: backend))
+        let backend = ScriptedModel(turns: [.text(#"{"searchTerms":["trail","hike","boots","map"]}"#)])
+        let session = LanguageModelSession(model: backend)
         let response = try await session.respond(to: "Hiking conversation", generating: SearchSuggestions.self)
         #expect(response.content.searchTerms == ["trail", "hike", "boots", "map"])
         guard
@@ -99,13 +107,13 @@ import Testing
     }
 
     @Test func generatingAnEnumAndNestedTypes() async throws {
-        let backend = ScriptedBackend(turns: [
+        let backend = ScriptedModel(turns: [
             .text(#""negative""#),
             .text(
                 ##"{"title":"Night Train","characters":[{"name":"Ada","age":36,"mood":"positive"}],"hashtag":"#train","genre":"mystery","rating":4.5}"##
             ),
         ])
-        let session = LanguageModelSession(model: SystemLanguageModel(backend: backend))
+        let session = LanguageModelSession(model: backend)
         let sentiment = try await session.respond(to: "I hate rain.", generating: Sentiment.self).content
         #expect(sentiment == .negative)
         let story = try await session.respond(to: "Write a story", generating: Story.self).content
@@ -194,8 +202,8 @@ import Testing
 @Suite struct MainActorUsageTests {
     @Test func respondAndStreamFromTheMainActor() async throws {
         let json = #"{"replies":["a","b","c"]}"#
-        let backend = ScriptedBackend(turns: [.text(json), .text(json, pieces: [#"{"replies":["a","#, #""b","c"]}"#])])
-        let session = LanguageModelSession(model: SystemLanguageModel(backend: backend))
+        let backend = ScriptedModel(turns: [.text(json), .text(json, pieces: [#"{"replies":["a","#, #""b","c"]}"#])])
+        let session = LanguageModelSession(model: backend)
         let response = try await session.respond(to: "Suggest", generating: ReplySuggestions.self)
         #expect(response.content.replies == ["a", "b", "c"])
         var last: ReplySuggestions.PartiallyGenerated?

@@ -5,14 +5,14 @@ import Synchronization
 import Testing
 
 @Suite struct SessionTests {
-    private func session(_ backend: ScriptedBackend, tools: [any Tool] = [], instructions: String? = "Be brief.")
+    private func session(_ backend: ScriptedModel, tools: [any Tool] = [], instructions: String? = "Be brief.")
         -> LanguageModelSession
     {
-        LanguageModelSession(model: SystemLanguageModel(backend: backend), tools: tools, instructions: instructions)
+        LanguageModelSession(model: backend, tools: tools, instructions: instructions)
     }
 
     @Test func respondRecordsPromptAndResponse() async throws {
-        let backend = ScriptedBackend(turns: [.text("Hi there!")])
+        let backend = ScriptedModel(turns: [.text("Hi there!")])
         let session = session(backend)
         let response = try await session.respond(to: "Hello")
         #expect(response.content == "Hi there!")
@@ -38,33 +38,31 @@ import Testing
         #expect(Array(response.transcriptEntries) == Array(entries[1...]))
 
         let request = try #require(backend.requests.first)
-        #expect(request.messages.map(\.role) == [.system, .user])
-        #expect(request.messages.map(\.content) == ["Be brief.", "Hello"])
+        #expect(request.transcript.texts == ["Be brief.", "Hello"])
         #expect(request.schema == nil)
     }
 
     @Test func followUpSeesEarlierTurns() async throws {
-        let backend = ScriptedBackend(turns: [.text("Saturday works."), .text("At 9.")])
+        let backend = ScriptedModel(turns: [.text("Saturday works."), .text("At 9.")])
         let session = session(backend)
         try await session.respond(to: "When shall we hike?")
         try await session.respond(to: "What time?")
         let second = try #require(backend.requests.last)
         #expect(
-            second.messages.map(\.content) == ["Be brief.", "When shall we hike?", "Saturday works.", "What time?"])
+            second.transcript.texts == ["Be brief.", "When shall we hike?", "Saturday works.", "What time?"])
         #expect(session.transcript.count == 5)
     }
 
     @Test func generatingAGenerableType() async throws {
         let json = #"{"replies": ["Sure!", "Sounds great", "Can't, sorry"]}"#
-        let backend = ScriptedBackend(turns: [.text(json)])
+        let backend = ScriptedModel(turns: [.text(json)])
         let session = session(backend)
         let response = try await session.respond(to: "Want to hike on Saturday?", generating: ReplySuggestions.self)
         #expect(response.content.replies == ["Sure!", "Sounds great", "Can't, sorry"])
 
         let request = try #require(backend.requests.first)
         #expect(request.schema?.root == ReplySuggestions.generationSchema.root)
-        #expect(request.includeSchemaInPrompt)
-        #expect(request.messages.last?.content.contains(#""minItems":3"#) == true)
+        #expect(request.contextOptions.includeSchemaInPrompt == true)
 
         guard case .response(let reply)? = session.transcript.last, case .structure(let segment)? = reply.segments.first
         else {
@@ -81,15 +79,14 @@ import Testing
     }
 
     @Test func schemaCanBeLeftOutOfThePrompt() async throws {
-        let backend = ScriptedBackend(turns: [.text(#"{"searchTerms": ["a", "b", "c", "d"]}"#)])
+        let backend = ScriptedModel(turns: [.text(#"{"searchTerms": ["a", "b", "c", "d"]}"#)])
         let session = session(backend)
         let response = try await session.respond(
             to: "Suggest searches", generating: SearchSuggestions.self, includeSchemaInPrompt: false)
         #expect(response.content.searchTerms.count == 4)
         let request = try #require(backend.requests.first)
-        #expect(!request.includeSchemaInPrompt)
+        #expect(request.contextOptions.includeSchemaInPrompt == false)
         #expect(request.schema != nil)
-        #expect(request.messages.last?.content == "Suggest searches")
     }
 
     @Test func respondingWithADynamicSchema() async throws {
@@ -97,14 +94,14 @@ import Testing
             root: DynamicGenerationSchema(
                 name: "Tag", properties: [.init(name: "label", schema: .init(type: String.self))]),
             dependencies: [])
-        let backend = ScriptedBackend(turns: [.text(#"{"label": "travel"}"#)])
+        let backend = ScriptedModel(turns: [.text(#"{"label": "travel"}"#)])
         let response = try await session(backend).respond(to: "Tag this", schema: schema)
         #expect(try response.content.value(String.self, forProperty: "label") == "travel")
     }
 
     @Test func secondRequestWhileRespondingThrowsConcurrentRequests() async throws {
         let gate = Gate()
-        let backend = ScriptedBackend(turns: [.text("first"), .text("third")], gate: gate)
+        let backend = ScriptedModel(turns: [.text("first"), .text("third")], gate: gate)
         let session = session(backend)
         let first = Task { try await session.respond(to: "one") }
         await gate.waitForArrival()
@@ -122,8 +119,10 @@ import Testing
         #expect(backend.requests.count == 2)
     }
 
-    @Test func contextOverflowIsThrownBeforeGenerating() async throws {
-        let backend = ScriptedBackend(contextSize: 10, turns: [.text("never")])
+    /// The executor knows the model's tokenizer and context: its overflow error reaches the
+    /// caller, and the transcript is as before. (The local engine's check is tested with it.)
+    @Test func contextOverflowFromTheExecutorRollsBack() async throws {
+        let backend = ScriptedModel(contextSize: 10, turns: [.text("never")])
         let session = session(backend)
         let before = session.transcript
         let prompt = Array(repeating: "word", count: 20).joined(separator: " ")
@@ -135,13 +134,13 @@ import Testing
                 context.debugDescription
                     == "Content contains 22 tokens, which exceeds the maximum allowed context size of 10")
         }
-        #expect(backend.requests.isEmpty)
+        #expect(backend.requests.count == 1)
         #expect(session.transcript == before)
         #expect(!session.isResponding)
     }
 
     @Test func failedRequestRollsTheTranscriptBack() async throws {
-        let backend = ScriptedBackend(turns: [.text("not json at all"), .text(#"{"replies": ["a", "b"#)])
+        let backend = ScriptedModel(turns: [.text("not json at all"), .text(#"{"replies": ["a", "b"#)])
         let session = session(backend)
         let before = session.transcript
         await #expect(throws: LanguageModelSession.GenerationError.self) {
@@ -159,7 +158,7 @@ import Testing
     }
 
     @Test func outputThatDoesNotFitTheTypeIsADecodingFailure() async throws {
-        let backend = ScriptedBackend(turns: [.text(#"{"name": "Ada", "age": "old", "mood": "positive"}"#)])
+        let backend = ScriptedModel(turns: [.text(#"{"name": "Ada", "age": "old", "mood": "positive"}"#)])
         do {
             try await session(backend).respond(to: "Make a character", generating: Character.self)
             Issue.record("expected a decoding failure")
@@ -170,7 +169,7 @@ import Testing
 
     @Test func unsupportedGuideIsThrownBeforeGenerating() async throws {
         let schema = GenerationSchema(type: GeneratedContent.self, anyOf: [String]())
-        let backend = ScriptedBackend(turns: [.text("\"x\"")])
+        let backend = ScriptedModel(turns: [.text("\"x\"")])
         await #expect {
             try await session(backend).respond(to: "Pick", schema: schema)
         } throws: { error in
@@ -181,7 +180,7 @@ import Testing
     }
 
     @Test func usageIsReportedPerResponseAndSummedOnTheSession() async throws {
-        let backend = ScriptedBackend(turns: [.text("one two three"), .text("four")])
+        let backend = ScriptedModel(turns: [.text("one two three"), .text("four")])
         let session = session(backend)
         let first = try await session.respond(to: "count please")
         #expect(first.usage.input.totalTokenCount == 4)  // "Be brief." + "count please"
@@ -198,7 +197,7 @@ import Testing
                 Transcript.Response(
                     assetIDs: [], segments: [.text(Transcript.TextSegment(content: "I can't help with that."))]))
         ])
-        let backend = ScriptedBackend(turns: [
+        let backend = ScriptedModel(turns: [
             .failure(LanguageModelSession.GenerationError.refusal(refusal, .init(debugDescription: "refused")))
         ])
         do {
@@ -210,22 +209,22 @@ import Testing
     }
 
     @Test func sessionContinuesFromATranscript() async throws {
-        let first = ScriptedBackend(turns: [.text("Hello!")])
+        let first = ScriptedModel(turns: [.text("Hello!")])
         let original = session(first)
         try await original.respond(to: "Hi")
-        let second = ScriptedBackend(turns: [.text("Fine.")])
-        let resumed = LanguageModelSession(model: SystemLanguageModel(backend: second), transcript: original.transcript)
+        let second = ScriptedModel(turns: [.text("Fine.")])
+        let resumed = LanguageModelSession(model: second, transcript: original.transcript)
         try await resumed.respond(to: "How are you?")
-        #expect(second.requests.first?.messages.map(\.content) == ["Be brief.", "Hi", "Hello!", "How are you?"])
+        #expect(second.requests.first?.transcript.texts == ["Be brief.", "Hi", "Hello!", "How are you?"])
     }
 
     @Test func prewarmReachesTheBackend() async throws {
         let gate = Gate(open: true)
-        let backend = ScriptedBackend(turns: [], gate: gate)
+        let backend = ScriptedModel(turns: [], gate: gate)
         let session = session(backend)
         session.prewarm(promptPrefix: Prompt("Summarize"))
         await gate.waitForArrival()
-        #expect(backend.prewarmed.first?.messages.map(\.content) == ["Be brief.", "Summarize"])
+        #expect(backend.prewarmed.first?.texts == ["Be brief.", "Summarize"])
     }
 
     @Test func missingModelMakesRequestsFailWithAssetsUnavailable() async throws {
@@ -243,24 +242,28 @@ import Testing
         await #expect(throws: LanguageModelSession.GenerationError.self) { try await model.tokenCount(for: "hello") }
     }
 
-    @Test func tokenCountsGoThroughTheBackend() async throws {
-        let model = SystemLanguageModel(backend: ScriptedBackend(contextSize: 2048, turns: []))
+    @Test func tokenCountsAskTheEngineWhatEachOverloadMeans() async throws {
+        let home = try TemporaryModelHome()
+        let engine = StubEngine(contextSize: 2048)
+        let model = SystemLanguageModel(
+            model: .id("smollm2-135m"), contextSize: 2048, store: home.store, engine: engine)
         #expect(model.contextSize == 2048)
         #expect(try await model.tokenCount(for: "three little words") == 3)
         #expect(try await model.tokenCount(for: Instructions("be kind")) == 2)
-        #expect(try await model.tokenCount(for: ReplySuggestions.generationSchema) > 10)
-        #expect(try await model.tokenCount(for: [WeatherTool()]) > 5)
+        #expect(try await model.tokenCount(for: ReplySuggestions.generationSchema) == 1)
+        #expect(try await model.tokenCount(for: [WeatherTool(), WeatherTool()]) == 2)
         let entries: [Transcript.Entry] = [
             .prompt(Transcript.Prompt(segments: [.text(Transcript.TextSegment(content: "a b c d"))]))
         ]
         #expect(try await model.tokenCount(for: entries) == 4)
+        #expect(engine.targets.allSatisfy { $0 == SystemModelTarget(path: home.modelPath, contextSize: 2048) })
     }
 }
 
 @Suite struct ObservationTests {
     @Test func transcriptAndIsRespondingAreObservable() async throws {
-        let backend = ScriptedBackend(turns: [.text("ok")])
-        let session = LanguageModelSession(model: SystemLanguageModel(backend: backend))
+        let backend = ScriptedModel(turns: [.text("ok")])
+        let session = LanguageModelSession(model: backend)
         let changes = Counter()
         withObservationTracking {
             _ = session.isResponding

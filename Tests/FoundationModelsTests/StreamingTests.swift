@@ -4,8 +4,8 @@ import Testing
 @Suite struct StreamingTests {
     @Test func structuredSnapshotsFillInOneReplyAtATime() async throws {
         let pieces = [#"{"re"#, #"plies": ["#, #""Sure"#, #" thing""#, #", "See"#, #" you there""#, #", "Maybe"]}"#]
-        let backend = ScriptedBackend(turns: [.text(pieces.joined(), pieces: pieces)])
-        let session = LanguageModelSession(model: SystemLanguageModel(backend: backend))
+        let backend = ScriptedModel(turns: [.text(pieces.joined(), pieces: pieces)])
+        let session = LanguageModelSession(model: backend)
         let stream = session.streamResponse(to: "Hike on Saturday?", generating: ReplySuggestions.self)
 
         var seen: [[String]?] = []
@@ -37,8 +37,8 @@ import Testing
     }
 
     @Test func textSnapshotsAreCumulative() async throws {
-        let backend = ScriptedBackend(turns: [.text("Hello there, friend", pieces: ["Hel", "lo there", ", friend"])])
-        let session = LanguageModelSession(model: SystemLanguageModel(backend: backend))
+        let backend = ScriptedModel(turns: [.text("Hello there, friend", pieces: ["Hel", "lo there", ", friend"])])
+        let session = LanguageModelSession(model: backend)
         var texts: [String] = []
         for try await snapshot in session.streamResponse(to: "Greet me") {
             texts.append(snapshot.content)
@@ -48,8 +48,8 @@ import Testing
     }
 
     @Test func collectWithoutIteratingAndTwoReaders() async throws {
-        let backend = ScriptedBackend(turns: [.text("abc", pieces: ["a", "b", "c"])])
-        let session = LanguageModelSession(model: SystemLanguageModel(backend: backend))
+        let backend = ScriptedModel(turns: [.text("abc", pieces: ["a", "b", "c"])])
+        let session = LanguageModelSession(model: backend)
         let stream = session.streamResponse { "Spell" }
         #expect(try await stream.collect().content == "abc")
         // Collecting again, and iterating after the end, both still work.
@@ -61,8 +61,8 @@ import Testing
 
     @Test func streamWhileRespondingFailsWithConcurrentRequests() async throws {
         let gate = Gate()
-        let backend = ScriptedBackend(turns: [.text("first")], gate: gate)
-        let session = LanguageModelSession(model: SystemLanguageModel(backend: backend))
+        let backend = ScriptedModel(turns: [.text("first")], gate: gate)
+        let session = LanguageModelSession(model: backend)
         let first = session.streamResponse(to: "one")
         await gate.waitForArrival()
         let second = session.streamResponse(to: "two")
@@ -77,8 +77,8 @@ import Testing
     }
 
     @Test func streamErrorsReachIteratorsAndCollect() async throws {
-        let backend = ScriptedBackend(turns: [.text(#"{"replies": ["a""#, pieces: [#"{"replies": "#, #"["a""#])])
-        let session = LanguageModelSession(model: SystemLanguageModel(backend: backend))
+        let backend = ScriptedModel(turns: [.text(#"{"replies": ["a""#, pieces: [#"{"replies": "#, #"["a""#])])
+        let session = LanguageModelSession(model: backend)
         let stream = session.streamResponse(to: "x", generating: ReplySuggestions.self)
         var snapshots = 0
         await #expect(throws: LanguageModelSession.GenerationError.self) {
@@ -95,8 +95,8 @@ import Testing
                 name: "Tags", properties: [.init(name: "tags", schema: .init(arrayOf: .init(type: String.self)))]),
             dependencies: [])
         let pieces = [#"{"tags": ["a""#, #", "b"]}"#]
-        let backend = ScriptedBackend(turns: [.text(pieces.joined(), pieces: pieces)])
-        let session = LanguageModelSession(model: SystemLanguageModel(backend: backend))
+        let backend = ScriptedModel(turns: [.text(pieces.joined(), pieces: pieces)])
+        let session = LanguageModelSession(model: backend)
         var partial: [[String]] = []
         for try await snapshot in session.streamResponse(to: "Tag", schema: schema) {
             partial.append((try? snapshot.content.value([String].self, forProperty: "tags")) ?? [])

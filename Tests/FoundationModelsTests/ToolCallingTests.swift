@@ -8,9 +8,9 @@ import Testing
     }
 
     @Test func toolCallLoopRecordsEveryStep() async throws {
-        let backend = ScriptedBackend(turns: [.toolCalls([weatherCall("Paris")]), .text("It is 21 °C in Paris.")])
+        let backend = ScriptedModel(turns: [.toolCalls([weatherCall("Paris")]), .text("It is 21 °C in Paris.")])
         let session = LanguageModelSession(
-            model: SystemLanguageModel(backend: backend), tools: [WeatherTool()], instructions: "Help with the weather."
+            model: backend, tools: [WeatherTool()], instructions: "Help with the weather."
         )
         let response = try await session.respond(to: "How warm is it in Paris?")
         #expect(response.content == "It is 21 °C in Paris.")
@@ -33,19 +33,23 @@ import Testing
 
         // The model is asked again with the tool's output, in the tool's own message.
         #expect(backend.requests.count == 2)
-        #expect(backend.requests[0].tools.map(\.name) == ["getWeather"])
-        let messages = backend.requests[1].messages
-        #expect(messages.map(\.role) == [.system, .user, .assistant, .tool])
-        #expect(messages[2].toolCalls.first?.arguments == GeneratedContent(properties: ["city": "Paris"]))
-        #expect(messages[3].content == "21 °C in Paris")
-        #expect(messages[3].toolCallID == "call-1")
+        #expect(backend.requests[0].enabledToolDefinitions.map(\.name) == ["getWeather"])
+        let second = Array(backend.requests[1].transcript)
+        #expect(second.count == 4)
+        guard case .toolCalls(let sent) = second[2], case .toolOutput(let answered) = second[3] else {
+            Issue.record("unexpected second request: \(second)")
+            return
+        }
+        #expect(sent.first?.arguments == GeneratedContent(properties: ["city": "Paris"]))
+        #expect(answered.segments.map(\.description) == ["21 °C in Paris"])
+        #expect(answered.id == "call-1")
     }
 
     @Test func severalCallsRunAndKeepTheirOrder() async throws {
-        let backend = ScriptedBackend(turns: [
+        let backend = ScriptedModel(turns: [
             .toolCalls([weatherCall("Oslo", id: "a"), weatherCall("Rome", id: "b")]), .text("Oslo is colder."),
         ])
-        let session = LanguageModelSession(model: SystemLanguageModel(backend: backend), tools: [WeatherTool()])
+        let session = LanguageModelSession(model: backend, tools: [WeatherTool()])
         try await session.respond(to: "Compare Oslo and Rome")
         let outputs = session.transcript.compactMap { entry -> Transcript.ToolOutput? in
             if case .toolOutput(let output) = entry { return output }
@@ -56,8 +60,8 @@ import Testing
     }
 
     @Test func toolErrorsAreWrappedAndRollBack() async throws {
-        let backend = ScriptedBackend(turns: [.toolCalls([weatherCall("Atlantis")]), .text("unreachable")])
-        let session = LanguageModelSession(model: SystemLanguageModel(backend: backend), tools: [WeatherTool()])
+        let backend = ScriptedModel(turns: [.toolCalls([weatherCall("Atlantis")]), .text("unreachable")])
+        let session = LanguageModelSession(model: backend, tools: [WeatherTool()])
         let before = session.transcript
         do {
             try await session.respond(to: "Weather in Atlantis?")
@@ -73,40 +77,40 @@ import Testing
     @Test func argumentsThatDoNotDecodeAreAToolCallError() async throws {
         let bad = Transcript.ToolCall(
             id: "x", toolName: "getWeather", arguments: GeneratedContent(properties: ["town": "Paris"]))
-        let backend = ScriptedBackend(turns: [.toolCalls([bad])])
-        let session = LanguageModelSession(model: SystemLanguageModel(backend: backend), tools: [WeatherTool()])
+        let backend = ScriptedModel(turns: [.toolCalls([bad])])
+        let session = LanguageModelSession(model: backend, tools: [WeatherTool()])
         await #expect(throws: LanguageModelSession.ToolCallError.self) { try await session.respond(to: "Weather?") }
     }
 
     @Test func unknownToolOrNoToolsIsADecodingFailure() async throws {
-        let unknown = ScriptedBackend(turns: [
+        let unknown = ScriptedModel(turns: [
             .toolCalls([Transcript.ToolCall(id: "1", toolName: "launch", arguments: GeneratedContent(properties: [:]))])
         ])
-        let withTools = LanguageModelSession(model: SystemLanguageModel(backend: unknown), tools: [WeatherTool()])
+        let withTools = LanguageModelSession(model: unknown, tools: [WeatherTool()])
         await #expect(throws: LanguageModelSession.GenerationError.self) { try await withTools.respond(to: "Go") }
 
-        let noTools = ScriptedBackend(turns: [.toolCalls([weatherCall("Paris")])])
-        let withoutTools = LanguageModelSession(model: SystemLanguageModel(backend: noTools))
+        let noTools = ScriptedModel(turns: [.toolCalls([weatherCall("Paris")])])
+        let withoutTools = LanguageModelSession(model: noTools)
         await #expect(throws: LanguageModelSession.GenerationError.self) { try await withoutTools.respond(to: "Go") }
-        #expect(noTools.requests.first?.tools.isEmpty == true)
+        #expect(noTools.requests.first?.enabledToolDefinitions.isEmpty == true)
     }
 
     @Test func toolRoundsAreLimited() async throws {
         let calls = (0..<LanguageModelSession.maximumToolRounds).map {
-            ScriptedBackend.Turn.toolCalls([weatherCall("Paris", id: "c\($0)")])
+            ScriptedModel.Turn.toolCalls([weatherCall("Paris", id: "c\($0)")])
         }
-        let backend = ScriptedBackend(turns: calls + [.text("Done.")])
-        let session = LanguageModelSession(model: SystemLanguageModel(backend: backend), tools: [WeatherTool()])
+        let backend = ScriptedModel(turns: calls + [.text("Done.")])
+        let session = LanguageModelSession(model: backend, tools: [WeatherTool()])
         #expect(try await session.respond(to: "Loop").content == "Done.")
-        #expect(backend.requests.last?.tools.isEmpty == true)
+        #expect(backend.requests.last?.enabledToolDefinitions.isEmpty == true)
     }
 
     @Test func transcriptWithToolsSurvivesCodable() async throws {
-        let backend = ScriptedBackend(turns: [
+        let backend = ScriptedModel(turns: [
             .toolCalls([weatherCall("Paris")]), .text(#"{"replies": ["a", "b", "c"]}"#),
         ])
         let session = LanguageModelSession(
-            model: SystemLanguageModel(backend: backend), tools: [WeatherTool()], instructions: "Hi")
+            model: backend, tools: [WeatherTool()], instructions: "Hi")
         try await session.respond(
             to: "x", generating: ReplySuggestions.self,
             options: GenerationOptions(sampling: .random(top: 5, seed: 9), temperature: 0.5))

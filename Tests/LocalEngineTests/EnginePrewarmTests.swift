@@ -1,0 +1,62 @@
+import Foundation
+import FoundationModels
+import LocalEngine
+import TestSupport
+import Testing
+
+/// `prewarm()` on a model that is not loaded returns at once and loads in the background;
+/// what a caller asks meanwhile (context size, availability, token counts) does not wait for
+/// the load.
+extension EngineTests {
+    @Suite
+    struct Prewarm {
+        @Test func prewarmReturnsInUnderAMillisecondAndLoadsInTheBackground() async throws {
+            _ = try RealModels.file(EngineModels.qwen)
+            // An engine of its own: nothing is loaded in it yet.
+            let host = LocalEngineHost(registry: ModelRegistry())
+            let model = LocalLanguageModel(
+                model: .id(EngineModels.qwen), contextSize: nil, store: RealModels.store, host: host)
+            let target = try model.target()
+            #expect(host.state(of: target) == .notLoaded)
+            let session = LanguageModelSession(model: model, instructions: "You are terse.")
+
+            let clock = ContinuousClock()
+            let prewarm = clock.measure { session.prewarm() }
+            print("prewarm() on an unloaded model returned after \(prewarm)")
+            #expect(prewarm < .milliseconds(1))
+
+            // While it loads, these answer without waiting for the load.
+            var sawLoading = false
+            var slowest = Duration.zero
+            for _ in 0..<6000 {
+                let state = host.state(of: target)
+                if state == .loaded { break }
+                if state == .loading {
+                    sawLoading = true
+                    let asked = clock.now
+                    #expect(model.contextSize == 4096)
+                    #expect(model.availability == .unavailable(.modelNotReady))
+                    _ = try await model.tokenCount(for: "How many tokens is this?")
+                    slowest = max(slowest, clock.now - asked)
+                }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            print("while loading: slowest contextSize + availability + tokenCount took \(slowest)")
+            #expect(host.state(of: target) == .loaded)
+            #expect(model.availability == .available)
+            if sawLoading { #expect(slowest < .milliseconds(250)) }
+
+            // The prompt is read ahead once the model is there (after the vocabulary index the
+            // constrained decoder needs); then the prewarmed instructions are served from the cache.
+            let runtime = try await host.runtime(for: target)
+            for _ in 0..<1000 {
+                if await runtime.slotCaches.contains(where: { !$0.isEmpty }) { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(await runtime.slotCaches.contains { !$0.isEmpty })
+            let response = try await session.respond(
+                to: "Hi.", options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 4))
+            #expect(response.usage.input.cachedTokenCount > 0)
+        }
+    }
+}
