@@ -180,8 +180,8 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "HTTPCore", "ChatIntelligence", "ChatStore", "CSodium", "FoundationModels", "ModelStore",
-                "TestSupport",
+                "Server", "HTTPCore", "ChatIntelligence", "ChatStore", "CSodium", "FoundationModels", "LocalEngine",
+                "ModelStore", "TestSupport",
             ],
             swiftSettings: common),
         .testTarget(

@@ -1,5 +1,6 @@
 import Foundation
 import FoundationModels
+import LocalEngine
 import TestSupport
 import Testing
 
@@ -110,7 +111,8 @@ import Testing
 
     /// Every feature once on the real 0.5B model: schema-valid, in the shape promised, streamed.
     @Test func everyFeatureOnTheRealModel() async throws {
-        let model = SystemLanguageModel(model: .path(try RealModels.path(RealModels.qwen)))
+        // The engine in this process (a release test build), not the engine service.
+        let model = LocalLanguageModel(model: .path(try RealModels.path(RealModels.qwen))).system
         let partials = PartialLog()
         let replies = try await ReplyDrafter(model: model).suggestions(
             replyingTo: [message(People.bob, "Want to get lunch tomorrow?")], as: People.alice, tone: .formal,

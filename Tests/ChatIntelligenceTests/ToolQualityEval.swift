@@ -1,6 +1,7 @@
 import ChatIntelligence
 import Foundation
 import FoundationModels
+import LocalEngine
 import Testing
 
 /// The quality evaluation of the writing tools, translation and thread summaries: runs each on
@@ -80,7 +81,7 @@ import Testing
     func toolQuality() async throws {
         let env = Self.environment
         let fixtures = try Fixtures.load()
-        let model = SystemLanguageModel.default
+        let model = LocalLanguageModel().system  // in this process, not the engine service
         try #require(model.availability == .available, "model unavailable: \(model.availability)")
         let parts = Set(
             (env["SOTTO_EVAL_PARTS"] ?? "writing,translation,summary").split(separator: ",").map(String.init))

@@ -1,6 +1,7 @@
 import ChatStore
 import Foundation
 import FoundationModels
+import LocalEngine
 import TestSupport
 import Testing
 
@@ -88,7 +89,8 @@ import Testing
     /// On the real 135M model: a writing tool's job streams `job.updated` frames to its owner
     /// only, ends done with the text, and GET returns the same; a cancelled job stays cancelled.
     @Test func jobsRunOnTheModelAndStreamToTheirOwner() throws {
-        let model = SystemLanguageModel(model: .path(try RealModels.path(RealModels.smollm)))
+        // The engine in this process (a release test build), not the engine service.
+        let model = LocalLanguageModel(model: .path(try RealModels.path(RealModels.smollm))).system
         let server = try TestServer(model: .ready(model, name: RealModels.smollm))
         defer { server.server.stop() }
         let (alice, bob, _) = try server.pair()
