@@ -62,9 +62,13 @@ extension EngineTests {
 
         var extraTokens: Int { tokensAfter - tokensAtStop }
 
-        /// Free within a token: at most a few token times (a token being computed when the stop
-        /// came is finished first), and at most a second on an idle machine.
-        var isPrompt: Bool { freedAfter < max(.seconds(1), tokenInterval * 4) }
+        /// Free soon after the stop. The engine's part is the token count (at most one more);
+        /// the time also holds however long the test's own tasks wait to be scheduled, which in
+        /// the full suite (every target's tests at once on two cores) has reached 18 s with no
+        /// token generated after the stop. So this only guards against a session that keeps
+        /// responding until its generation ends (400 tokens here, the reported failure), and the
+        /// time is printed: 2.6–19 ms when this suite runs alone.
+        var isPrompt: Bool { freedAfter < .seconds(60) }
 
         var description: String {
             let ms = { (d: Duration) in d.formatted(.units(allowed: [.milliseconds], fractionalPart: .show(length: 1)))
@@ -134,7 +138,10 @@ extension EngineTests {
             task.cancel()
             await #expect(throws: CancellationError.self) { try await task.value }
             let stop = try await Self.measure(session, meter, tokensAtStop: atStop, stoppedAt: stoppedAt)
-            print("respond cancelled: \(stop)")
+            // What the engine evaluated (the slot's cache), which can be ahead of what the
+            // runtime's reader saw when that reader was not scheduled (the event buffer between
+            // the engine's thread and the reader is unbounded).
+            print("respond cancelled: \(stop); the engine evaluated \(session.usage.output.totalTokenCount) tokens")
             #expect(stop.extraTokens <= 1, "\(stop)")
             #expect(stop.isPrompt, "\(stop)")
             #expect(session.usage.output.totalTokenCount >= atStop)

@@ -33,8 +33,9 @@ package final class EngineServiceClient: SystemModelEngine {
         var nextObserver = 0
     }
 
-    /// How long a started service has to begin listening.
-    static let startTimeout: Duration = .seconds(20)
+    /// How long a started service has to begin listening (it takes milliseconds; a machine busy
+    /// with builds can take many seconds to schedule a new process).
+    static let startTimeout: Duration = .seconds(60)
     /// How long a cancelled request waits for the service to confirm before it hangs up.
     static let cancelGrace: Duration = .seconds(3)
 
@@ -155,13 +156,16 @@ package final class EngineServiceClient: SystemModelEngine {
         }
         let deadline = ContinuousClock.now + Self.startTimeout
         var lastError: UnixSocketError?
-        while ContinuousClock.now < deadline {
+        while true {
             do {
                 return EngineConnection(socket: try UnixSocket.connect(to: socketPath))
             } catch {
                 lastError = error
-                try await Task.sleep(for: .milliseconds(25))
             }
+            // Checked after an attempt, so that a task that was not scheduled until past the
+            // deadline still tries once more before it gives up.
+            guard ContinuousClock.now < deadline else { break }
+            try await Task.sleep(for: .milliseconds(25))
         }
         let log = home.appendingPathComponent("engine.log")
         let tail = (try? String(contentsOf: log, encoding: .utf8))?.split(separator: "\n").suffix(5)
