@@ -79,7 +79,9 @@ public struct ReplyDrafter: Sendable {
         replyingTo messages: [ChatMessage], as user: Participant, tone: ReplyTone? = nil,
         onPartial: (@Sendable ([String]) -> Void)? = nil
     ) async throws -> [String]? {
-        guard Self.wantsReply(messages, user: user), isAvailable else { return nil }
+        // A model still loading (the server's prewarm, just started) is waited for: a request
+        // refused now would leave this conversation without suggestions until it changes.
+        guard Self.wantsReply(messages, user: user), isAvailable || model.isLoading else { return nil }
         let session = LanguageModelSession(model: model, transcript: Self.transcript)
         let prompt = Self.prompt(for: messages, user: user, tone: tone)
         let recent = messages.suffix(Self.windowSize(messageCount: messages.count))

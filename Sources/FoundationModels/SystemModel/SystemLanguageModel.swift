@@ -152,6 +152,14 @@ public final class SystemLanguageModel: Sendable, Observable {
         return engine.contextSize(of: target) ?? requested
     }
 
+    /// Whether the model is being loaded now (its availability is `modelNotReady` until the load
+    /// ends): a request made meanwhile waits for the load rather than failing.
+    package var isLoading: Bool {
+        guard let target = try? target() else { return false }
+        if case .loading = engine.state(of: target) { return true }
+        return false
+    }
+
     /// The availability now, with its explanation.
     private func assess() -> (availability: Availability, explanation: String?) {
         let resolution = LocalModel.resolve(model, in: store)
