@@ -178,7 +178,11 @@ let package = Package(
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "CSQLite"], swiftSettings: common),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"], swiftSettings: common),
         .testTarget(
-            name: "ServerTests", dependencies: ["Server", "HTTPCore", "ChatIntelligence", "ChatStore", "CSodium"],
+            name: "ServerTests",
+            dependencies: [
+                "Server", "HTTPCore", "ChatIntelligence", "ChatStore", "CSodium", "FoundationModels", "LocalEngine",
+                "ModelStore", "TestSupport",
+            ],
             swiftSettings: common),
         .testTarget(
             name: "SottoCLITests",

@@ -54,7 +54,7 @@ extension ReplyDrafter {
         ]
         for example in examples {
             let prompt = prompt(for: example.messages, user: example.user, tone: example.tone)
-            let response = ReplySuggestions(replies: example.replies).generatedContent
+            let response = ReplySuggestions(tone: example.tone ?? .casual, replies: example.replies).generatedContent
             entries.append(.prompt(Transcript.Prompt(segments: [.text(.init(content: prompt))])))
             entries.append(
                 .response(

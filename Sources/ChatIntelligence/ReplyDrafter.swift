@@ -69,31 +69,50 @@ public struct ReplyDrafter: Sendable {
     /// Up to three replies `user` could send next, drafted from the last messages of
     /// `messages` (oldest first; the last ``windowSize(messageCount:)``).
     ///
+    /// - Parameter onPartial: when given, the replies are streamed (`streamResponse`) and this
+    ///   is called with each snapshot's replies so far, the last one still being written, each
+    ///   trimmed (not yet cleaned: a reply may still be dropped from the result).
     /// - Returns: nil when there is nothing to offer: the model is unavailable, the conversation
     ///   is empty or `user` sent its last message, or no usable reply came out.
     /// - Throws: the session's `GenerationError` when generation fails.
-    public func suggestions(replyingTo messages: [ChatMessage], as user: Participant, tone: ReplyTone? = nil)
-        async throws
-        -> [String]?
-    {
+    public func suggestions(
+        replyingTo messages: [ChatMessage], as user: Participant, tone: ReplyTone? = nil,
+        onPartial: (@Sendable ([String]) -> Void)? = nil
+    ) async throws -> [String]? {
         guard Self.wantsReply(messages, user: user), isAvailable else { return nil }
         let session = LanguageModelSession(model: model, transcript: Self.transcript)
         let prompt = Self.prompt(for: messages, user: user, tone: tone)
         let recent = messages.suffix(Self.windowSize(messageCount: messages.count))
-        let raw: [String]
-        if recent.contains(where: { CJKReplySuggestions.isCJK($0.text) }) {
-            raw = try await session.respond(
-                to: prompt, generating: CJKReplySuggestions.self, includeSchemaInPrompt: includesSchemaInPrompt,
-                options: options
-            ).content.replies
-        } else {
-            raw = try await session.respond(
-                to: prompt, generating: ReplySuggestions.self, includeSchemaInPrompt: includesSchemaInPrompt,
-                options: options
-            ).content.replies
-        }
+        let raw =
+            if recent.contains(where: { CJKReplySuggestions.isCJK($0.text) }) {
+                try await replies(
+                    CJKReplySuggestions.self, in: session, prompt: prompt, onPartial: onPartial, \.replies, \.replies)
+            } else {
+                try await replies(
+                    ReplySuggestions.self, in: session, prompt: prompt, onPartial: onPartial, \.replies, \.replies)
+            }
         let replies = Self.cleaned(raw, messages: recent, user: user)
         return replies.isEmpty ? nil : replies
+    }
+
+    /// The replies of one response, streamed when `onPartial` wants the snapshots.
+    private func replies<Content: Generable>(
+        _ type: Content.Type, in session: LanguageModelSession, prompt: String,
+        onPartial: (@Sendable ([String]) -> Void)?, _ final: KeyPath<Content, [String]>,
+        _ partial: KeyPath<Content.PartiallyGenerated, [String]?>
+    ) async throws -> [String] {
+        guard let onPartial else {
+            return try await session.respond(
+                to: prompt, generating: type, includeSchemaInPrompt: includesSchemaInPrompt, options: options
+            ).content[keyPath: final]
+        }
+        let stream = session.streamResponse(
+            to: prompt, generating: type, includeSchemaInPrompt: includesSchemaInPrompt, options: options)
+        for try await snapshot in stream {
+            let replies = (snapshot.content[keyPath: partial] ?? []).map(TextMatching.trimmed).filter { !$0.isEmpty }
+            if !replies.isEmpty { onPartial(replies) }
+        }
+        return try await stream.collect().content[keyPath: final]
     }
 
     /// Whether replies make sense: someone other than `user` sent the last message.

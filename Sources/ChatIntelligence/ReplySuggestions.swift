@@ -11,8 +11,16 @@ import FoundationModels
 ///
 /// The descriptions ask for less than the bound allows (two to five words), so the model closes
 /// each reply on its own before the bound would cut it.
+///
+/// The `tone` comes first: the model writes the register the prompt asks for (`"formal"`), then
+/// three replies in it, so the toggle beside the chips steers the replies through the schema as
+/// well as the prompt.
 @Generable(description: "Reply suggestions: three different short chat messages the user could send next")
 public struct ReplySuggestions: Sendable, Equatable {
+    @Guide(
+        description: "The tone the prompt asks for: casual (relaxed, friendly) or formal (polite, complete sentences)")
+    public var tone: ReplyTone
+
     @Guide(
         description: "Three different replies written by the user, each one short sentence of 2 to 5 words",
         .count(3),
@@ -22,7 +30,8 @@ public struct ReplySuggestions: Sendable, Equatable {
             )))
     public var replies: [String]
 
-    public init(replies: [String]) {
+    public init(tone: ReplyTone = .casual, replies: [String]) {
+        self.tone = tone
         self.replies = replies
     }
 }
@@ -33,11 +42,16 @@ public struct ReplySuggestions: Sendable, Equatable {
 @Generable(description: "Reply suggestions: three different short chat messages the user could send next")
 public struct CJKReplySuggestions: Sendable, Equatable {
     @Guide(
+        description: "The tone the prompt asks for: casual (relaxed, friendly) or formal (polite, complete sentences)")
+    public var tone: ReplyTone
+
+    @Guide(
         description: "Three different replies written by the user, each one short sentence",
         .count(3), .element(.pattern(/^[^\s"\\]{1,24}( [^\s"\\]{1,24}){0,7}$/)))
     public var replies: [String]
 
-    public init(replies: [String]) {
+    public init(tone: ReplyTone = .casual, replies: [String]) {
+        self.tone = tone
         self.replies = replies
     }
 

@@ -67,6 +67,34 @@ enum Schema {
                 CREATE UNIQUE INDEX users_by_name ON users(name COLLATE NOCASE);
                 """)
         }
+        migrator.registerMigration("v3: message search, preferences") { db in
+            // An external-content FTS5 index over messages.text, kept in step by triggers; the
+            // ranking is the app's (ChatStore+Search), the index only finds candidates.
+            try db.execute(
+                """
+                CREATE VIRTUAL TABLE message_search USING fts5(
+                    text, content='messages', content_rowid='position', tokenize='unicode61 remove_diacritics 2'
+                );
+                INSERT INTO message_search(message_search) VALUES('rebuild');
+                CREATE TRIGGER messages_search_insert AFTER INSERT ON messages BEGIN
+                    INSERT INTO message_search(rowid, text) VALUES (new.position, new.text);
+                END;
+                CREATE TRIGGER messages_search_delete AFTER DELETE ON messages BEGIN
+                    INSERT INTO message_search(message_search, rowid, text) VALUES ('delete', old.position, old.text);
+                END;
+                CREATE TRIGGER messages_search_update AFTER UPDATE OF text ON messages BEGIN
+                    INSERT INTO message_search(message_search, rowid, text) VALUES ('delete', old.position, old.text);
+                    INSERT INTO message_search(rowid, text) VALUES (new.position, new.text);
+                END;
+                CREATE TABLE preferences(
+                    user_id TEXT NOT NULL REFERENCES users(id),
+                    name TEXT NOT NULL,
+                    value TEXT NOT NULL,
+                    updated_at INTEGER NOT NULL,
+                    PRIMARY KEY(user_id, name)
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

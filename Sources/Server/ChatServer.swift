@@ -46,9 +46,18 @@ public final class ChatServer: Sendable {
     private let http: HTTPServer
     private let pruning = Mutex<Task<Void, Never>?>(nil)
 
+    /// The model behind the AI features beyond reply suggestions (writing tools, translation,
+    /// summaries, date actions, search suggestions), or why there is none.
+    public let model: ServerModel
+    let jobs: ModelJobs
+
+    /// - Parameter model: the model of the writing tools and the other features; pass the one
+    ///   `suggester` uses, so it is loaded once.
     public init(
-        store: ChatStore, secret: String, suggester: (any ReplySuggester)?, configuration: Configuration = .init()
+        store: ChatStore, secret: String, suggester: (any ReplySuggester)?, model: ServerModel = .none,
+        configuration: Configuration = .init()
     ) {
+        self.model = model
         self.store = store
         let tokens = TokenAuthority(secret: secret)
         self.tokens = tokens
@@ -67,13 +76,30 @@ public final class ChatServer: Sendable {
             } catch {
                 // Suggestions are best-effort; the client can still GET them.
             }
+        } publishPartial: { key, signature, chips in
+            let frame = SuggestionPartialFrame(
+                cid: key.cid, user_id: key.user, signature: signature, suggestions: chips)
+            if let bytes = try? JSONBody.encode(frame) {
+                hub.sendLive(to: key.user, json: String(decoding: bytes, as: UTF8.self), suggestions: true)
+            }
         }
+        let jobs = ModelJobs { user, snapshot in
+            if let bytes = try? JSONBody.encode(JobFrame(job: snapshot)) {
+                hub.sendLive(to: user, json: String(decoding: bytes, as: UTF8.self))
+            }
+        }
+        self.jobs = jobs
         let document = DocumentHolder()
-        let api = ChatAPI(store: store, hub: hub, scheduler: scheduler, document: document, tokens: tokens)
+        let intelligence = IntelligenceAPI(store: store, model: model, jobs: jobs)
+        let api = ChatAPI(
+            store: store, hub: hub, scheduler: scheduler, document: document, tokens: tokens,
+            modelState: intelligence.state)
         hub.typingHandler = { user, cid, started in try api.typing(user, in: cid, started: started) }
         let files = StaticFiles()
+        var routes = api.routes
+        intelligence.add(to: &routes)
         router = Router(
-            routes: api.routes,
+            routes: routes,
             authenticate: { request in
                 let claims = try Self.authenticate(request, tokens: tokens)
                 // A token names a user the operator vouched for: make sure they exist before

@@ -21,8 +21,10 @@ struct ServeCommand: Command {
                               $SOTTO_MODEL, else \(ModelCatalog.defaultModelID)); a model that is
                               named here or in $SOTTO_MODEL must be there, or serve does not start.
                               SOTTO_MODEL=off, or a default model not pulled yet: no suggestions
-          --no-suggestions    never suggest replies
-          --canned-suggestions  fixed stand-in replies instead of a model (to try the web app)
+          --no-suggestions    never use the model: no reply suggestions, writing tools, translation,
+                              summaries, date actions or search suggestions (the page says so)
+          --canned-suggestions  fixed stand-in replies instead of a model (to try the web app; the
+                              other model features are off)
           --demo              seed the demo conversation if the store has no channels, and print
                               sign-in tokens for alice and bob (valid 24 hours)
           --kernels SET       avx512, avx2, portable or scalar for the model (default: $SOTTO_KERNELS,
@@ -94,9 +96,9 @@ struct ServeCommand: Command {
         let data = ModelStore()
         let suggestions: Suggestions =
             if arguments.has("no-suggestions") {
-                Suggestions(suggester: nil, status: "off (--no-suggestions)")
+                Suggestions(suggester: nil, model: .turnedOffByFlag, status: "off (--no-suggestions)")
             } else if arguments.has("canned-suggestions") {
-                Suggestions(suggester: CannedSuggester(), status: "canned (--canned-suggestions)")
+                Suggestions(suggester: CannedSuggester(), model: .canned, status: "canned (--canned-suggestions)")
             } else {
                 try modelSuggestions(named: arguments.string("model"), in: data)
             }
@@ -115,7 +117,8 @@ struct ServeCommand: Command {
                 """
         }
         let server = ChatServer(
-            store: store, secret: secret, suggester: suggestions.suggester, configuration: configuration)
+            store: store, secret: secret, suggester: suggestions.suggester, model: suggestions.model,
+            configuration: configuration)
         let bound = try server.start()
         let threadCount = ThreadPool.shared.threadCount
         // Unbuffered, so whoever started us (a script, a test) sees the port at once.
@@ -155,35 +158,30 @@ struct ServeCommand: Command {
             ? chosen.rawValue : "\(chosen.rawValue) (this CPU runs \(KernelSelection.best.rawValue))"
     }
 
-    /// The suggester the server runs with, and the line that says so.
+    /// The suggester and model the server runs with, and the line that says so.
     struct Suggestions {
         var suggester: (any ReplySuggester)?
+        var model: ServerModel
         var status: String
     }
 
-    /// On-device suggestions from the model `name` (a model id or a path; nil: `SOTTO_MODEL`,
-    /// else the default), resolved as every command resolves it.
+    /// On-device suggestions and the other model features from the model `name` (a model id or
+    /// a path; nil: `SOTTO_MODEL`, else the default), resolved as every command resolves it; one
+    /// model, loaded once, serves them all.
     ///
     /// - Throws: `ModelStoreError` for a model named by `--model` or `SOTTO_MODEL` that is not
     ///   there: the server does not start with a model other than the one asked for. Only when
-    ///   nothing names a model (or `SOTTO_MODEL=off`) does it run without suggestions (the web
-    ///   app then hides the row).
+    ///   nothing names a model (or `SOTTO_MODEL=off`) does it run without one (the web app then
+    ///   hides the suggestions row and says why the other features are off).
     static func modelSuggestions(named name: String?, in store: ModelStore) throws(ModelStoreError) -> Suggestions {
-        let file: ModelFile
-        do throws(ModelStoreError) {
-            file = try store.resolve(name)
-        } catch .turnedOff(let setting) where name == nil {
-            return Suggestions(suggester: nil, status: "off (SOTTO_MODEL=\(setting))")
-        } catch .notDownloaded(let id, _) where name == nil && store.configuredModel == nil {
-            return Suggestions(
-                suggester: nil, status: "off (the default model is not downloaded: run `sotto model pull \(id)`)")
+        let model = try ServerModel.resolve(named: name, in: store)
+        guard let systemModel = model.model, let label = model.name else {
+            return Suggestions(suggester: nil, model: model, status: "off. \(model.message)")
         }
-        let suggester = ModelSuggester(model: file)
-        guard suggester.isAvailable else {
-            return Suggestions(suggester: nil, status: "off (\(file.path) needs more memory than this machine has)")
-        }
+        let suggester = ModelSuggester(model: systemModel)
         suggester.prewarm()
-        return Suggestions(suggester: suggester, status: "on (\(file.catalogModel?.id ?? file.path))")
+        model.prewarm()
+        return Suggestions(suggester: suggester, model: model, status: "on (\(label))")
     }
 }
 

@@ -67,7 +67,7 @@ final class CannedBackend: SystemModelEngine {
     }
 
     @Test func nothingWhenTheUserSpokeLastOrNobodySpoke() async throws {
-        let backend = CannedBackend(reply: #"{"replies":["A.","B.","C."]}"#)
+        let backend = CannedBackend(reply: #"{"tone":"casual","replies":["A.","B.","C."]}"#)
         let suggester = ReplyDrafter(model: backend.model)
         #expect(try await suggester.suggestions(replyingTo: conversation, as: People.bob) == nil)
         #expect(try await suggester.suggestions(replyingTo: [], as: People.alice) == nil)
@@ -82,7 +82,9 @@ final class CannedBackend: SystemModelEngine {
     /// dropped).
     @Test func asksForThisConversationUserAndToneAndCleansTheAnswer() async throws {
         let backend = CannedBackend(
-            reply: #"{"replies":["Can't wait!","Alice: What time?","Yeah! Saturday morning works for me."]}"#)
+            reply:
+                #"{"tone":"casual","replies":["Can't wait!","Alice: What time?","Yeah! Saturday morning works for me."]}"#
+        )
         let suggester = ReplyDrafter(model: backend.model)
         let replies = try await suggester.suggestions(replyingTo: conversation, as: People.alice, tone: .formal)
         #expect(replies == ["Can't wait!", "What time?"])
@@ -116,7 +118,7 @@ final class CannedBackend: SystemModelEngine {
     }
 
     @Test func prewarmingRunsTheFixedStartOfEveryRequest() async throws {
-        let backend = CannedBackend(reply: #"{"replies":["Sure!","Nope.","Maybe?"]}"#)
+        let backend = CannedBackend(reply: #"{"tone":"casual","replies":["Sure!","Nope.","Maybe?"]}"#)
         let suggester = ReplyDrafter(model: backend.model)
         suggester.prewarm()
         for _ in 0..<200 where backend.prewarmed.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
@@ -130,7 +132,7 @@ final class CannedBackend: SystemModelEngine {
     }
 
     @Test func eachRequestStartsAFreshSession() async throws {
-        let backend = CannedBackend(reply: #"{"replies":["Sure!","Nope.","Maybe?"]}"#)
+        let backend = CannedBackend(reply: #"{"tone":"casual","replies":["Sure!","Nope.","Maybe?"]}"#)
         let suggester = ReplyDrafter(model: backend.model)
         _ = try await suggester.suggestions(replyingTo: conversation, as: People.alice)
         _ = try await suggester.suggestions(
@@ -141,7 +143,7 @@ final class CannedBackend: SystemModelEngine {
     }
 
     @Test func schemaFollowsTheConversationsScript() async throws {
-        let backend = CannedBackend(reply: #"{"replies":["好的！","不行。","几点？"]}"#)
+        let backend = CannedBackend(reply: #"{"tone":"casual","replies":["好的！","不行。","几点？"]}"#)
         let suggester = ReplyDrafter(model: backend.model)
         let latin = try await suggester.suggestions(replyingTo: conversation, as: People.alice)
         let chinese = try await suggester.suggestions(replyingTo: [message(People.bob, "周六去爬山吗？")], as: People.alice)
@@ -152,7 +154,8 @@ final class CannedBackend: SystemModelEngine {
     }
 
     @Test func nilWhenNothingUsableCameOut() async throws {
-        let backend = CannedBackend(reply: #"{"replies":["Bob: Sure","Yeah! Saturday morning works for me."," "]}"#)
+        let backend = CannedBackend(
+            reply: #"{"tone":"casual","replies":["Bob: Sure","Yeah! Saturday morning works for me."," "]}"#)
         let suggester = ReplyDrafter(model: backend.model)
         #expect(try await suggester.suggestions(replyingTo: conversation, as: People.alice) == nil)
     }

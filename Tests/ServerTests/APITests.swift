@@ -234,7 +234,18 @@ import Testing
         #expect(index.headers["content-security-policy"]?.contains("script-src 'self'") == true)
         let script = try client.get("/app.js")
         #expect(script.headers["content-type"]?.hasPrefix("text/javascript") == true)
-        #expect(!script.text.contains("innerHTML"))
+        // Model output and messages go in as text: no module parses strings as HTML.
+        let modules = ["app", "api", "events", "suggestions", "jobs", "tools", "search", "summary", "actions", "dates"]
+        for name in modules {
+            let module = try client.get("/\(name).js")
+            #expect(module.status == 200, "\(name).js")
+            for sink in [
+                "innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "DOMParser",
+                "createContextualFragment",
+            ] {
+                #expect(!module.text.contains(sink), "\(name).js uses \(sink)")
+            }
+        }
         #expect(try client.get("/../Package.swift").status == 404)
         #expect(try client.get("/secret").status == 404)
     }

@@ -32,11 +32,17 @@ struct ServeCommandTests {
         #expect(!FileManager.default.fileExists(atPath: home.url.appendingPathComponent("chat.sqlite").path))
     }
 
+    // The words the web app shows where the model's features would be: the cause, then what to do.
     @Test(arguments: [
-        (["SOTTO_MODEL": "off"], "Reply suggestions: off (SOTTO_MODEL=off)"),
+        (
+            ["SOTTO_MODEL": "off"],
+            "Reply suggestions: off. The local model is turned off on this server (SOTTO_MODEL=off). "
+                + "To turn it on, restart sotto serve without SOTTO_MODEL=off."
+        ),
         (
             [:],
-            "Reply suggestions: off (the default model is not downloaded: run `sotto model pull qwen2.5-coder-1.5b`)"
+            "Reply suggestions: off. The model qwen2.5-coder-1.5b is not downloaded on this server. "
+                + "Run `sotto model pull qwen2.5-coder-1.5b` there, then restart sotto serve."
         ),
     ])
     func withoutAModelServeRunsWithoutSuggestionsAndSaysWhy(_ extra: [String: String], expected: String) throws {

@@ -43,22 +43,28 @@ class Server:
         with urllib.request.urlopen(request, timeout=10) as response:
             return json.loads(response.read())
 
+    def post(self, path, token, body):
+        request = urllib.request.Request(self.base_url + path, data=json.dumps(body).encode(), method="POST")
+        request.add_header("Authorization", "Bearer " + token)
+        request.add_header("Content-Type", "application/json")
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.loads(response.read())
 
-@pytest.fixture(scope="module", params=["default", "canned"])
-def server(request):
-    """`sotto serve` as configured (suggestions from the default model, if any), and with the
-    canned stand-in suggester so the chips path always runs."""
+
+def start_server(extra=(), env_overrides=None, seed=True):
+    """A fresh `sotto serve` (its own store and secret, the user's models) on a free port."""
     binary = sotto_binary()
     home = tempfile.mkdtemp(prefix="sotto-browser-")
     env = dict(os.environ, SOTTO_HOME=home)
     env.pop("SOTTO_SECRET", None)
+    env.update(env_overrides or {})
     # The store and secret are fresh, but the models are the user's: the default run drafts
     # suggestions with the real default model when it is downloaded.
     models = pathlib.Path(os.environ.get("SOTTO_HOME") or pathlib.Path.home() / ".sotto") / "models"
     if models.is_dir():
         os.symlink(models, pathlib.Path(home) / "models")
-    subprocess.run([binary, "seed", "demo"], env=env, check=True, capture_output=True)
-    extra = ["--canned-suggestions"] if request.param == "canned" else []
+    if seed:
+        subprocess.run([binary, "seed", "demo"], env=env, check=True, capture_output=True)
     process = subprocess.Popen([binary, "serve", "--port", "0", *extra], env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)
     base_url = None
@@ -73,23 +79,52 @@ def server(request):
     if base_url is None:
         process.kill()
         pytest.fail("sotto serve did not report its address")
-    yield Server(binary, home, env, process, base_url)
-    process.terminate()
+    return Server(binary, home, env, process, base_url)
+
+
+def stop_server(server):
+    server.process.terminate()
     try:
-        process.wait(timeout=10)
+        server.process.wait(timeout=10)
     except subprocess.TimeoutExpired:
-        process.kill()
-    shutil.rmtree(home, ignore_errors=True)  # removes the models link, not the models
+        server.process.kill()
+    shutil.rmtree(server.home, ignore_errors=True)  # removes the models link, not the models
 
 
-def make_driver():
+@pytest.fixture(scope="module", params=["default", "canned"])
+def server(request):
+    """`sotto serve` as configured (suggestions from the default model, if any), and with the
+    canned stand-in suggester so the chips path always runs."""
+    started = start_server(["--canned-suggestions"] if request.param == "canned" else [])
+    yield started
+    stop_server(started)
+
+
+def make_driver(downloads=None):
     options = webdriver.ChromeOptions()
+    if downloads:
+        options.add_experimental_option("prefs", {"download.default_directory": downloads,
+                                                  "download.prompt_for_download": False})
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                      "--window-size=1200,900"):
         options.add_argument(argument)
     service = Service(shutil.which("chromedriver") or "/usr/bin/chromedriver")
-    return webdriver.Chrome(options=options, service=service)
+    driver = webdriver.Chrome(options=options, service=service)
+    if downloads:
+        driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
+    return driver
+
+
+# Lines the tests report (timings, what the model wrote), printed at the end of the run.
+REPORT = []
+
+
+def pytest_terminal_summary(terminalreporter):
+    if REPORT:
+        terminalreporter.section("browser test report")
+        for line in REPORT:
+            terminalreporter.write_line(line)
 
 
 @pytest.fixture(scope="module")

@@ -34,6 +34,12 @@ def suggestion_region(driver):
     return regions[0] if regions else None
 
 
+def chips_ready(driver):
+    """The chips are done streaming (while they stream they are shown but cannot be clicked)."""
+    region = suggestion_region(driver)
+    return region is not None and region.get_attribute("data-status") == "ready" and len(chips(driver)) > 0
+
+
 def chips(driver):
     region = suggestion_region(driver)
     return [chip.text for chip in region.find_elements(By.TAG_NAME, "button")] if region else []
@@ -69,7 +75,7 @@ def test_two_people_chat_live(server, browsers):
 
     if available:
         # Bob spoke last, so Alice gets up to three chips; clicking one fills the composer only.
-        wait(alice, lambda d: len(chips(d)) > 0, SUGGESTION_TIMEOUT, "no suggestion chips for alice")
+        wait(alice, chips_ready, SUGGESTION_TIMEOUT, "no suggestion chips for alice")
         first_chips = chips(alice)
         assert len(first_chips) <= 3
         signature = suggestion_region(alice).get_attribute("data-signature")
@@ -93,7 +99,7 @@ def test_two_people_chat_live(server, browsers):
     if available:
         wait(alice, lambda d: suggestion_region(d) is not None
              and suggestion_region(d).get_attribute("data-signature") not in ("", signature)
-             and len(chips(d)) > 0, SUGGESTION_TIMEOUT, "alice's chips did not follow the new message")
+             and chips_ready(d), SUGGESTION_TIMEOUT, "alice's chips did not follow the new message")
         # Bob spoke last, so Bob is offered nothing.
         assert suggestion_region(bob) is None or not suggestion_region(bob).is_displayed()
 

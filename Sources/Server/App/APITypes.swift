@@ -15,6 +15,8 @@ struct MeResponse: Encodable {
     var user: User
     /// Whether the server can suggest replies at all.
     var suggestions: Bool
+    /// The local model behind the other AI features, or why there is none.
+    var model: ModelState
 }
 
 struct HealthResponse: Encodable {
@@ -85,6 +87,21 @@ struct SuggestionsResponse: Encodable {
 /// Fields of a `typing.start` / `typing.stop` event.
 struct TypingEventFields: Encodable {
     var user_id: UserID
+}
+
+/// A `suggestions.partial` frame: the chips so far while they are drafted (live, not logged).
+struct SuggestionPartialFrame: Encodable {
+    var type = "suggestions.partial"
+    var cid: ChannelID
+    var user_id: UserID
+    var signature: String
+    var suggestions: [String]
+}
+
+/// A `job.updated` frame: where one of the user's model jobs stands (live, not logged).
+struct JobFrame: Encodable {
+    var type = "job.updated"
+    var job: JobSnapshot
 }
 
 /// Fields of a `suggestions.updated` event.

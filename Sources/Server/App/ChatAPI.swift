@@ -11,6 +11,8 @@ struct ChatAPI: Sendable {
     let document: DocumentHolder
 
     let tokens: TokenAuthority
+    /// The model behind the AI features, as `/api/me` reports it.
+    let modelState: ModelState
     /// Longest a session may be stretched by refreshing its token.
     static let maxSessionSeconds: Int64 = 30 * 86_400
 
@@ -41,7 +43,7 @@ struct ChatAPI: Sendable {
                 answers: [.init(200, "The user.", ref("Me"))])
         ) { context in
             let user = try store.ensureUser(context.authenticatedUser)
-            return JSONBody.response(MeResponse(user: user, suggestions: scheduler.isAvailable))
+            return JSONBody.response(MeResponse(user: user, suggestions: scheduler.isAvailable, model: modelState))
         }
         routes.add(
             "POST", "/api/token",

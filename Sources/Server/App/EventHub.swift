@@ -54,6 +54,15 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
         for (session, seq) in targets { session.offer(seq: seq, json: event.json(seq: seq)) }
     }
 
+    /// Sends `json` to every open socket of `user` now, outside the event log: no `seq`, never
+    /// stored or replayed. For progress that is stale as soon as the next one comes (streaming
+    /// chips, model jobs); what must not be missed goes through the log or a GET.
+    /// `suggestions`: only to sockets that did not turn suggestions off.
+    func sendLive(to user: UserID, json: String, suggestions: Bool = false) {
+        let targets = withLock { sessions[user].map { Array($0.values) } ?? [] }
+        for session in targets where !suggestions || session.wantsSuggestions { session.sendLive(json) }
+    }
+
     func isConnected(_ user: UserID) -> Bool {
         withLock { !(sessions[user]?.isEmpty ?? true) }
     }
@@ -293,6 +302,16 @@ final class Session: @unchecked Sendable {
         let behind = seq > lastSent
         lock.unlock()
         if behind { schedulePump() }  // an earlier event has not arrived yet: read the log
+    }
+
+    /// Sends a frame that is not part of the log, under the same lock as the log's events, so
+    /// a frame never lands inside a replay it belongs after.
+    func sendLive(_ json: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        // A client that is behind on reading gets the next update instead.
+        guard socket.unsentBytes <= socket.maxQueuedBytes / 2 else { return }
+        _ = socket.send(json)
     }
 
     /// Sends whatever is in the log after `lastSent`; calls made while a pump is queued fold

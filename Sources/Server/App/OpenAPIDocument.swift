@@ -101,6 +101,25 @@ enum OpenAPIDocument {
               "schema": {
                 "$ref": "#/components/schemas/ChannelID"
               }
+            },
+            "message_id": {
+              "name": "message_id",
+              "in": "path",
+              "required": true,
+              "description": "A message id.",
+              "schema": {
+                "$ref": "#/components/schemas/MessageID"
+              }
+            },
+            "job_id": {
+              "name": "job_id",
+              "in": "path",
+              "required": true,
+              "description": "A model job's id.",
+              "schema": {
+                "type": "string",
+                "pattern": "^[0-9a-f-]{1,40}$"
+              }
             }
           },
           "responses": {
@@ -145,7 +164,7 @@ enum OpenAPIDocument {
               }
             },
             "Conflict": {
-              "description": "Clashes with stored state: a message id reused for a different message, a display name taken.",
+              "description": "Clashes with stored state: a message id reused for a different message, a display name taken; or (code model_unavailable) the local model these features need is not there, the message saying why and what to do.",
               "content": {
                 "application/json": {
                   "schema": {
@@ -294,7 +313,8 @@ enum OpenAPIDocument {
               "type": "object",
               "required": [
                 "user",
-                "suggestions"
+                "suggestions",
+                "model"
               ],
               "properties": {
                 "user": {
@@ -302,6 +322,85 @@ enum OpenAPIDocument {
                 },
                 "suggestions": {
                   "type": "boolean"
+                },
+                "model": {
+                  "$ref": "#/components/schemas/ModelState"
+                }
+              }
+            },
+            "ModelState": {
+              "type": "object",
+              "required": ["available", "message", "tools", "languages"],
+              "properties": {
+                "available": {"type": "boolean"},
+                "name": {"type": "string"},
+                "reason": {"type": "string", "enum": ["not_downloaded", "machine_too_small", "turned_off", "no_model"]},
+                "message": {"type": "string", "description": "Why the model is unavailable and what to do; empty when it is there."},
+                "tools": {"type": "array", "items": {"type": "object", "required": ["id", "title"], "properties": {"id": {"type": "string"}, "title": {"type": "string"}}}},
+                "languages": {"type": "array", "items": {"type": "object", "required": ["code", "name"], "properties": {"code": {"type": "string"}, "name": {"type": "string"}}}}
+              }
+            },
+            "Preferences": {
+              "type": "object",
+              "required": ["translation_language"],
+              "properties": {
+                "translation_language": {"type": "string", "nullable": true}
+              }
+            },
+            "Job": {
+              "type": "object",
+              "required": ["id", "kind", "status"],
+              "properties": {
+                "id": {"type": "string"},
+                "kind": {"type": "string", "description": "writing.<tool>, translation, summary, event or search_suggestions."},
+                "status": {"type": "string", "enum": ["queued", "running", "done", "failed", "cancelled"]},
+                "error": {"type": "string"},
+                "result": {
+                  "type": "object",
+                  "properties": {
+                    "text": {"type": "string"},
+                    "language": {"type": "string"},
+                    "terms": {"type": "array", "items": {"type": "string"}},
+                    "event": {
+                      "type": "object",
+                      "required": ["title", "start", "end", "all_day", "time_zone"],
+                      "properties": {
+                        "title": {"type": "string"},
+                        "start": {"$ref": "#/components/schemas/Time"},
+                        "end": {"$ref": "#/components/schemas/Time"},
+                        "all_day": {"type": "boolean"},
+                        "location": {"type": "string"},
+                        "time_zone": {"type": "string"}
+                      }
+                    },
+                    "ics": {"type": "string", "description": "The event as an iCalendar (RFC 5545) file."},
+                    "filename": {"type": "string"}
+                  }
+                }
+              }
+            },
+            "JobEnvelope": {
+              "type": "object",
+              "required": ["job"],
+              "properties": {"job": {"$ref": "#/components/schemas/Job"}}
+            },
+            "SearchResults": {
+              "type": "object",
+              "required": ["query", "results"],
+              "properties": {
+                "query": {"type": "string"},
+                "results": {
+                  "type": "array",
+                  "items": {
+                    "type": "object",
+                    "required": ["message", "channel_name", "score", "highlights"],
+                    "properties": {
+                      "message": {"$ref": "#/components/schemas/Message"},
+                      "channel_name": {"type": "string"},
+                      "score": {"type": "integer"},
+                      "highlights": {"type": "array", "items": {"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": "integer"}}, "description": "Matched words as [start, end) UTF-16 offsets in the text."}
+                    }
+                  }
                 }
               }
             },

@@ -12,6 +12,11 @@ public struct ModelSuggester: ReplySuggester {
         self.init(ReplyDrafter(model: SystemLanguageModel(model: .path(model.path))))
     }
 
+    /// Suggestions from `model` (the one the server's other features share, so it is loaded once).
+    public init(model: SystemLanguageModel) {
+        self.init(ReplyDrafter(model: model))
+    }
+
     /// Suggestions from a configured drafter.
     public init(_ drafter: ReplyDrafter) {
         self.drafter = drafter
@@ -28,6 +33,14 @@ public struct ModelSuggester: ReplySuggester {
     public func suggestions(for context: ReplyContext) async throws -> [String]? {
         let (messages, user) = Self.conversation(of: context)
         return try await drafter.suggestions(replyingTo: messages, as: user, tone: context.tone)
+    }
+
+    /// Streams the replies (`streamResponse`), handing each snapshot's replies to `partial`.
+    public func suggestions(for context: ReplyContext, partial: @escaping @Sendable ([String]) -> Void) async throws
+        -> [String]?
+    {
+        let (messages, user) = Self.conversation(of: context)
+        return try await drafter.suggestions(replyingTo: messages, as: user, tone: context.tone, onPartial: partial)
     }
 
     /// What the drafter reads: the context's messages with their authors' display names, and

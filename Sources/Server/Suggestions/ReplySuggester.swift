@@ -65,4 +65,17 @@ public struct ReplyContext: Hashable, Sendable {
 /// sensitive topic): the web app then shows no suggestions row.
 public protocol ReplySuggester: Sendable {
     func suggestions(for context: ReplyContext) async throws -> [String]?
+
+    /// The same, calling `partial` with the replies so far while they are drafted (streaming
+    /// chips). The default drafts without streaming.
+    func suggestions(for context: ReplyContext, partial: @escaping @Sendable ([String]) -> Void) async throws
+        -> [String]?
+}
+
+extension ReplySuggester {
+    public func suggestions(for context: ReplyContext, partial: @escaping @Sendable ([String]) -> Void) async throws
+        -> [String]?
+    {
+        try await suggestions(for: context)
+    }
 }

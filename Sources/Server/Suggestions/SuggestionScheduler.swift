@@ -59,6 +59,7 @@ public final class SuggestionScheduler: @unchecked Sendable {
 
     private let suggester: (any ReplySuggester)?
     private let publish: @Sendable (Key, SuggestionSnapshot) -> Void
+    private let publishPartial: (@Sendable (Key, String, [String]) -> Void)?
     private let lock = NSLock()
     private var latest: [Key: String] = [:]
     private var results: [Key: SuggestionSnapshot] = [:]
@@ -71,10 +72,16 @@ public final class SuggestionScheduler: @unchecked Sendable {
     private var generations = 0
 
     /// `publish` is called (on the scheduler's task) when a result becomes current, and when
-    /// a key's suggestions are withdrawn because the user spoke.
-    public init(suggester: (any ReplySuggester)?, publish: @escaping @Sendable (Key, SuggestionSnapshot) -> Void) {
+    /// a key's suggestions are withdrawn because the user spoke. `publishPartial`, when given,
+    /// gets the chips so far (with the signature they answer) while a generation streams; a
+    /// partial set for a conversation that moved on is not passed.
+    public init(
+        suggester: (any ReplySuggester)?, publish: @escaping @Sendable (Key, SuggestionSnapshot) -> Void,
+        publishPartial: (@Sendable (Key, String, [String]) -> Void)? = nil
+    ) {
         self.suggester = suggester
         self.publish = publish
+        self.publishPartial = publishPartial
     }
 
     /// Whether a model is wired in at all.
@@ -118,7 +125,7 @@ public final class SuggestionScheduler: @unchecked Sendable {
             results[key] = nil
             if !workerActive {
                 workerActive = true
-                Task.detached(executorPreference: SuggestionExecutor.shared) { [self] in await self.work() }
+                Task.detached(executorPreference: ModelExecutor.suggestions) { [self] in await self.work() }
             }
             return SuggestionSnapshot(status: .pending, signature: signature)
         }
@@ -152,7 +159,15 @@ public final class SuggestionScheduler: @unchecked Sendable {
             let key = Key(user: job.context.user.id, cid: job.context.channel.cid)
             var suggestions: [String]?
             do {
-                suggestions = try await suggester?.suggestions(for: job.context)
+                if let publishPartial {
+                    suggestions = try await suggester?.suggestions(for: job.context) { [self] replies in
+                        let chips = Self.clean(replies, context: job.context)
+                        guard !chips.isEmpty, withLock({ latest[key] == job.signature }) else { return }
+                        publishPartial(key, job.signature, chips)
+                    }
+                } else {
+                    suggestions = try await suggester?.suggestions(for: job.context)
+                }
             } catch {
                 suggestions = nil
             }

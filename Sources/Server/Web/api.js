@@ -48,7 +48,19 @@ export function createApi(token) {
     send: (cid, id, text) => request('POST', `${channelPath(cid)}/messages`, { id, text }),
     markRead: (cid, messageId) => request('POST', `${channelPath(cid)}/read`, messageId ? { message_id: messageId } : {}),
     typing: (cid, typing) => request('POST', `${channelPath(cid)}/typing`, { typing }),
-    suggestions: (cid) => request('GET', `${channelPath(cid)}/suggestions`),
+    suggestions: (cid, tone) => request('GET', `${channelPath(cid)}/suggestions${tone ? `?tone=${tone}` : ''}`),
     refreshToken: () => request('POST', '/api/token'),
+    writingTool: (tool, text, attempt) => request('POST', '/api/tools/writing', { tool, text, attempt }),
+    translate: (messageId, language) =>
+      request('POST', `/api/messages/${encodeURIComponent(messageId)}/translation`, language ? { language } : {}),
+    preferences: () => request('GET', '/api/me/preferences'),
+    setPreferences: (changes) => request('PUT', '/api/me/preferences', changes),
+    summarize: (cid, options) => request('POST', `${channelPath(cid)}/summary`, options),
+    event: (messageId, timeZone) =>
+      request('POST', `/api/messages/${encodeURIComponent(messageId)}/event`, { time_zone: timeZone }),
+    search: (query) => request('GET', `/api/search?${new URLSearchParams({ q: query, limit: '20' })}`),
+    suggestSearches: (topic) => request('POST', '/api/search/suggestions', { topic }),
+    job: (id) => request('GET', `/api/jobs/${encodeURIComponent(id)}`),
+    cancelJob: (id) => request('DELETE', `/api/jobs/${encodeURIComponent(id)}`),
   };
 }

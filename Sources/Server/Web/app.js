@@ -3,6 +3,11 @@
 import { createApi, ApiError } from './api.js';
 import { EventStream } from './events.js';
 import { SuggestionsRow } from './suggestions.js';
+import { Jobs } from './jobs.js';
+import { WritingTools } from './tools.js';
+import { Search } from './search.js';
+import { ThreadSummary } from './summary.js';
+import { MessageActions } from './actions.js';
 
 const TOKEN_KEY = 'sotto.token';
 const SUGGESTIONS_KEY = 'sotto.suggestions';
@@ -26,7 +31,43 @@ const state = {
 const suggestions = new SuggestionsRow({
   composer: $('composer'),
   textarea: $('message-input'),
-  load: (cid) => state.api.suggestions(cid),
+  load: (cid, tone) => state.api.suggestions(cid, tone),
+});
+
+// Its timings (time to the first visible chip) are read by the browser tests.
+window.sottoSuggestions = suggestions;
+
+// The model features: each runs as a job on the server, streamed back over the socket.
+const jobs = new Jobs(() => state.api);
+const writingTools = new WritingTools({
+  composer: $('composer'),
+  textarea: $('message-input'),
+  after: $('composer'),
+  start: (tool, text, attempt) => state.api.writingTool(tool, text, attempt),
+  jobs,
+});
+const search = new Search({
+  form: $('search-form'),
+  input: $('search-input'),
+  suggestButton: $('suggest-searches'),
+  note: $('search-note'),
+  suggested: $('suggested-searches'),
+  results: $('search-results'),
+  api: () => state.api,
+  jobs,
+  open: (message) => openMessage(message),
+});
+const threadSummary = new ThreadSummary({
+  button: $('summarize-thread'),
+  panel: $('thread-summary'),
+  api: () => state.api,
+  jobs,
+});
+const messageActions = new MessageActions({
+  api: () => state.api,
+  jobs,
+  language: () => currentLanguage(),
+  timeZone: () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC',
 });
 
 // ---- Sign in / out -------------------------------------------------------------------------
@@ -48,6 +89,8 @@ async function signIn(token, { quiet = false } = {}) {
   $('signin').hidden = true;
   $('chat').hidden = false;
   $('suggestions-toggle-label').hidden = !me.suggestions;
+  applyModel(me.model);
+  loadPreferences();
   $('suggestions-toggle').checked = localStorage.getItem(SUGGESTIONS_KEY) !== 'off';
   suggestions.enabled = me.suggestions && $('suggestions-toggle').checked;
   state.stream = new EventStream({
@@ -59,6 +102,43 @@ async function signIn(token, { quiet = false } = {}) {
   state.stream.connect();
   scheduleRefresh(token);
   await loadChannels();
+}
+
+// ---- The model and preferences -------------------------------------------------------------
+
+/// Turns the model features on, or off with the reason the server gives (no model downloaded,
+/// machine too small, turned off) and what to do about it.
+function applyModel(model) {
+  state.model = model;
+  const reason = model.available ? '' : model.message;
+  $('model-status').textContent = reason ? `The local model is unavailable. ${reason}` : '';
+  writingTools.configure(model.tools, reason);
+  search.setUnavailable(reason);
+  threadSummary.setUnavailable(reason);
+  messageActions.unavailable = reason;
+  const select = $('translation-language');
+  select.replaceChildren(...model.languages.map((language) => {
+    const option = document.createElement('option');
+    option.value = language.code;
+    option.textContent = language.name;
+    return option;
+  }));
+  select.disabled = Boolean(reason);
+}
+
+async function loadPreferences() {
+  try {
+    const preferences = await state.api.preferences();
+    if (preferences.translation_language) $('translation-language').value = preferences.translation_language;
+  } catch {
+    // English stays selected.
+  }
+}
+
+function currentLanguage() {
+  const select = $('translation-language');
+  const option = select.selectedOptions[0];
+  return option ? { code: option.value, name: option.textContent } : { code: 'en', name: 'English' };
 }
 
 // ---- Token refresh -------------------------------------------------------------------------
@@ -202,14 +282,21 @@ function resetMessages() {
 async function openChannel(cid) {
   state.current = cid;
   resetMessages();
+  writingTools.reset();
   const summary = currentSummary();
   $('channel-title').textContent = summary ? summary.channel.name : cid;
   $('composer').hidden = false;
+  $('summarize-thread').hidden = false;
   renderChannels();
   const opening = suggestions.open(cid);
+  // What was unread before opening marks it read: the part "Summarize thread" offers.
+  const unreadCount = summary ? summary.unread_count : 0;
+  const reading = unreadCount > 0 ? state.api.channel(cid).catch(() => null) : Promise.resolve(null);
   try {
-    const page = await state.api.messages(cid);
+    const [page, detail] = await Promise.all([state.api.messages(cid), reading]);
     if (state.current !== cid) return;
+    const mine = detail && detail.members.find((member) => member.user.id === state.me.id);
+    threadSummary.open(cid, unreadCount > 0 ? { after: mine && mine.read.last_read_message_id, count: unreadCount } : null);
     state.hasMore = page.has_more;
     for (const message of page.messages) addMessage(message, 'sent', { scroll: false });
     $('load-older').hidden = !state.hasMore;
@@ -240,6 +327,17 @@ async function loadOlder() {
   }
 }
 
+/// Opens a search result's channel and scrolls to the message, loading older pages if needed.
+async function openMessage(message) {
+  if (state.current !== message.cid) await openChannel(message.cid);
+  for (let page = 0; page < 20 && !state.messages.has(message.id) && state.hasMore; page += 1) await loadOlder();
+  const entry = state.messages.get(message.id);
+  if (!entry) return;
+  entry.element.scrollIntoView({ block: 'center' });
+  entry.element.classList.add('found');
+  setTimeout(() => entry.element.classList.remove('found'), 3000);
+}
+
 function renderMessage(message, status) {
   const item = document.createElement('li');
   item.className = 'message';
@@ -267,6 +365,7 @@ function renderMessage(message, status) {
     meta.textContent = new Date(message.created_at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
   }
   item.append(author, text, meta);
+  if (status === 'sent') messageActions.attach(item, message);
   return item;
 }
 
@@ -406,6 +505,12 @@ function handleEvent(event) {
     case 'suggestions.updated':
       suggestions.apply(event);
       break;
+    case 'suggestions.partial':
+      suggestions.partial(event);
+      break;
+    case 'job.updated':
+      jobs.handleFrame(event.job);
+      break;
     case 'resync':
       loadChannels();
       if (state.current) openChannel(state.current);
@@ -434,6 +539,14 @@ $('signin-form').addEventListener('submit', (event) => {
 
 $('signout').addEventListener('click', () => signOut());
 $('load-older').addEventListener('click', loadOlder);
+
+$('translation-language').addEventListener('change', async (event) => {
+  try {
+    await state.api.setPreferences({ translation_language: event.target.value });
+  } catch (error) {
+    handleFailure(error);
+  }
+});
 
 $('suggestions-toggle').addEventListener('change', (event) => {
   localStorage.setItem(SUGGESTIONS_KEY, event.target.checked ? 'on' : 'off');

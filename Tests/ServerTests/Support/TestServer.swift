@@ -19,7 +19,7 @@ final class TestServer: @unchecked Sendable {
     let port: Int
 
     init(
-        suggester: (any ReplySuggester)? = nil, storeOptions: ChatStore.Options = .init(),
+        suggester: (any ReplySuggester)? = nil, model: ServerModel = .none, storeOptions: ChatStore.Options = .init(),
         configure: (inout ChatServer.Configuration) -> Void = { _ in }
     ) throws {
         folder = try TestFolders.make("server")
@@ -27,7 +27,8 @@ final class TestServer: @unchecked Sendable {
         var configuration = ChatServer.Configuration(port: 0)
         configuration.maxBodyBytes = 64 * 1024
         configure(&configuration)
-        server = ChatServer(store: store, secret: Self.secret, suggester: suggester, configuration: configuration)
+        server = ChatServer(
+            store: store, secret: Self.secret, suggester: suggester, model: model, configuration: configuration)
         port = try server.start()
     }
 

@@ -1,23 +1,26 @@
 import Foundation
 
-/// A task executor backed by one dedicated thread, where suggestion generations run.
+/// A task executor backed by one dedicated thread, where model work runs.
 ///
-/// Keeps the scheduler's work off Swift's cooperative pool, so threads blocked elsewhere in
-/// the process (there are only as many pool threads as cores) cannot starve it, and a
-/// suggester that blocks (say, on model kernels) cannot starve anything else.
-final class SuggestionExecutor: TaskExecutor, @unchecked Sendable {
+/// Keeps that work off Swift's cooperative pool, so threads blocked elsewhere in the process
+/// (there are only as many pool threads as cores) cannot starve it, and work that blocks (say,
+/// on model kernels) cannot starve anything else.
+final class ModelExecutor: TaskExecutor, @unchecked Sendable {
     // @unchecked Sendable: `jobs` is only touched while holding `condition`.
 
-    /// The process-wide executor: one thread, because the model runs one generation at a time.
-    static let shared = SuggestionExecutor()
+    /// Reply suggestions, one generation at a time (`SuggestionScheduler`).
+    static let suggestions = ModelExecutor(name: "sotto.suggestions")
+    /// Writing tools, translations, summaries and the other requested jobs (`ModelJobs`), so a
+    /// long summary never holds up the chips.
+    static let jobs = ModelExecutor(name: "sotto.model-jobs")
 
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
 
-    private init() {
+    private init(name: String) {
         let thread = Thread { [unowned self] in self.loop() }
         thread.stackSize = 8 << 20
-        thread.name = "sotto.suggestions"
+        thread.name = name
         thread.start()
     }
 

@@ -1,0 +1,78 @@
+import FoundationModels
+
+/// One response of the model, as a stream of what it has generated so far: each element maps a
+/// snapshot's partially generated content (`streamResponse(to:generating:)`), and the last one
+/// maps the finished content. Snapshots are cumulative, so each element replaces the one before.
+///
+/// Ending the stream early (the consumer stops iterating, or its task is cancelled) cancels the
+/// task reading the model's stream.
+enum StreamedResponse {
+    static func make<Content: Generable, Output: Sendable>(
+        _ type: Content.Type, in session: LanguageModelSession, prompt: String, options: GenerationOptions,
+        partial: @escaping @Sendable (Content.PartiallyGenerated) -> Output?,
+        final: @escaping @Sendable (Content) -> Output
+    ) -> AsyncThrowingStream<Output, any Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    let stream = session.streamResponse(
+                        to: prompt, generating: type, includeSchemaInPrompt: false, options: options)
+                    for try await snapshot in stream {
+                        try Task.checkCancellation()
+                        if let value = partial(snapshot.content) { continuation.yield(value) }
+                    }
+                    continuation.yield(final(try await stream.collect().content))
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// The last element of `stream`, or nil when it finished without one.
+    static func last<Output>(of stream: AsyncThrowingStream<Output, any Error>) async throws -> Output? {
+        var last: Output?
+        for try await value in stream { last = value }
+        return last
+    }
+
+    /// A transcript of `instructions` followed by worked examples (prompt, then the response as
+    /// `Content`): small models copy the shape and length of what they were shown.
+    static func transcript<Content: Generable>(
+        instructions: String, examples: [(prompt: String, response: Content)]
+    ) -> Transcript {
+        var entries: [Transcript.Entry] = [
+            .instructions(Transcript.Instructions(segments: [.text(.init(content: instructions))], toolDefinitions: []))
+        ]
+        for example in examples {
+            entries.append(.prompt(Transcript.Prompt(segments: [.text(.init(content: example.prompt))])))
+            entries.append(
+                .response(
+                    Transcript.Response(
+                        assetIDs: [],
+                        segments: [
+                            .structure(
+                                .init(
+                                    source: String(describing: Content.self), content: example.response.generatedContent
+                                ))
+                        ])))
+        }
+        return Transcript(entries: entries)
+    }
+
+    /// Sampling for request number `attempt` of the same input: seeded, so the same attempt
+    /// gives the same text, and "Try again" (the next attempt) gives another.
+    static func options(attempt: Int, temperature: Double, maximumResponseTokens: Int) -> GenerationOptions {
+        GenerationOptions(
+            sampling: .random(top: 40, seed: UInt64(max(0, attempt)) &+ 11), temperature: temperature,
+            maximumResponseTokens: maximumResponseTokens)
+    }
+
+    /// A response budget for rewriting `text`: about its token count twice over (a friendlier or
+    /// more formal text may be longer), at least 48 and at most `cap` tokens.
+    static func budget(for text: String, cap: Int = 600) -> Int {
+        min(cap, max(48, text.utf8.count / 2 + 40))
+    }
+}

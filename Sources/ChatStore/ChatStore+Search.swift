@@ -1,0 +1,186 @@
+import Foundation
+
+/// A message found by ``ChatStore/searchMessages(_:for:limit:)``.
+public struct SearchHit: Hashable, Sendable, Codable {
+    public var message: Message
+    public var channelName: String
+    /// The ranking score (higher first): see ``SearchRanking``.
+    public var score: Int
+    /// The matched words of `message.text`, as `[start, end)` offsets in UTF-16 code units (what
+    /// a browser's string indexes count), in order.
+    public var highlights: [[Int]]
+
+    public init(message: Message, channelName: String, score: Int, highlights: [[Int]]) {
+        self.message = message
+        self.channelName = channelName
+        self.score = score
+        self.highlights = highlights
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case message, score, highlights
+        case channelName = "channel_name"
+    }
+}
+
+/// How search results are ranked, in the app's own code rather than by SQLite's `bm25`: the
+/// same query over the same messages always gives the same order.
+///
+/// Words are compared case- and accent-insensitively. A message scores, for each query term,
+/// 3 when one of its words is the term and 1 when a word only starts with it; 4 more when the
+/// whole query appears in it as a phrase. Ties go to the newer message.
+public enum SearchRanking {
+    /// Most query terms used.
+    public static let maxTerms = 8
+
+    /// The query's terms: runs of letters and digits, folded, at most ``maxTerms``, repeats
+    /// dropped.
+    public static func terms(of query: String) -> [String] {
+        var seen = Set<String>()
+        return words(in: query).map(\.folded).filter { seen.insert($0).inserted }.prefix(maxTerms).map { $0 }
+    }
+
+    /// The FTS5 query that finds candidates: any term, as a prefix. Terms are letters and digits
+    /// only, quoted, so no input reaches FTS5's syntax.
+    static func matchExpression(for terms: [String]) -> String {
+        terms.map { "\"\($0)\"*" }.joined(separator: " OR ")
+    }
+
+    /// The score of `text` for `terms`, and the ranges of its matching words.
+    public static func score(_ text: String, terms: [String]) -> (score: Int, highlights: [[Int]]) {
+        let words = words(in: text)
+        var score = 0
+        for term in terms {
+            if words.contains(where: { $0.folded == term }) {
+                score += 3
+            } else if words.contains(where: { $0.folded.hasPrefix(term) }) {
+                score += 1
+            }
+        }
+        if terms.count > 1 {
+            let folded = words.map(\.folded)
+            let phrase = (0...(max(0, folded.count - terms.count))).contains { start in
+                start + terms.count <= folded.count
+                    && zip(folded[start..<(start + terms.count)], terms).allSatisfy { word, term in
+                        word == term || word.hasPrefix(term)
+                    }
+            }
+            if phrase { score += 4 }
+        }
+        let highlights = words.filter { word in terms.contains { word.folded.hasPrefix($0) } }.map {
+            [$0.start, $0.end]
+        }
+        return (score, highlights)
+    }
+
+    struct Word {
+        var folded: String
+        /// UTF-16 offsets in the text.
+        var start: Int
+        var end: Int
+    }
+
+    /// Runs of letters and digits (as FTS5's `unicode61` tokenizer splits), folded to lowercase
+    /// without accents.
+    static func words(in text: String) -> [Word] {
+        var words: [Word] = []
+        var current = ""
+        var start = 0
+        var offset = 0
+        for character in text {
+            let width = character.utf16.count
+            if character.isLetter || character.isNumber {
+                if current.isEmpty { start = offset }
+                current.append(character)
+            } else if !current.isEmpty {
+                words.append(Word(folded: fold(current), start: start, end: offset))
+                current = ""
+            }
+            offset += width
+        }
+        if !current.isEmpty { words.append(Word(folded: fold(current), start: start, end: offset)) }
+        return words
+    }
+
+    static func fold(_ text: String) -> String {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+    }
+}
+
+extension ChatStore {
+    /// Most results a search returns.
+    public static let maxSearchResults = 50
+    /// Candidates ranked per search: the newest matches; older ones are not looked at.
+    static let searchCandidates = 2000
+
+    /// The messages in `user`'s channels that match `query`, best first (``SearchRanking``).
+    ///
+    /// - Throws: `invalidArgument` for a query without a letter or digit.
+    public func searchMessages(_ query: String, for user: UserID, limit: Int = 20) throws -> [SearchHit] {
+        let terms = SearchRanking.terms(of: query)
+        guard !terms.isEmpty else {
+            throw ChatStoreError.invalidArgument(field: "q", reason: "the search needs at least one word or number")
+        }
+        let limit = min(max(limit, 1), Self.maxSearchResults)
+        let rows = try read { db in
+            try db.rows(
+                """
+                SELECT m.id, m.cid, m.user_id, m.text, m.created_at, m.parent_id, m.position, c.name
+                FROM message_search
+                JOIN messages m ON m.position = message_search.rowid
+                JOIN members mb ON mb.cid = m.cid AND mb.user_id = ?
+                JOIN channels c ON c.cid = m.cid
+                WHERE message_search MATCH ?
+                ORDER BY m.position DESC LIMIT ?
+                """,
+                [.text(user.rawValue), .text(SearchRanking.matchExpression(for: terms)), .int(Self.searchCandidates)]
+            ) { row in (message: Self.messageRow(row), position: row.int64(6), channel: row.string(7)) }
+        }
+        let ranked = rows.map { row -> (hit: SearchHit, position: Int64) in
+            let (score, highlights) = SearchRanking.score(row.message.text, terms: terms)
+            return (
+                SearchHit(message: row.message, channelName: row.channel, score: score, highlights: highlights),
+                row.position
+            )
+        }
+        .filter { $0.hit.score > 0 }
+        .sorted { $0.hit.score != $1.hit.score ? $0.hit.score > $1.hit.score : $0.position > $1.position }
+        return ranked.prefix(limit).map(\.hit)
+    }
+
+    /// The newest `limit` messages after `after` (exclusive), oldest first; with `after` nil,
+    /// the newest `limit`. For a member of the channel only.
+    public func messages(in cid: ChannelID, for user: UserID, after: MessageID?, limit: Int) throws -> [Message] {
+        let limit = min(max(limit, 1), Self.maxPageSize)
+        return try read { db in
+            try Self.requireMember(user, cid, db)
+            var bound: Int64 = 0
+            if let after {
+                guard
+                    let position = try db.row(
+                        "SELECT position FROM messages WHERE id = ? AND cid = ?",
+                        [.text(after.rawValue), .text(cid.cid)],
+                        { $0.int64(0) })
+                else { throw ChatStoreError.notFound(what: "message", id: after.rawValue) }
+                bound = position
+            }
+            return try db.rows(
+                "SELECT \(Self.messageColumns) FROM messages WHERE cid = ? AND position > ? ORDER BY position DESC LIMIT ?",
+                [.text(cid.cid), .integer(bound), .int(limit)], Self.messageRow
+            ).reversed()
+        }
+    }
+
+    /// The message with this id, if `user` is a member of its channel.
+    ///
+    /// - Throws: `notFound` when there is no such message or it is in a channel `user` is not in
+    ///   (the same answer, so ids in other channels cannot be probed).
+    public func message(_ id: MessageID, for user: UserID) throws -> Message {
+        try read { db in
+            guard let message = try Self.message(id, db), try Self.isMember(user, message.cid, db) else {
+                throw ChatStoreError.notFound(what: "message", id: id.rawValue)
+            }
+            return message
+        }
+    }
+}

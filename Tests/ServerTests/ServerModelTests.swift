@@ -1,0 +1,59 @@
+import Foundation
+import ModelStore
+import Testing
+
+@testable import Server
+
+/// Why `sotto serve` has no model, in the words the page shows: turned off, not downloaded, a
+/// machine too small, each naming what to do; a model asked for by name must be there.
+@Suite struct ServerModelTests {
+    static let gigabyte: UInt64 = 1 << 30
+
+    /// A data directory whose models folder holds a 4 MB stand-in for the catalog model `id`.
+    func store(with id: String? = nil, configuredModel: String? = nil) throws -> ModelStore {
+        let home = URL(fileURLWithPath: try TestFolders.make("model"), isDirectory: true)
+        let store = ModelStore(home: home, configuredModel: configuredModel)
+        try FileManager.default.createDirectory(at: store.modelsDirectory, withIntermediateDirectories: true)
+        if let id {
+            try Data(count: 4 << 20).write(to: store.fileURL(forID: id))
+        }
+        return store
+    }
+
+    @Test func turnedOffSaysHowToTurnItOn() throws {
+        let model = try ServerModel.resolve(
+            named: nil, in: store(configuredModel: "off"), physicalMemory: 24 * Self.gigabyte)
+        #expect(model.model == nil && model.unavailability == .turnedOff)
+        #expect(model.message.contains("turned off") && model.message.contains("without SOTTO_MODEL=off"))
+    }
+
+    @Test func notDownloadedSaysWhichPullToRun() throws {
+        let model = try ServerModel.resolve(named: nil, in: store(), physicalMemory: 24 * Self.gigabyte)
+        #expect(model.model == nil && model.unavailability == .notDownloaded)
+        let id = ModelCatalog.defaultModelID
+        #expect(model.message.contains("\(id) is not downloaded") && model.message.contains("sotto model pull \(id)"))
+    }
+
+    @Test func aMachineTooSmallSaysItsSizeAndASmallerModel() throws {
+        let id = ModelCatalog.defaultModelID
+        let store = try store(with: id)
+        // 4 MB of weights need about 516 MB with the room the engine keeps; 256 MB is too little.
+        let small = try ServerModel.resolve(named: nil, in: store, physicalMemory: 256 << 20)
+        #expect(small.model == nil && small.unavailability == .machineTooSmall)
+        #expect(small.message.contains("too small for the model \(id)") && small.message.contains("0.2 GB of memory"))
+        #expect(small.message.contains("--model qwen2.5-coder-0.5b"))
+        let enough = try ServerModel.resolve(named: nil, in: store, physicalMemory: 24 * Self.gigabyte)
+        #expect(enough.model != nil && enough.unavailability == nil && enough.name == id && enough.message.isEmpty)
+    }
+
+    @Test func aModelAskedForByNameMustBeThere() throws {
+        let store = try store()
+        #expect(throws: ModelStoreError.self) {
+            try ServerModel.resolve(named: "qwen2.5-coder-0.5b", in: store, physicalMemory: 24 * Self.gigabyte)
+        }
+        let configured = try self.store(configuredModel: "qwen2.5-coder-0.5b")
+        #expect(throws: ModelStoreError.self) {
+            try ServerModel.resolve(named: nil, in: configured, physicalMemory: 24 * Self.gigabyte)
+        }
+    }
+}
