@@ -111,7 +111,6 @@ import Testing
 
     /// Every feature once on the real 0.5B model: schema-valid, in the shape promised, streamed.
     @Test func everyFeatureOnTheRealModel() async throws {
-        // The engine in this process (a release test build), not the engine service.
         let model = LocalLanguageModel(model: .path(try RealModels.path(RealModels.qwen))).system
         let partials = PartialLog()
         let replies = try await ReplyDrafter(model: model).suggestions(

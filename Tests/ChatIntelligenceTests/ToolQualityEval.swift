@@ -81,7 +81,7 @@ import Testing
     func toolQuality() async throws {
         let env = Self.environment
         let fixtures = try Fixtures.load()
-        let model = LocalLanguageModel().system  // in this process, not the engine service
+        let model = LocalLanguageModel().system  // the engine in this process (SOTTO_MODEL)
         try #require(model.availability == .available, "model unavailable: \(model.availability)")
         let parts = Set(
             (env["SOTTO_EVAL_PARTS"] ?? "writing,translation,summary").split(separator: ",").map(String.init))

@@ -25,8 +25,10 @@ extension EngineTests {
             print("prewarm() on an unloaded model returned after \(prewarm)")
             #expect(prewarm < .milliseconds(1))
 
-            // While it loads, these answer without waiting for the load.
+            // While it loads, these answer without waiting for the load: the model is still
+            // loading when they have answered (a machine's load only changes how often).
             var sawLoading = false
+            var answeredDuringLoad = 0
             var slowest = Duration.zero
             for _ in 0..<6000 {
                 let state = host.state(of: target)
@@ -35,16 +37,21 @@ extension EngineTests {
                     sawLoading = true
                     let asked = clock.now
                     #expect(model.contextSize == 4096)
-                    #expect(model.availability == .unavailable(.modelNotReady))
+                    let availability = model.availability
+                    // (Still loading afterwards, so it was loading when availability was read.)
+                    if host.state(of: target) == .loading { #expect(availability == .unavailable(.modelNotReady)) }
                     _ = try await model.tokenCount(for: "How many tokens is this?")
                     slowest = max(slowest, clock.now - asked)
+                    if host.state(of: target) == .loading { answeredDuringLoad += 1 }
                 }
                 try await Task.sleep(for: .milliseconds(5))
             }
-            print("while loading: slowest contextSize + availability + tokenCount took \(slowest)")
+            print(
+                "while loading: \(answeredDuringLoad) rounds of contextSize + availability + tokenCount "
+                    + "answered before the load ended; the slowest took \(slowest)")
             #expect(host.state(of: target) == .loaded)
             #expect(model.availability == .available)
-            if sawLoading { #expect(slowest < .milliseconds(250)) }
+            if sawLoading { #expect(answeredDuringLoad > 0) }
 
             // The prompt is read ahead once the model is there (after the vocabulary index the
             // constrained decoder needs); then the prewarmed instructions are served from the cache.

@@ -89,7 +89,7 @@ import Testing
     /// On the real 135M model: a writing tool's job streams `job.updated` frames to its owner
     /// only, ends done with the text, and GET returns the same; a cancelled job stays cancelled.
     @Test func jobsRunOnTheModelAndStreamToTheirOwner() throws {
-        // The engine in this process (a release test build), not the engine service.
+        // The engine in this process, as in `sotto serve` (a test process has no engine service).
         let model = LocalLanguageModel(model: .path(try RealModels.path(RealModels.smollm))).system
         let server = try TestServer(model: .ready(model, name: RealModels.smollm))
         defer { server.server.stop() }

@@ -37,8 +37,14 @@ public final class InferenceSession: @unchecked Sendable {
     ///
     /// The stream ends after `.finished`, or with an error: `InferenceError.promptTooLong` before
     /// any work, or an error thrown by `constraint`.
+    ///
+    /// Generation stops within a token when the stream is terminated (its reader is cancelled or
+    /// drops it), or when `stopRequested` says so: the engine runs on its own queue, ahead of a
+    /// reader that is not scheduled, so a caller that must stop it at once (from a task
+    /// cancellation handler) sets a flag this reads before each token.
     public func generate(
-        prompt: [Int], options: DecodingOptions, constraint: (any TokenConstraint)? = nil
+        prompt: [Int], options: DecodingOptions, constraint: (any TokenConstraint)? = nil,
+        stopRequested: (@Sendable () -> Bool)? = nil
     ) -> AsyncThrowingStream<GenerationEvent, any Error> {
         let (stream, continuation) = AsyncThrowingStream<GenerationEvent, any Error>.makeStream()
         let stop = StopFlag()
@@ -47,7 +53,7 @@ public final class InferenceSession: @unchecked Sendable {
             do {
                 var runner = GenerationRunner(
                     evaluator: evaluator, options: options, constraint: constraint,
-                    isStopped: { stop.isSet }, emit: { continuation.yield($0) })
+                    isStopped: { stop.isSet || stopRequested?() == true }, emit: { continuation.yield($0) })
                 try runner.run(prompt: prompt)
                 continuation.finish()
             } catch {

@@ -142,24 +142,33 @@ package final class ModelRuntime: Sendable {
         var failure: (any Error)?
         var received = 0
         var unsent = 0
+        // Set by the cancellation handler, on the thread that cancels: the engine stops within
+        // a token even while this task waits to be scheduled.
+        let cancelled = CancellationFlag()
         do {
-            for try await event in lease.session.generate(prompt: prompt, options: options, constraint: plan.constraint)
-            {
-                switch event {
-                case .token(let id, _):
-                    received += 1
-                    unsent += 1
-                    observers.forEach { $0(received) }
-                    let piece = collector.take(id)
-                    if !piece.isEmpty {
-                        await channel.send(.response(action: .appendText(piece, tokenCount: unsent)))
-                        unsent = 0
+            try await withTaskCancellationHandler {
+                let events = lease.session.generate(
+                    prompt: prompt, options: options, constraint: plan.constraint,
+                    stopRequested: { cancelled.isSet })
+                for try await event in events {
+                    switch event {
+                    case .token(let id, _):
+                        received += 1
+                        unsent += 1
+                        observers.forEach { $0(received) }
+                        let piece = collector.take(id)
+                        if !piece.isEmpty {
+                            await channel.send(.response(action: .appendText(piece, tokenCount: unsent)))
+                            unsent = 0
+                        }
+                    case .finished(let finished):
+                        summary = finished
+                    case .promptProcessed, .text:
+                        break
                     }
-                case .finished(let finished):
-                    summary = finished
-                case .promptProcessed, .text:
-                    break
                 }
+            } onCancel: {
+                cancelled.set()
             }
         } catch {
             failure = error
@@ -327,4 +336,11 @@ struct ExcludedTokensConstraint: TokenConstraint {
     }
 
     func accept(_ token: Int) throws {}
+}
+
+/// A flag set once, from any thread (a task's cancellation handler), read by the engine's queue.
+final class CancellationFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    func set() { value.store(true, ordering: .relaxed) }
+    var isSet: Bool { value.load(ordering: .relaxed) }
 }
