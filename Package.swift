@@ -176,7 +176,7 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: common),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "CSQLite"], swiftSettings: common),
-        .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"], swiftSettings: common),
+        .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "TestSupport"], swiftSettings: common),
         .testTarget(
             name: "ServerTests",
             dependencies: [

@@ -1,6 +1,7 @@
 import ChatStore
 import Foundation
 import HTTPCore
+import TestSupport
 import Testing
 
 @testable import Server

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A minimal RFC 6455 client over a raw socket, for tests.
 final class WebSocketClient {

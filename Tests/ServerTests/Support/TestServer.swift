@@ -1,6 +1,7 @@
 import ChatStore
 import Foundation
 import HTTPCore
+import TestSupport
 
 @testable import Server
 

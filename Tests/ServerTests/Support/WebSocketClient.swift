@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import TestSupport
 
 /// A minimal RFC 6455 client over a raw socket, for tests.
 final class WebSocketClient {

@@ -1,14 +1,20 @@
 import Foundation
 
 /// A response read off the wire.
-struct WireResponse {
-    var status: Int
-    var headers: [String: String]  // lowercased names
-    var body: [UInt8]
+public struct WireResponse {
+    public var status: Int
+    public var headers: [String: String]  // lowercased names
+    public var body: [UInt8]
 
-    var text: String { String(decoding: body, as: UTF8.self) }
+    public init(status: Int, headers: [String: String], body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
 
-    func json() throws -> [String: Any] {
+    public var text: String { String(decoding: body, as: UTF8.self) }
+
+    public func json() throws -> [String: Any] {
         guard let object = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
             throw SocketError(description: "body is not a JSON object: \(text)")
         }
@@ -16,18 +22,23 @@ struct WireResponse {
     }
 
     /// `error.code` of a JSON error body.
-    var errorCode: String? {
+    public var errorCode: String? {
         ((try? json())?["error"] as? [String: Any])?["code"] as? String
     }
 }
 
 /// A minimal HTTP/1.1 client over a raw socket (one request per connection), so tests can send
 /// exactly the bytes they mean, malformed ones included.
-struct HTTPClient {
-    let port: Int
-    var token: String?
+public struct HTTPClient {
+    public let port: Int
+    public var token: String?
 
-    func request(
+    public init(port: Int, token: String? = nil) {
+        self.port = port
+        self.token = token
+    }
+
+    public func request(
         _ method: String, _ path: String, json: Any? = nil, body: [UInt8]? = nil, headers: [String: String] = [:]
     ) throws -> WireResponse {
         var payload = body ?? []
@@ -48,17 +59,17 @@ struct HTTPClient {
         return try Self.readResponse(from: socket)
     }
 
-    func get(_ path: String) throws -> WireResponse { try request("GET", path) }
-    func post(_ path: String, _ json: Any) throws -> WireResponse { try request("POST", path, json: json) }
+    public func get(_ path: String) throws -> WireResponse { try request("GET", path) }
+    public func post(_ path: String, _ json: Any) throws -> WireResponse { try request("POST", path, json: json) }
 
     /// Sends raw bytes and reads one response.
-    func raw(_ bytes: [UInt8]) throws -> WireResponse {
+    public func raw(_ bytes: [UInt8]) throws -> WireResponse {
         let socket = try TestSocket(port: port)
         try socket.write(bytes)
         return try Self.readResponse(from: socket)
     }
 
-    static func readResponse(from socket: TestSocket) throws -> WireResponse {
+    public static func readResponse(from socket: TestSocket) throws -> WireResponse {
         let head = String(decoding: try socket.read(through: Array("\r\n\r\n".utf8)), as: UTF8.self)
         var lines = head.components(separatedBy: "\r\n").filter { !$0.isEmpty }
         guard !lines.isEmpty else { throw SocketError(description: "empty response") }

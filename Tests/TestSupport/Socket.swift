@@ -4,18 +4,20 @@ import Foundation
     import Glibc
 #endif
 
-struct SocketError: Error, CustomStringConvertible {
-    let description: String
+public struct SocketError: Error, CustomStringConvertible {
+    public let description: String
+
+    public init(description: String) { self.description = description }
 }
 
 /// A blocking TCP connection to 127.0.0.1 with a receive timeout, for tests.
-final class TestSocket {
+public final class TestSocket {
     private let fd: Int32
     private var buffer: [UInt8] = []
 
     /// `receiveBuffer` shrinks the kernel's receive buffer (set before connecting, so the
     /// window is small from the start): a client that reads nothing then fills up quickly.
-    init(port: Int, timeout: Double = 10, receiveBuffer: Int? = nil) throws {
+    public init(port: Int, timeout: Double = 10, receiveBuffer: Int? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw SocketError(description: "socket() failed") }
         if var size = receiveBuffer.map(Int32.init) {
@@ -41,12 +43,12 @@ final class TestSocket {
 
     deinit { close(fd) }
 
-    func setTimeout(_ seconds: Double) {
+    public func setTimeout(_ seconds: Double) {
         var time = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    func write(_ bytes: [UInt8]) throws {
+    public func write(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -55,7 +57,7 @@ final class TestSocket {
         }
     }
 
-    func write(_ text: String) throws { try write(Array(text.utf8)) }
+    public func write(_ text: String) throws { try write(Array(text.utf8)) }
 
     /// Reads more bytes into the buffer; false on EOF, throws on timeout.
     @discardableResult
@@ -69,7 +71,7 @@ final class TestSocket {
     }
 
     /// Reads exactly `count` bytes.
-    func read(exactly count: Int) throws -> [UInt8] {
+    public func read(exactly count: Int) throws -> [UInt8] {
         while buffer.count < count {
             guard try fill() else {
                 throw SocketError(description: "connection closed after \(buffer.count) of \(count) bytes")
@@ -81,7 +83,7 @@ final class TestSocket {
     }
 
     /// Reads up to and including `delimiter`.
-    func read(through delimiter: [UInt8]) throws -> [UInt8] {
+    public func read(through delimiter: [UInt8]) throws -> [UInt8] {
         while true {
             if let range = firstRange(of: delimiter) {
                 let result = Array(buffer[0..<range])
@@ -93,14 +95,14 @@ final class TestSocket {
     }
 
     /// Reads until the peer closes.
-    func readToEnd() throws -> [UInt8] {
+    public func readToEnd() throws -> [UInt8] {
         while try fill() {}
         defer { buffer.removeAll() }
         return buffer
     }
 
     /// True when the peer has closed (EOF within the timeout).
-    func isClosedByPeer() -> Bool {
+    public func isClosedByPeer() -> Bool {
         (try? fill()) == false
     }
 
