@@ -7,11 +7,12 @@
 public struct GenerationOptions: Sendable, Equatable {
     /// How the next token is chosen from the model's distribution.
     public struct SamplingMode: Sendable, Equatable {
-        /// The mode's parameters (public in the 27 SDK).
+        /// The mode's parameters (public in the 27 SDK, with the names of its beta 3: beta 2
+        /// called the last two `top(k:seed:)` and `nucleus(threshold:seed:)`).
         public enum Kind: Sendable, Equatable, Hashable {
             case greedy
-            case top(k: Int, seed: UInt64?)
-            case nucleus(threshold: Double, seed: UInt64?)
+            case randomTopK(_ k: Int, seed: UInt64?)
+            case randomProbabilityThreshold(_ threshold: Double, seed: UInt64?)
         }
 
         public let kind: Kind
@@ -25,13 +26,13 @@ public struct GenerationOptions: Sendable, Equatable {
 
         /// A random choice among the `k` most likely tokens.
         public static func random(top k: Int, seed: UInt64? = nil) -> SamplingMode {
-            SamplingMode(.top(k: k, seed: seed))
+            SamplingMode(.randomTopK(k, seed: seed))
         }
 
         /// A random choice among the most likely tokens whose probabilities add up to
         /// `probabilityThreshold` (nucleus sampling).
         public static func random(probabilityThreshold: Double, seed: UInt64? = nil) -> SamplingMode {
-            SamplingMode(.nucleus(threshold: probabilityThreshold, seed: seed))
+            SamplingMode(.randomProbabilityThreshold(probabilityThreshold, seed: seed))
         }
     }
 

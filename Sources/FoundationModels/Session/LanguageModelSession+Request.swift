@@ -67,8 +67,13 @@ extension LanguageModelSession {
         let interrupted: Interrupted
         do {
             let response = try await generate(spec, from: original, onText: onText)
-            release(adding: response.usage)
+            // Thrown after the release, so the transcript keeps the response.
+            guard !release(adding: response.usage) else {
+                throw LanguageModelSession.Error.transcriptMutationWhileResponding
+            }
             return response
+        } catch let error as LanguageModelSession.Error {
+            throw error
         } catch let error as Interrupted {
             interrupted = error
         } catch {

@@ -30,6 +30,8 @@ public final class LanguageModelSession: Sendable, Observable {
         var isResponding = false
         var usage = Usage.zero
         var errorPolicy: TranscriptErrorHandlingPolicy?
+        /// A write to ``transcript`` came while a request was running (and was not applied).
+        var writtenWhileResponding = false
     }
 
     /// The most tool-calling rounds in one request; after that the model must respond.
@@ -114,9 +116,28 @@ public final class LanguageModelSession: Sendable, Observable {
     // MARK: State
 
     /// Everything the session has done so far.
+    ///
+    /// Settable while the session is idle (27 SDK), to edit or trim the history the next request
+    /// sees. A write while a request is running is not applied, and that request throws
+    /// ``LanguageModelSession/Error/transcriptMutationWhileResponding`` when it ends (its
+    /// response stays in the transcript). A Swift setter cannot throw, so the error reaches the
+    /// code that made the request; Apple's documentation does not say which side sees it.
     public var transcript: Transcript {
-        registrar.access(self, keyPath: \.transcript)
-        return state.withLock { $0.transcript }
+        get {
+            registrar.access(self, keyPath: \.transcript)
+            return state.withLock { $0.transcript }
+        }
+        set {
+            registrar.withMutation(of: self, keyPath: \.transcript) {
+                state.withLock { state in
+                    if state.isResponding {
+                        state.writtenWhileResponding = true
+                    } else {
+                        state.transcript = newValue
+                    }
+                }
+            }
+        }
     }
 
     /// Whether the session is responding to a request now.
@@ -166,6 +187,7 @@ public final class LanguageModelSession: Sendable, Observable {
             state.withLock { state in
                 if state.isResponding { return nil }
                 state.isResponding = true
+                state.writtenWhileResponding = false
                 return state.transcript
             }
         }
@@ -185,12 +207,18 @@ public final class LanguageModelSession: Sendable, Observable {
     }
 
     /// Ends the request: the session stops responding, and adds `usage` to its total.
-    package func release(adding usage: Usage) {
+    ///
+    /// - Returns: whether the caller wrote ``transcript`` while the request ran.
+    @discardableResult
+    package func release(adding usage: Usage) -> Bool {
         registrar.withMutation(of: self, keyPath: \.usage) {
             state.withLock { $0.usage.add(usage) }
         }
-        registrar.withMutation(of: self, keyPath: \.isResponding) {
-            state.withLock { $0.isResponding = false }
+        return registrar.withMutation(of: self, keyPath: \.isResponding) {
+            state.withLock { state in
+                state.isResponding = false
+                return state.writtenWhileResponding
+            }
         }
     }
 }

@@ -89,8 +89,8 @@ package struct OptionsRecord: Codable, Sendable {
         maximumResponseTokens = options.maximumResponseTokens
         switch options.sampling?.kind {
         case .greedy?: sampling = "greedy"
-        case .top(let k, let seed)?: (sampling, topK, self.seed) = ("top", k, seed)
-        case .nucleus(let threshold, let seed)?:
+        case .randomTopK(let k, let seed)?: (sampling, topK, self.seed) = ("top", k, seed)
+        case .randomProbabilityThreshold(let threshold, let seed)?:
             (sampling, probabilityThreshold, self.seed) = ("nucleus", threshold, seed)
         case nil: break
         }

@@ -17,10 +17,10 @@ extension GenerationOptions {
         switch sampling?.kind {
         case .greedy:
             return .greedy
-        case .top(let k, let seed):
+        case .randomTopK(let k, let seed):
             if k <= 1 { return .greedy }
             return SamplingOptions(temperature: temperature ?? 1, topK: k, topP: 1, minP: 0, seed: seed)
-        case .nucleus(let threshold, let seed):
+        case .randomProbabilityThreshold(let threshold, let seed):
             if threshold <= 0 { return .greedy }
             return SamplingOptions(temperature: temperature ?? 1, topK: 0, topP: min(threshold, 1), minP: 0, seed: seed)
         case nil:
