@@ -128,6 +128,10 @@ let package = Package(
 
         // What the test targets share: finding models through ModelStore, temporary data directories.
         .target(name: "TestSupport", dependencies: ["ModelStore"], path: "Tests/TestSupport", swiftSettings: common),
+        // The @Generable types the FoundationModels and LocalEngine tests share.
+        .target(
+            name: "GenerableFixtures", dependencies: ["FoundationModels"], path: "Tests/GenerableFixtures",
+            swiftSettings: common),
 
         .testTarget(name: "DigestsTests", dependencies: ["Digests"], swiftSettings: common),
         .testTarget(name: "JSONSyntaxTests", dependencies: ["JSONSyntax"], swiftSettings: common),
@@ -155,12 +159,14 @@ let package = Package(
             name: "FoundationModelsMacrosTests", dependencies: ["FoundationModelsMacros"],
             swiftSettings: common + syntaxFlags, linkerSettings: syntaxLinks),
         .testTarget(
-            name: "FoundationModelsTests", dependencies: ["FoundationModels", "ModelStore", "TestSupport"],
+            name: "FoundationModelsTests",
+            dependencies: ["FoundationModels", "GenerableFixtures", "ModelStore", "TestSupport"],
             swiftSettings: common),
         .testTarget(
             name: "LocalEngineTests",
             dependencies: [
-                "LocalEngine", "FoundationModels", "GGUF", "Guidance", "Inference", "Tokenizers", "TestSupport",
+                "LocalEngine", "FoundationModels", "GenerableFixtures", "GGUF", "Guidance", "Inference", "Tokenizers",
+                "TestSupport",
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: common),

@@ -1,5 +1,6 @@
 import Foundation
 import FoundationModels
+import GenerableFixtures
 import Testing
 
 /// A model defined outside the module, with only the public API (``ScriptedModel`` and its

@@ -1,4 +1,5 @@
 import FoundationModels
+import GenerableFixtures
 import Testing
 
 @Suite struct GenerableMacroTests {

@@ -1,5 +1,6 @@
 import Foundation
 import FoundationModels
+import GenerableFixtures
 import Testing
 
 @Suite struct ToolCallingTests {

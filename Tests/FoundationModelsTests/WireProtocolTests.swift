@@ -1,5 +1,6 @@
 import Foundation
 import FoundationModels
+import GenerableFixtures
 import Testing
 
 /// The engine service's framing and messages, without a socket.

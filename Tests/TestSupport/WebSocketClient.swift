@@ -1,19 +1,21 @@
 import Foundation
-import TestSupport
 
 /// A minimal RFC 6455 client over a raw socket, for tests.
-final class WebSocketClient {
-    let socket: TestSocket
+public final class WebSocketClient {
+    public let socket: TestSocket
     /// The handshake response when the server refused the upgrade.
-    private(set) var refusal: WireResponse?
+    public private(set) var refusal: WireResponse?
 
     /// Connects and performs the handshake; check `refusal` when the server said no.
-    init(port: Int, path: String, timeout: Double = 10, receiveBuffer: Int? = nil) throws {
+    public init(
+        port: Int, path: String, timeout: Double = 10, headers: [String: String] = [:], receiveBuffer: Int? = nil
+    ) throws {
         socket = try TestSocket(port: port, timeout: timeout, receiveBuffer: receiveBuffer)
         let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         try socket.write(
             "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n")
+                + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
+                + headers.map { "\($0.key): \($0.value)\r\n" }.joined() + "\r\n")
         let head = String(decoding: try socket.read(through: Array("\r\n\r\n".utf8)), as: UTF8.self)
         let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
         if status != 101 {
@@ -28,13 +30,13 @@ final class WebSocketClient {
         }
     }
 
-    func send(_ text: String) throws { try sendFrame(opcode: 1, payload: Array(text.utf8)) }
+    public func send(_ text: String) throws { try sendFrame(opcode: 1, payload: Array(text.utf8)) }
 
-    func send(json: [String: Any]) throws {
+    public func send(json: [String: Any]) throws {
         try send(String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self))
     }
 
-    func sendFrame(opcode: UInt8, payload: [UInt8], final: Bool = true) throws {
+    public func sendFrame(opcode: UInt8, payload: [UInt8], final: Bool = true) throws {
         var frame: [UInt8] = [(final ? 0x80 : 0) | opcode]
         if payload.count < 126 {
             frame.append(0x80 | UInt8(payload.count))
@@ -51,7 +53,7 @@ final class WebSocketClient {
     }
 
     /// The next text message; nil when the server closed the connection.
-    func receive(timeout: Double = 10) throws -> String? {
+    public func receive(timeout: Double = 10) throws -> String? {
         socket.setTimeout(timeout)
         while true {
             let head = try socket.read(exactly: 2)
@@ -74,7 +76,7 @@ final class WebSocketClient {
     }
 
     /// The next message parsed as a JSON object; nil when closed.
-    func receiveJSON(timeout: Double = 10) throws -> [String: Any]? {
+    public func receiveJSON(timeout: Double = 10) throws -> [String: Any]? {
         guard let text = try receive(timeout: timeout) else { return nil }
         guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
             throw SocketError(description: "not a JSON object: \(text)")
@@ -83,7 +85,7 @@ final class WebSocketClient {
     }
 
     /// Messages until one matches `predicate`; throws on timeout.
-    func receive(until predicate: ([String: Any]) -> Bool, timeout: Double = 10) throws -> [String: Any] {
+    public func receive(until predicate: ([String: Any]) -> Bool, timeout: Double = 10) throws -> [String: Any] {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             let remaining = deadline.timeIntervalSinceNow
