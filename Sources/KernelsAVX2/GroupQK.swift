@@ -21,22 +21,38 @@
                 prefetch(W.self, p, bytes: bytes)
                 let (scales, mins) = kScalesMins(p + 32)
                 var sumi = InlineArray<4, __m256i>(repeating: _mm256_setzero_si256())
-                for pair in 0..<4 {
-                    // Sub-blocks 2·pair (low nibbles) and 2·pair + 1 (high nibbles), 32 quants each.
-                    // Int16 lanes: pairs of 4-bit products are at most 3,840 and eight of them fit; 5-bit
-                    // ones reach 7,936, so those are widened after every four.
-                    var low = InlineArray<4, __m256i>(repeating: _mm256_setzero_si256()), high = low
+                if !fifth {
+                    // Q4_K: the eight columns of a sub-block pair add into one set of Int16 sums
+                    // (8 × 3,840 fits), and the pairs are written out, so the accumulators stay in
+                    // registers and each pair's scales are picked at compile time.
+                    forEach4 { pair in
+                        var low = InlineArray<4, __m256i>(repeating: _mm256_setzero_si256()), high = low
+                        for c in 0..<8 {
+                            let (l, h) = nibbles(load256(p + 128 + 256 * pair + 32 * c))
+                            unroll(W.self) { k in
+                                let a = act.qs(k) + 256 * sb + 64 * pair + 4 * c
+                                low[k] = _mm256_add_epi16(low[k], maddubs(l, broadcast32(a)))
+                                high[k] = _mm256_add_epi16(high[k], maddubs(h, broadcast32(a + 32)))
+                            }
+                        }
+                        unroll(W.self) { k in
+                            sumi[k] = _mm256_add_epi32(sumi[k], _mm256_madd_epi16(low[k], scales[2 * pair]))
+                            sumi[k] = _mm256_add_epi32(sumi[k], _mm256_madd_epi16(high[k], scales[2 * pair + 1]))
+                        }
+                    }
+                }
+                for pair in 0..<4 where fifth {
+                    // Q5_K: sub-blocks 2·pair (low nibbles + fifth bit) and 2·pair + 1 (high), 32
+                    // quants each. Int16 lanes: pairs of 5-bit products reach 7,936, so they are
+                    // widened after every four columns.
                     for half in 0..<2 {
                         var lowPart = InlineArray<4, __m256i>(repeating: _mm256_setzero_si256()), highPart = lowPart
                         forEach4 { column in
                             let c = 4 * half + column
                             var (l, h) = nibbles(load256(p + 128 + 256 * pair + 32 * c))
-                            if fifth {
-                                let masks = p + 1152 + 4 * (16 * pair + c)
-                                l = _mm256_or_si256(l, fifthBits(masks.loadUnaligned(as: UInt32.self)))
-                                h = _mm256_or_si256(
-                                    h, fifthBits(masks.loadUnaligned(fromByteOffset: 32, as: UInt32.self)))
-                            }
+                            let masks = p + 1152 + 4 * (16 * pair + c)
+                            l = _mm256_or_si256(l, fifthBits(masks.loadUnaligned(as: UInt32.self)))
+                            h = _mm256_or_si256(h, fifthBits(masks.loadUnaligned(fromByteOffset: 32, as: UInt32.self)))
                             unroll(W.self) { k in
                                 let a = act.qs(k) + 256 * sb + 64 * pair + 4 * c
                                 lowPart[k] = _mm256_add_epi16(lowPart[k], maddubs(l, broadcast32(a)))
@@ -44,20 +60,8 @@
                             }
                         }
                         unroll(W.self) { k in
-                            if fifth {
-                                sumi[k] = _mm256_add_epi32(sumi[k], _mm256_madd_epi16(lowPart[k], scales[2 * pair]))
-                                sumi[k] = _mm256_add_epi32(
-                                    sumi[k], _mm256_madd_epi16(highPart[k], scales[2 * pair + 1]))
-                            } else {
-                                low[k] = _mm256_add_epi16(low[k], lowPart[k])
-                                high[k] = _mm256_add_epi16(high[k], highPart[k])
-                            }
-                        }
-                    }
-                    if !fifth {
-                        unroll(W.self) { k in
-                            sumi[k] = _mm256_add_epi32(sumi[k], _mm256_madd_epi16(low[k], scales[2 * pair]))
-                            sumi[k] = _mm256_add_epi32(sumi[k], _mm256_madd_epi16(high[k], scales[2 * pair + 1]))
+                            sumi[k] = _mm256_add_epi32(sumi[k], _mm256_madd_epi16(lowPart[k], scales[2 * pair]))
+                            sumi[k] = _mm256_add_epi32(sumi[k], _mm256_madd_epi16(highPart[k], scales[2 * pair + 1]))
                         }
                     }
                 }
