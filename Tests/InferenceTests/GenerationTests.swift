@@ -43,6 +43,30 @@ private struct ForcedSequence: TokenConstraint {
     var isComplete: Bool { remaining.isEmpty && !accepted.isEmpty }
 }
 
+/// `rounds` times: one sampled token (only `sampled` allowed), then `forced` forced; then complete.
+private struct SampledThenForced: TokenConstraint {
+    let sampled: Int
+    let forced: [Int]
+    var rounds: Int
+    var pending: [Int] = []
+    mutating func forcedTokens() -> [Int] {
+        defer { pending = [] }
+        return pending
+    }
+    mutating func restrict(_ mask: inout TokenMask) -> Bool {
+        for w in mask.words.indices { mask.words[w] = 0 }
+        mask.insert(sampled)
+        return true
+    }
+    mutating func accept(_ token: Int) throws {
+        if token == sampled, pending.isEmpty {
+            pending = forced
+            rounds -= 1
+        }
+    }
+    var isComplete: Bool { rounds == 0 && pending.isEmpty }
+}
+
 /// Allows only `allowed` for `steps` tokens, then only `end`.
 private struct MaskThenEnd: TokenConstraint {
     let allowed: [Int]
@@ -167,6 +191,22 @@ private final class EvenTokens: TokenConstraint, @unchecked Sendable {
         #expect(result.tokens == forced)
         #expect(result.text == "{\"answer\": 42}")
         #expect(result.summary?.reason == .constraintComplete)
+    }
+
+    @Test func tokensForcedAfterASampledOneShareItsForwardPass() async throws {
+        let model = try TestModels.model("smollm2-135m")
+        let session = InferenceSession(model: model, contextLength: 512, threadCount: 2)
+        let sampled = model.tokenizer.encode("\"")[0]
+        let forced = model.tokenizer.encode(", \"")
+        let result = try await collect(
+            session.generate(
+                prompt: Self.prompt(model, "List three words."),
+                options: DecodingOptions(maxTokens: 50, sampling: .greedy),
+                constraint: SampledThenForced(sampled: sampled, forced: forced, rounds: 3)))
+        #expect(result.tokens == Array(repeating: [sampled] + forced, count: 3).flatMap { $0 })
+        #expect(result.summary?.reason == .constraintComplete)
+        // Three passes (each sampled token with what follows it), not six.
+        #expect(result.summary?.forwardSteps == 3)
     }
 
     @Test func seededSamplingIsReproducible() async throws {

@@ -64,6 +64,9 @@ public struct GenerationSummary: Sendable, Equatable {
     public var prefillDuration: Duration
     /// Time from the first generated token to the end.
     public var decodeDuration: Duration
+    /// Forward passes after the prompt's: one per sampled token, with the tokens the constraint
+    /// forces after it in the same pass.
+    public var forwardSteps = 0
 
     /// Prompt tokens evaluated per second.
     public var prefillTokensPerSecond: Double {

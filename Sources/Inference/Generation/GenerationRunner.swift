@@ -43,6 +43,7 @@ struct GenerationRunner {
         var logits = prepared.logits
         let decodeStart = clock.now
         var reason = StopReason.maxTokens
+        var forwardSteps = 0
 
         generation: while true {
             if loop.isExhausted {
@@ -63,7 +64,10 @@ struct GenerationRunner {
                 chosen = [try sample(&sampler, logits, mask: &mask, allowAll: allowAll, step: loop.generated.count)]
             }
             var toEvaluate: [Int] = []
-            for token in chosen {
+            var next = 0
+            while next < chosen.count {
+                let token = chosen[next]
+                next += 1
                 try constraint?.accept(token)
                 sampler.accept(token)
                 switch loop.accept(token) {
@@ -78,18 +82,26 @@ struct GenerationRunner {
                     reason = why
                     break generation
                 }
+                // What the constraint forces after a sampled token goes into the same forward
+                // step: the logits in between would not be used (`",` closing one reply and
+                // opening the next costs one evaluation, not two).
+                if next == chosen.count, next == 1, !loop.isExhausted, constraint?.isComplete == false, !isStopped() {
+                    chosen += constraint?.forcedTokens() ?? []
+                }
             }
             if evaluator.cachedTokens.count + toEvaluate.count > evaluator.contextLength {
                 reason = .contextFull
                 break
             }
             logits = try evaluator.evaluate(toEvaluate)
+            forwardSteps += 1
         }
         let tail = loop.finish()
         if !tail.isEmpty { emit(.text(tail)) }
         let summary = GenerationSummary(
             reason: reason, promptTokens: prompt.count, reusedTokens: prepared.reused,
-            generatedTokens: loop.generated.count, prefillDuration: prefill, decodeDuration: clock.now - decodeStart)
+            generatedTokens: loop.generated.count, prefillDuration: prefill, decodeDuration: clock.now - decodeStart,
+            forwardSteps: forwardSteps)
         emit(.finished(summary))
         return summary
     }
