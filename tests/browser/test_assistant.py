@@ -153,6 +153,7 @@ def test_first_run_shows_what_runs_locally_and_the_model_state(page):
     button(page, "Assistant").click()
     intro = wait(page, lambda d: part(d, "intro") if part(d, "intro").is_displayed() else None)
     assert "runs on this computer" in intro.text and "without a network" in intro.text
+    assert not part(page, "composer").is_displayed()  # nothing to send to before "New chat"
     state = part(page, "model-state")
     wait(page, lambda d: "is ready" in state.text or "Loading" in state.text)
     assert "qwen2.5-coder-0.5b" in state.text or os.environ.get("SOTTO_MODEL", "") in state.text
@@ -182,9 +183,12 @@ def test_an_answer_streams_and_shows_its_token_count(page):
 
 def test_stop_keeps_the_partial_answer_and_the_next_prompt_is_answered(page):
     before, _ = meter_used(page)
-    send(page, "Write a very long story about a dragon who guards a library, with many chapters.")
-    wait(page, lambda d: len(d.find_element(By.CSS_SELECTOR, "#assistant .streaming .markdown").text) > 40
-         if d.find_elements(By.CSS_SELECTOR, "#assistant .streaming") else False, MODEL_TIMEOUT, "no partial text")
+    # A dragon story that is sure to be long: the numbers keep the model writing.
+    send(page, "Write a story about a dragon, then count from 1 to 300 separated by commas.")
+    wait(page, lambda d: len(d.find_element(By.CSS_SELECTOR, "#assistant .streaming .markdown").text) > 20
+         if d.find_elements(By.CSS_SELECTOR, "#assistant .streaming") else len(answers(d)) > 1,
+         MODEL_TIMEOUT, "no partial text")
+    assert page.find_elements(By.CSS_SELECTOR, "#assistant .streaming"), "the answer ended before it could be stopped"
     partial = page.find_element(By.CSS_SELECTOR, "#assistant .streaming .markdown").text
     button(part(page, "composer"), "Stop").click()
     wait(page, lambda d: part(d, "send").text == "Send" and not d.find_elements(By.CSS_SELECTOR, "#assistant .streaming"))
@@ -309,6 +313,17 @@ def test_code_blocks_get_a_language_label_and_copy_and_raw_html_is_inert(page, a
     cells = [cell.text for cell in page.find_elements(By.CSS_SELECTOR, "#assistant .assistant-message table td")]
     assert cells == ["1", "2"], cells
     screenshot(page, "code")
+
+
+def test_summarize_streams_into_a_panel_and_stores_nothing(page):
+    before = len(shown_messages(page))
+    button(part(page, "actions"), "Summarize").click()
+    panel = wait(page, lambda d: part(d, "summary-panel") if part(d, "summary-panel").is_displayed() else None)
+    wait(page, lambda d: part(d, "summary-text").text.strip() and part(d, "summary-status").text == "",
+         MODEL_TIMEOUT, "no summary")
+    assert panel.find_element(By.TAG_NAME, "h3").text == "Summary"
+    assert len(shown_messages(page)) == before
+    REPORT.append(f"summary: {part(page, 'summary-text').text[:120]!r}")
 
 
 def test_dark_mode(page):

@@ -139,6 +139,7 @@ export class Assistant {
     this.$('actions').hidden = true;
     this.$('messages').replaceChildren();
     this.$('meter').hidden = true;
+    this.$('composer').hidden = true;
   }
 
   async loadList() {
@@ -179,6 +180,7 @@ export class Assistant {
     this.context = detail.context;
     this.turn = detail.answering ? { id: null, kind: 'answer' } : null;
     this.$('intro').hidden = true;
+    this.$('composer').hidden = false;
     this.$('actions').hidden = false;
     this.$('summary-panel').hidden = true;
     this.$('settings').hidden = true;
