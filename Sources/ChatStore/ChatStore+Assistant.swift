@@ -311,9 +311,14 @@ extension ChatStore {
                 [.text(image.id), .text(id), .text(image.mimeType), .blob(image.bytes), .integer(now.milliseconds)])
             infos.append(AssistantImageInfo(id: image.id, mimeType: image.mimeType, byteCount: image.bytes.count))
         }
+        // Strictly later than every other conversation of the owner, so the list order is the
+        // order of activity even within one millisecond.
         try db.run(
-            "UPDATE assistant_conversations SET updated_at = MAX(updated_at + 1, ?) WHERE id = ?",
-            [.integer(now.milliseconds), .text(conversation)])
+            """
+            UPDATE assistant_conversations SET updated_at = MAX(?, 1 + (SELECT MAX(other.updated_at)
+                FROM assistant_conversations other WHERE other.owner = assistant_conversations.owner))
+            WHERE id = ?
+            """, [.integer(now.milliseconds), .text(conversation)])
         return AssistantMessage(
             id: id, conversationID: conversation, role: new.role, text: new.text, inputTokens: new.inputTokens,
             outputTokens: new.outputTokens, model: new.model, stopped: new.stopped, createdAt: now, images: infos)

@@ -181,6 +181,20 @@ def test_an_answer_streams_and_shows_its_token_count(page):
     screenshot(page, "answer")
 
 
+def test_smart_reply_chips_fill_the_composer_without_sending(page):
+    chips = wait(page, lambda d: d.find_elements(By.CSS_SELECTOR, "#assistant .reply-chip"), MODEL_TIMEOUT,
+                 "no smart-reply chips after the answer")
+    count = len(shown_messages(page))
+    text = chips[0].text
+    assert 1 <= len(chips) <= 3 and text
+    screenshot(page, "chips")
+    chips[0].click()
+    assert by_label(page, "Message").get_attribute("value") == text
+    time.sleep(1)  # a send would show the message at once
+    assert len(shown_messages(page)) == count and part(page, "send").text == "Send"
+    by_label(page, "Message").clear()
+
+
 def test_stop_keeps_the_partial_answer_and_the_next_prompt_is_answered(page):
     before, _ = meter_used(page)
     # A dragon story that is sure to be long: the numbers keep the model writing.

@@ -50,6 +50,9 @@ final class AssistantEngine: @unchecked Sendable {
     private let lock = NSLock()
     private var sessions: [String: CachedSession] = [:]
     private var turns: [String: Turn] = [:]
+    /// Smart replies being written, by conversation: cancelled by the next turn, so they never
+    /// hold up a prompt.
+    private var replyTasks: [String: Task<Void, Never>] = [:]
 
     /// `publish` sends a frame's JSON to a user's sockets.
     init(store: ChatStore, model: ServerModel, publish: @escaping @Sendable (UserID, String) -> Void) {
@@ -186,7 +189,10 @@ final class AssistantEngine: @unchecked Sendable {
                     role: .assistant, text: text, inputTokens: inputTokens, outputTokens: outputTokens,
                     model: modelName, stopped: stopped),
                 to: conversation.id, for: owner)
-            if !stopped { titleIfFirst(conversation, owner: owner) }
+            if !stopped {
+                titleIfFirst(conversation, owner: owner)
+                suggestReplies(after: message, in: conversation, owner: owner)
+            }
             return message
         }
     }
@@ -259,6 +265,7 @@ final class AssistantEngine: @unchecked Sendable {
                     message: "this conversation is still answering; wait for it or stop it first")
             }
             turns[conversation.id] = Turn(id: turnID, owner: owner, finished: group)
+            replyTasks.removeValue(forKey: conversation.id)?.cancel()
         }
         let progress = Progress()
         let task = Task.detached(executorPreference: ModelExecutor.assistant) { [self] in
@@ -388,6 +395,32 @@ final class AssistantEngine: @unchecked Sendable {
             else { return }
             publish(owner, String(decoding: bytes, as: UTF8.self))
         }
+    }
+
+    /// Three replies the user might send after `answer`, in the background, from a fresh
+    /// session; published as an `assistant.replies` frame unless a new turn began meanwhile.
+    private func suggestReplies(after answer: AssistantMessage, in conversation: AssistantConversation, owner: UserID) {
+        guard let model = model.model else { return }
+        let context = String(answer.text.prefix(1500))
+        let task = Task.detached(executorPreference: ModelExecutor.assistant) { [self] in
+            let session = LanguageModelSession(
+                model: model,
+                instructions:
+                    "You suggest what a user might write next to an assistant: three short, different replies or follow-up questions, in the user's voice."
+            )
+            guard
+                let response = try? await session.respond(
+                    to: "The assistant just said:\n\(context)\n\nWhat might the user write next?",
+                    generating: AssistantReplies.self,
+                    options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 96)),
+                !Task.isCancelled,
+                let bytes = try? JSONBody.encode(
+                    AssistantRepliesFrame(
+                        conversation_id: conversation.id, message_id: answer.id, replies: response.content.replies))
+            else { return }
+            publish(owner, String(decoding: bytes, as: UTF8.self))
+        }
+        withLock { replyTasks[conversation.id] = task }
     }
 
     private func withLock<T>(_ body: () throws -> T) rethrows -> T {

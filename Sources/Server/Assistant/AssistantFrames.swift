@@ -82,6 +82,15 @@ struct AssistantFrame: Encodable, Sendable {
     var context: AssistantContext?
 }
 
+/// `{"type": "assistant.replies", …}`: smart-reply chips after an answer.
+struct AssistantRepliesFrame: Encodable, Sendable {
+    var type = "assistant.replies"
+    var conversation_id: String
+    /// The answer they follow.
+    var message_id: String
+    var replies: [String]
+}
+
 /// `{"type": "assistant.conversation", …}`: a conversation changed (its generated title).
 struct AssistantConversationFrame: Encodable, Sendable {
     var type = "assistant.conversation"

@@ -59,3 +59,12 @@ struct AssistantTitle: Sendable, Equatable {
     @Guide(description: "Two to five words naming the topic, no quotes", .pattern(/^[A-Za-z0-9][^\n\r"\\]{1,40}$/))
     var title: String
 }
+
+/// Replies the user might send next, offered as chips after an answer.
+@Generable(description: "Short replies a user might send next in a chat with an assistant")
+struct AssistantReplies: Sendable, Equatable {
+    @Guide(
+        description: "Three different short replies or follow-up questions the user might send next",
+        .count(3), .element(.pattern(/^[A-Za-z0-9][^\n\r"\\]{1,60}$/)))
+    var replies: [String]
+}

@@ -520,6 +520,7 @@ function handleEvent(event) {
       break;
     case 'assistant.updated':
     case 'assistant.conversation':
+    case 'assistant.replies':
       assistant.handle(event);
       break;
     case 'job.updated':

@@ -186,6 +186,7 @@ export class Assistant {
     this.$('settings').hidden = true;
     this.$('title').textContent = this.current.title;
     this.$('notice').replaceChildren();
+    this.clearReplies();
     this.renderList();
     this.renderMessages();
     this.renderMeter();
@@ -305,6 +306,7 @@ export class Assistant {
 
   beginTurn(turn) {
     this.turn = turn;
+    this.clearReplies();
     const node = element('li', 'assistant-message role-assistant streaming');
     node.dataset.turn = turn.id;
     node.append(element('span', 'author', turn.kind === 'continuation' ? 'Summary for the new session' : 'Assistant'));
@@ -345,6 +347,22 @@ export class Assistant {
     } catch (error) {
       this.showError(error);
     }
+  }
+
+  /// Smart replies as chips: a tap puts the text in the composer, and never sends it.
+  showReplies(replies) {
+    const chips = replies.filter((text) => text.trim()).map((text) => button(text, () => {
+      const input = this.$('input');
+      input.value = text;
+      input.focus();
+    }, 'reply-chip'));
+    this.$('replies').replaceChildren(...chips);
+    this.$('replies').hidden = chips.length === 0;
+  }
+
+  clearReplies() {
+    this.$('replies').replaceChildren();
+    this.$('replies').hidden = true;
   }
 
   showContextFull(message) {
@@ -389,6 +407,14 @@ export class Assistant {
         this.$('title').textContent = this.current.title;
       }
       this.renderList();
+      return;
+    }
+    if (event.type === 'assistant.replies') {
+      const last = this.messages[this.messages.length - 1];
+      if (!this.current || event.conversation_id !== this.current.id || this.turn || !last || last.id !== event.message_id) {
+        return;
+      }
+      this.showReplies(event.replies);
       return;
     }
     if (event.type !== 'assistant.updated' || !this.current || event.conversation_id !== this.current.id) return;
