@@ -162,6 +162,48 @@ import Testing
         #expect(described[0].code == "context_full" && described[0].message.contains("Continue in a new session"))
     }
 
+    /// After a restart there is no session: it is rebuilt from the stored messages after the last
+    /// divider, with the instructions the conversation has now (response language and the
+    /// summary a continuation left included); kept while nothing changes, remade when it does.
+    @Test func sessionsAreRebuiltFromTheStoredMessages() throws {
+        let server = try TestServer(model: Self.noModel)
+        defer { server.server.stop() }
+        let (alice, _, _) = try server.pair()
+        let store = server.store
+        var conversation = try store.createAssistantConversation(
+            for: alice, settings: .init(persona: "concise", instructions: "Be brief.", temperature: 0.2, language: "fr")
+        )
+        _ = try store.appendAssistantMessage(.init(role: .user, text: "old question"), to: conversation.id, for: alice)
+        _ = try store.appendAssistantMessage(
+            .init(role: .divider, text: AssistantEngine.summaryPrefix + "They talked about trams."),
+            to: conversation.id,
+            for: alice)
+        _ = try store.appendAssistantMessage(.init(role: .user, text: "Hello"), to: conversation.id, for: alice)
+        _ = try store.appendAssistantMessage(.init(role: .assistant, text: "Bonjour"), to: conversation.id, for: alice)
+        conversation = try store.assistantConversation(conversation.id, for: alice)
+        let model = SystemLanguageModel(model: .path(server.folder + "/no-model.gguf"))
+        // A new engine, as after a restart of the server.
+        let engine = AssistantEngine(store: store, model: .ready(model, name: "test")) { _, _ in }
+        let messages = try store.assistantMessages(in: conversation.id, for: alice)
+        let (divider, history) = AssistantEngine.currentSession(of: messages)
+        let session = engine.session(for: conversation, divider: divider, history: history, model: model)
+        let entries = Array(session.transcript)
+        #expect(entries.count == 3)
+        guard case .instructions(let instructions) = entries.first else {
+            Issue.record("no instructions entry")
+            return
+        }
+        let text = instructions.segments.map(\.description).joined()
+        #expect(text.hasPrefix("Be brief.") && text.contains("Always answer in French"))
+        #expect(text.contains("They talked about trams.") && !text.contains("old question"))
+        #expect(entries.dropFirst().map(\.description) == ["(Prompt) Hello", "(Response) Bonjour"])
+        // Kept while it matches; a new one for new settings.
+        #expect(engine.session(for: conversation, divider: divider, history: history, model: model) === session)
+        var warmer = conversation
+        warmer.temperature = 0.9
+        #expect(engine.session(for: warmer, divider: divider, history: history, model: model) !== session)
+    }
+
     /// On the real 135M model, in this process as in `sotto serve`. Async, with every request
     /// and socket read on a Dispatch thread (`offPool`): a synchronous test would hold one of
     /// Swift's cooperative threads (as many as cores) while the engine's work needs them, and
