@@ -231,7 +231,14 @@ final class AssistantEngine: @unchecked Sendable {
     /// is stored. False when nothing was being answered.
     func stop(_ conversationID: String, for owner: UserID) -> Bool {
         guard let turn = withLock({ turns[conversationID] }), turn.owner == owner else { return false }
-        turn.task?.cancel()
+        // The task is noted just after the turn: a stop in between waits for it (a moment).
+        var task = turn.task
+        for _ in 0..<200 where task == nil {
+            Thread.sleep(forTimeInterval: 0.005)
+            guard let current = withLock({ turns[conversationID] }), current.id == turn.id else { break }
+            task = current.task
+        }
+        task?.cancel()
         _ = turn.finished.wait(timeout: .now() + 10)
         return true
     }
