@@ -56,6 +56,9 @@ let package = Package(
         .systemLibrary(name: "CPicoHTTPParser", providers: [.apt(["libh2o-dev"])]),
         .systemLibrary(name: "CCPUID"),
         .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev"])]),
+        .systemLibrary(
+            name: "CCMarkGFM", pkgConfig: "libcmark-gfm",
+            providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
 
         // Hashes that are the same in every process: SHA-256 for downloads, FNV-1a for ids and keys.
         .target(name: "Digests", swiftSettings: common),
@@ -111,10 +114,13 @@ let package = Package(
         .target(name: "ChatStore", dependencies: ["CSQLite"], swiftSettings: common),
         .target(name: "HTTPCore", dependencies: ["CLibUV", "CPicoHTTPParser"], swiftSettings: common),
         .target(name: "ChatIntelligence", dependencies: ["FoundationModels"], swiftSettings: common),
+        // Markdown to safe HTML (cmark-gfm), for the assistant's answers.
+        .target(name: "Markdown", dependencies: ["CCMarkGFM"], swiftSettings: common),
         .target(
             name: "Server",
             dependencies: [
                 "ChatStore", "ChatIntelligence", "FoundationModels", "ModelStore", "Digests", "HTTPCore", "CSodium",
+                "Markdown",
             ],
             resources: [.copy("Web")], swiftSettings: common),
 
@@ -182,6 +188,7 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: common),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "CSQLite"], swiftSettings: common),
+        .testTarget(name: "MarkdownTests", dependencies: ["Markdown"], swiftSettings: common),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "TestSupport"], swiftSettings: common),
         .testTarget(
             name: "ServerTests",

@@ -95,6 +95,61 @@ enum Schema {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v4: assistant conversations") { db in
+            // A user's private conversations with the model. Messages keep their order by
+            // `position`; `role` is user, assistant or divider (a session reset, its text the
+            // reason or the summary the new session starts from). Images belong to a user message.
+            try db.execute(
+                """
+                CREATE TABLE assistant_conversations(
+                    id TEXT PRIMARY KEY,
+                    owner TEXT NOT NULL REFERENCES users(id),
+                    title TEXT NOT NULL,
+                    persona TEXT NOT NULL,
+                    instructions TEXT NOT NULL,
+                    temperature REAL NOT NULL,
+                    language TEXT,
+                    created_at INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL,
+                    opened_at INTEGER NOT NULL
+                );
+                CREATE INDEX assistant_conversations_by_owner ON assistant_conversations(owner, updated_at);
+                CREATE TABLE assistant_messages(
+                    position INTEGER PRIMARY KEY AUTOINCREMENT,
+                    id TEXT NOT NULL UNIQUE,
+                    conversation_id TEXT NOT NULL REFERENCES assistant_conversations(id) ON DELETE CASCADE,
+                    role TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'divider')),
+                    text TEXT NOT NULL,
+                    input_tokens INTEGER,
+                    output_tokens INTEGER,
+                    model TEXT,
+                    stopped INTEGER NOT NULL DEFAULT 0,
+                    created_at INTEGER NOT NULL
+                );
+                CREATE INDEX assistant_messages_by_conversation ON assistant_messages(conversation_id, position);
+                CREATE TABLE assistant_images(
+                    id TEXT PRIMARY KEY,
+                    message_id TEXT NOT NULL REFERENCES assistant_messages(id) ON DELETE CASCADE,
+                    mime_type TEXT NOT NULL,
+                    bytes BLOB NOT NULL,
+                    created_at INTEGER NOT NULL
+                );
+                CREATE INDEX assistant_images_by_message ON assistant_images(message_id);
+                CREATE VIRTUAL TABLE assistant_message_search USING fts5(
+                    text, content='assistant_messages', content_rowid='position',
+                    tokenize='unicode61 remove_diacritics 2'
+                );
+                CREATE TRIGGER assistant_messages_search_insert AFTER INSERT ON assistant_messages
+                WHEN new.role != 'divider' BEGIN
+                    INSERT INTO assistant_message_search(rowid, text) VALUES (new.position, new.text);
+                END;
+                CREATE TRIGGER assistant_messages_search_delete AFTER DELETE ON assistant_messages
+                WHEN old.role != 'divider' BEGIN
+                    INSERT INTO assistant_message_search(assistant_message_search, rowid, text)
+                    VALUES ('delete', old.position, old.text);
+                END;
+                """)
+        }
         return migrator
     }
 }

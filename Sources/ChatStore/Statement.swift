@@ -89,6 +89,14 @@ package final class Statement {
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
+    package func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+
+    package func blob(_ column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+    }
+
     package func optionalString(_ column: Int32) -> String? { isNull(column) ? nil : string(column) }
 
     package func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }

@@ -50,6 +50,8 @@ public final class ChatServer: Sendable {
     /// summaries, date actions, search suggestions), or why there is none.
     public let model: ServerModel
     let jobs: ModelJobs
+    /// The assistant's sessions and the answers being written.
+    let assistant: AssistantEngine
 
     /// - Parameter model: the model of the writing tools and the other features; pass the one
     ///   `suggester` uses, so it is loaded once.
@@ -98,6 +100,9 @@ public final class ChatServer: Sendable {
         let files = StaticFiles()
         var routes = api.routes
         intelligence.add(to: &routes)
+        let assistant = AssistantEngine(store: store, model: model) { user, json in hub.sendLive(to: user, json: json) }
+        self.assistant = assistant
+        AssistantAPI(store: store, engine: assistant, modelState: { intelligence.state }).add(to: &routes)
         router = Router(
             routes: routes,
             authenticate: { request in

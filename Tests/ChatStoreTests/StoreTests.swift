@@ -6,7 +6,7 @@ import Testing
     @Test func migrationsRunOnceAndSurviveReopening() throws {
         let temporary = try TemporaryStore()
         let applied = try temporary.store.appliedMigrations()
-        #expect(applied.count == 3)
+        #expect(applied.count == 4)
         let reopened = try ChatStore(path: temporary.folder + "/chat.sqlite")
         #expect(try reopened.appliedMigrations() == applied)
     }

@@ -81,7 +81,18 @@ enum OpenAPIDocument {
         return value
     }
 
-    private static var components: Any { schema(componentsJSON) }
+    /// The shared components, with the assistant's (``AssistantOpenAPI``) merged in.
+    private static var components: Any {
+        guard var components = schema(componentsJSON) as? [String: Any],
+            var parameters = components["parameters"] as? [String: Any],
+            var schemas = components["schemas"] as? [String: Any]
+        else { preconditionFailure("componentsJSON lacks parameters or schemas") }
+        parameters.merge(AssistantOpenAPI.parameters) { _, new in new }
+        schemas.merge(AssistantOpenAPI.schemas) { _, new in new }
+        components["parameters"] = parameters
+        components["schemas"] = schemas
+        return components
+    }
 
     private static let componentsJSON = ##"""
         {

@@ -13,6 +13,8 @@ final class ModelExecutor: TaskExecutor, @unchecked Sendable {
     /// Writing tools, translations, summaries and the other requested jobs (`ModelJobs`), so a
     /// long summary never holds up the chips.
     static let jobs = ModelExecutor(name: "sotto.model-jobs")
+    /// The assistant's answers, token counts and titles (`AssistantEngine`).
+    static let assistant = ModelExecutor(name: "sotto.assistant")
 
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []

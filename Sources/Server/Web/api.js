@@ -62,5 +62,34 @@ export function createApi(token) {
     suggestSearches: (topic) => request('POST', '/api/search/suggestions', { topic }),
     job: (id) => request('GET', `/api/jobs/${encodeURIComponent(id)}`),
     cancelJob: (id) => request('DELETE', `/api/jobs/${encodeURIComponent(id)}`),
+    ...assistantCalls(request, token),
+  };
+}
+
+/// The assistant's routes (assistant.js).
+function assistantCalls(request, token) {
+  const path = (id, rest = '') => `/api/assistant/conversations/${encodeURIComponent(id)}${rest}`;
+  return {
+    assistant: () => request('GET', '/api/assistant'),
+    setAssistantSettings: (changes) => request('PUT', '/api/assistant/settings', changes),
+    assistantConversations: () => request('GET', '/api/assistant/conversations'),
+    createAssistantConversation: (settings) => request('POST', '/api/assistant/conversations', settings),
+    assistantConversation: (id) => request('GET', path(id)),
+    renameAssistantConversation: (id, title) => request('PATCH', path(id), { title }),
+    setAssistantConversationSettings: (id, settings) => request('PUT', path(id, '/settings'), settings),
+    deleteAssistantConversation: (id) => request('DELETE', path(id)),
+    sendAssistantMessage: (id, text) => request('POST', path(id, '/messages'), { text }),
+    stopAssistant: (id) => request('POST', path(id, '/stop')),
+    regenerateAssistant: (id) => request('POST', path(id, '/regenerate')),
+    continueAssistant: (id) => request('POST', path(id, '/continue')),
+    summarizeAssistant: (id) => request('POST', path(id, '/summary')),
+    searchAssistant: (query) => request('GET', `/api/assistant/search?${new URLSearchParams({ q: query, limit: '20' })}`),
+    exportAssistantConversation: async (id) => {
+      const response = await fetch(path(id, '/export'), { headers: { Authorization: `Bearer ${token}` } });
+      if (!response.ok) throw new ApiError(response.status, 'http_error', `Export failed (HTTP ${response.status}).`);
+      const disposition = response.headers.get('Content-Disposition') || '';
+      const match = /filename="([^"]+)"/.exec(disposition);
+      return { blob: await response.blob(), filename: match ? match[1] : 'conversation.md' };
+    },
   };
 }

@@ -8,6 +8,7 @@ import { WritingTools } from './tools.js';
 import { Search } from './search.js';
 import { ThreadSummary } from './summary.js';
 import { MessageActions } from './actions.js';
+import { Assistant } from './assistant.js';
 
 const TOKEN_KEY = 'sotto.token';
 const SUGGESTIONS_KEY = 'sotto.suggestions';
@@ -70,6 +71,13 @@ const messageActions = new MessageActions({
   timeZone: () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC',
 });
 
+const assistant = new Assistant({
+  root: $('assistant'),
+  navButton: $('assistant-nav'),
+  channelView: $('channel-view'),
+  api: () => state.api,
+});
+
 // ---- Sign in / out -------------------------------------------------------------------------
 
 async function signIn(token, { quiet = false } = {}) {
@@ -102,6 +110,7 @@ async function signIn(token, { quiet = false } = {}) {
   state.stream.connect();
   scheduleRefresh(token);
   await loadChannels();
+  if (Assistant.wasOpen()) await assistant.show();
 }
 
 // ---- The model and preferences -------------------------------------------------------------
@@ -280,6 +289,7 @@ function resetMessages() {
 }
 
 async function openChannel(cid) {
+  assistant.hide();
   state.current = cid;
   resetMessages();
   writingTools.reset();
@@ -507,6 +517,11 @@ function handleEvent(event) {
       break;
     case 'suggestions.partial':
       suggestions.partial(event);
+      break;
+    case 'assistant.updated':
+    case 'assistant.conversation':
+    case 'assistant.replies':
+      assistant.handle(event);
       break;
     case 'job.updated':
       jobs.handleFrame(event.job);

@@ -1,0 +1,543 @@
+import ChatStore
+import Foundation
+import FoundationModels
+import HTTPCore
+
+/// The assistant's routes, under `/api/assistant/`: a user's private conversations with the
+/// local model. Every route is authenticated and scoped to its owner: another user's
+/// conversation is not found, exactly as a missing one.
+struct AssistantAPI: Sendable {
+    let store: ChatStore
+    let engine: AssistantEngine
+    let modelState: @Sendable () -> ModelState
+
+    static let defaultTitle = "New chat"
+    /// Longest message a user sends, in characters.
+    static let maxMessageLength = 4000
+
+    /// The preferences the assistant's settings are kept under.
+    enum Setting: String, CaseIterable {
+        case stream = "assistant.stream"
+        case showTokens = "assistant.show_tokens"
+        case language = "assistant.language"
+        case appearance = "assistant.appearance"
+    }
+
+    static let appearances = ["system", "light", "dark"]
+
+    var model: ServerModel { engine.model }
+
+    func add(to routes: inout RouteList) {
+        let ref = AssistantOpenAPI.ref
+        routes.add(
+            "GET", "/api/assistant",
+            APIOperation(
+                id: "assistant",
+                summary:
+                    "The assistant's state for you: the model's state, the personas and response languages offered, your settings, and the conversation you opened last (to open again).",
+                answers: [.init(200, "The assistant's state.", ref("AssistantState"))])
+        ) { context in
+            JSONBody.response(try state(for: context.authenticatedUser))
+        }
+        routes.add(
+            "GET", "/api/assistant/settings",
+            APIOperation(
+                id: "assistantSettings", summary: "Your assistant settings.",
+                answers: [.init(200, "Your settings.", ref("AssistantSettings"))])
+        ) { context in
+            JSONBody.response(try settings(of: context.authenticatedUser))
+        }
+        routes.add(
+            "PUT", "/api/assistant/settings",
+            APIOperation(
+                id: "setAssistantSettings",
+                summary: "Change your assistant settings; a field left out stays as it is.",
+                body: AssistantOpenAPI.settingsBody, answers: [.init(200, "Your settings.", ref("AssistantSettings"))])
+        ) { context in
+            let user = context.authenticatedUser
+            let body = try JSONBody.decode(SettingsUpdate.self, from: context.request)
+            if let stream = body.stream_responses {
+                try store.setPreference(Setting.stream.rawValue, to: String(stream), for: user)
+            }
+            if let show = body.show_token_counts {
+                try store.setPreference(Setting.showTokens.rawValue, to: String(show), for: user)
+            }
+            if let appearance = body.appearance {
+                guard Self.appearances.contains(appearance) else {
+                    throw APIError.badRequest("appearance must be one of: \(Self.appearances.joined(separator: ", "))")
+                }
+                try store.setPreference(Setting.appearance.rawValue, to: appearance, for: user)
+            }
+            if let language = body.response_language {
+                guard language.isEmpty || AssistantLanguage.named(language) != nil else {
+                    throw APIError.badRequest(
+                        "response_language must be empty or one of: \(AssistantLanguage.all.map(\.code).joined(separator: ", "))"
+                    )
+                }
+                try store.setPreference(
+                    Setting.language.rawValue, to: language.isEmpty ? nil : language.lowercased(), for: user)
+            }
+            return JSONBody.response(try settings(of: user))
+        }
+        routes.add(
+            "GET", "/api/assistant/conversations",
+            APIOperation(
+                id: "assistantConversations", summary: "Your conversations, the most recently active first.",
+                answers: [.init(200, "Your conversations.", ref("AssistantConversationList"))])
+        ) { context in
+            JSONBody.response(
+                ConversationList(conversations: try store.assistantConversations(for: context.authenticatedUser)))
+        }
+        routes.add(
+            "POST", "/api/assistant/conversations",
+            APIOperation(
+                id: "createAssistantConversation",
+                summary:
+                    "Start a conversation with a persona (or custom instructions), a temperature and a response language (default: your setting).",
+                body: AssistantOpenAPI.conversationBody, bodyRequired: false,
+                answers: [.init(201, "The new conversation, opened.", ref("AssistantConversation"))])
+        ) { context in
+            let user = context.authenticatedUser
+            let body = try JSONBody.decode(ConversationSettingsBody.self, from: context.request, emptyAs: .init())
+            let language = try body.language ?? store.preference(Setting.language.rawValue, for: user)
+            let settings = try Self.settings(from: body, language: language, current: nil)
+            let conversation = try store.createAssistantConversation(
+                for: user, title: body.title ?? Self.defaultTitle, settings: settings)
+            return JSONBody.response(conversation, status: 201)
+        }
+        routes.add(
+            "GET", "/api/assistant/search",
+            APIOperation(
+                id: "searchAssistant",
+                summary:
+                    "Search every message of your conversations; each hit names its conversation and the matched words (UTF-16 offsets).",
+                query: [
+                    .init("q", ##"{"type": "string", "minLength": 1, "maxLength": 200}"##),
+                    .init("limit", ##"{"type": "integer", "minimum": 1, "maximum": 50}"##),
+                ],
+                answers: [.init(200, "The matches, best first.", ref("AssistantSearchResults"))])
+        ) { context in
+            guard let query = context.query["q"], query.count <= 200 else {
+                throw APIError.badRequest("q: give 1 to 200 characters to search for")
+            }
+            var limit = 20
+            if let text = context.query["limit"] {
+                guard let value = Int(text), (1...50).contains(value) else {
+                    throw APIError.badRequest("limit must be 1…50")
+                }
+                limit = value
+            }
+            let hits = try store.searchAssistantMessages(query, for: context.authenticatedUser, limit: limit)
+            return JSONBody.response(SearchResults(results: hits.map(SearchResultView.init)))
+        }
+        routes.add(
+            "GET", "/api/assistant/conversations/{conversation_id}",
+            APIOperation(
+                id: "assistantConversation",
+                summary:
+                    "A conversation with its messages (answers as sanitized HTML), the context used of the session's window, and whether an answer is being written. Reading it makes it the one the assistant opens next.",
+                answers: [.init(200, "The conversation.", ref("AssistantConversationDetail"))], errors: [404])
+        ) { context in
+            let user = context.authenticatedUser
+            let id = try conversationID(context)
+            try store.markAssistantConversationOpened(id, for: user)
+            return JSONBody.response(try detail(id, for: user))
+        }
+        routes.add(
+            "PATCH", "/api/assistant/conversations/{conversation_id}",
+            APIOperation(
+                id: "renameAssistantConversation", summary: "Rename a conversation.",
+                body:
+                    ##"{"type": "object", "required": ["title"], "properties": {"title": {"type": "string", "minLength": 1, "maxLength": 120, "pattern": "\\S"}}}"##,
+                answers: [.init(200, "The conversation.", ref("AssistantConversation"))], errors: [404])
+        ) { context in
+            let id = try conversationID(context)
+            let body = try JSONBody.decode(RenameBody.self, from: context.request)
+            return JSONBody.response(
+                try store.renameAssistantConversation(id, to: body.title, for: context.authenticatedUser))
+        }
+        routes.add(
+            "PUT", "/api/assistant/conversations/{conversation_id}/settings",
+            APIOperation(
+                id: "setAssistantConversationSettings",
+                summary:
+                    "Change a conversation's persona, instructions, temperature or response language. A change starts a new model session: a divider saying the model's memory was reset is stored and returned.",
+                body: AssistantOpenAPI.conversationBody,
+                answers: [
+                    .init(200, "The conversation and the divider, if one was added.", ref("AssistantSettingsChange"))
+                ],
+                errors: [404, 409])
+        ) { context in
+            let user = context.authenticatedUser
+            let id = try conversationID(context)
+            let body = try JSONBody.decode(ConversationSettingsBody.self, from: context.request)
+            let current = try store.assistantConversation(id, for: user)
+            guard !engine.isAnswering(id) else { throw Self.answering }
+            let settings = try Self.settings(from: body, language: body.language ?? current.language, current: current)
+            let (conversation, divider) = try store.updateAssistantSettings(
+                id, to: settings, dividerText: AssistantEngine.resetText, for: user)
+            return JSONBody.response(
+                SettingsChange(conversation: conversation, divider: divider.map(AssistantMessageView.init)))
+        }
+        routes.add(
+            "DELETE", "/api/assistant/conversations/{conversation_id}",
+            APIOperation(
+                id: "deleteAssistantConversation",
+                summary: "Delete a conversation with its messages and images (an answer being written is stopped).",
+                answers: [.init(204, "Deleted.")], errors: [404])
+        ) { context in
+            let user = context.authenticatedUser
+            let id = try conversationID(context)
+            _ = try store.assistantConversation(id, for: user)
+            _ = engine.stop(id, for: user)
+            try store.deleteAssistantConversation(id, for: user)
+            engine.forget(id)
+            return HTTPResponse(status: 204)
+        }
+        routes.add(
+            "GET", "/api/assistant/conversations/{conversation_id}/export",
+            APIOperation(
+                id: "exportAssistantConversation",
+                summary: "The whole conversation as a Markdown file to download.",
+                answers: [.init(200, "The conversation as text/markdown.")], errors: [404])
+        ) { context in
+            let user = context.authenticatedUser
+            let id = try conversationID(context)
+            let conversation = try store.assistantConversation(id, for: user)
+            let messages = try store.assistantMessages(in: id, for: user)
+            return HTTPResponse.text(
+                AssistantExport.markdown(conversation, messages), contentType: "text/markdown; charset=utf-8"
+            )
+            .adding("Content-Disposition", "attachment; filename=\"\(AssistantExport.filename(for: conversation))\"")
+        }
+        routes.add(
+            "POST", "/api/assistant/conversations/{conversation_id}/messages",
+            APIOperation(
+                id: "sendAssistantMessage",
+                summary:
+                    "Send a message; the answer is written at once, streamed as assistant.updated frames on /api/connect and stored when it ends. A message that would not fit the session's context window is refused (409 context_full) before any work.",
+                body:
+                    ##"{"type": "object", "required": ["text"], "properties": {"text": {"type": "string", "minLength": 1, "maxLength": 4000, "pattern": "\\S"}, "stream": {"type": "boolean"}}}"##,
+                answers: [.init(202, "Your stored message and the answer being written.", ref("AssistantTurnStarted"))],
+                errors: [404, 409])
+        ) { context in
+            let user = context.authenticatedUser
+            let id = try conversationID(context)
+            let body = try JSONBody.decode(SendBody.self, from: context.request)
+            let text = body.text
+            guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                throw APIError.badRequest("text must not be empty")
+            }
+            guard text.count <= Self.maxMessageLength else {
+                throw APIError.badRequest("text is longer than \(Self.maxMessageLength) characters")
+            }
+            let conversation = try store.assistantConversation(id, for: user)
+            let model = try requireModel()
+            guard !engine.isAnswering(id) else { throw Self.answering }
+            let messages = try store.assistantMessages(in: id, for: user)
+            let (divider, history) = AssistantEngine.currentSession(of: messages)
+            let session = engine.session(for: conversation, divider: divider, history: history, model: model)
+            try fits(text, in: session, model: model)
+            let stream = try body.stream ?? settings(of: user).stream_responses
+            let message = try store.appendAssistantMessage(
+                NewAssistantMessage(role: .user, text: text), to: id, for: user)
+            let turn = try engine.startAnswer(
+                text, in: session, conversation: conversation, owner: user, stream: stream,
+                modelName: self.model.name ?? "local")
+            return JSONBody.response(TurnStarted(message: AssistantMessageView(message), turn: turn), status: 202)
+        }
+        routes.add(
+            "POST", "/api/assistant/conversations/{conversation_id}/regenerate",
+            APIOperation(
+                id: "regenerateAssistantAnswer",
+                summary: "Write the last answer again: the stored one is replaced when the new one ends.",
+                answers: [.init(202, "The answer being written.", ref("AssistantTurnStarted"))], errors: [404, 409])
+        ) { context in
+            let user = context.authenticatedUser
+            let id = try conversationID(context)
+            let conversation = try store.assistantConversation(id, for: user)
+            let model = try requireModel()
+            guard !engine.isAnswering(id) else { throw Self.answering }
+            var messages = try store.assistantMessages(in: id, for: user)
+            if messages.last?.role == .assistant, let last = messages.popLast() {
+                try store.deleteAssistantMessage(last.id, in: id, for: user)
+            }
+            guard let prompt = messages.popLast(), prompt.role == .user else {
+                throw APIError(status: 409, code: "nothing_to_regenerate", message: "there is no answer to write again")
+            }
+            let (divider, history) = AssistantEngine.currentSession(of: messages)
+            let session = engine.session(for: conversation, divider: divider, history: history, model: model)
+            let turn = try engine.startAnswer(
+                prompt.text, in: session, conversation: conversation, owner: user,
+                stream: try settings(of: user).stream_responses, modelName: self.model.name ?? "local")
+            return JSONBody.response(TurnStarted(message: nil, turn: turn), status: 202)
+        }
+        routes.add(
+            "POST", "/api/assistant/conversations/{conversation_id}/stop",
+            APIOperation(
+                id: "stopAssistantAnswer",
+                summary:
+                    "Stop the answer being written: the model stops at once and what it wrote is kept as a finished message marked stopped.",
+                answers: [
+                    .init(200, "Whether an answer was stopped, and the conversation now.", ref("AssistantStopped"))
+                ],
+                errors: [404])
+        ) { context in
+            let user = context.authenticatedUser
+            let id = try conversationID(context)
+            _ = try store.assistantConversation(id, for: user)
+            let stopped = engine.stop(id, for: user)
+            return JSONBody.response(Stopped(stopped: stopped, conversation: try detail(id, for: user)))
+        }
+        routes.add(
+            "POST", "/api/assistant/conversations/{conversation_id}/continue",
+            APIOperation(
+                id: "continueAssistantInNewSession",
+                summary:
+                    "Continue in a new session: the model summarizes the conversation, and a new session starts from that summary (stored as a divider).",
+                answers: [.init(202, "The summary being written.", ref("AssistantTurnStarted"))], errors: [404, 409])
+        ) { context in
+            let user = context.authenticatedUser
+            let id = try conversationID(context)
+            let conversation = try store.assistantConversation(id, for: user)
+            let model = try requireModel()
+            let messages = try store.assistantMessages(in: id, for: user)
+            let turn = try engine.startContinuation(of: conversation, messages: messages, owner: user, model: model)
+            return JSONBody.response(TurnStarted(message: nil, turn: turn), status: 202)
+        }
+        routes.add(
+            "POST", "/api/assistant/conversations/{conversation_id}/summary",
+            APIOperation(
+                id: "summarizeAssistantConversation",
+                summary:
+                    "A 3-sentence summary of the conversation so far, streamed as assistant.updated frames (kind summary), from a fresh session; nothing is stored.",
+                answers: [.init(202, "The summary being written.", ref("AssistantTurnStarted"))], errors: [404, 409])
+        ) { context in
+            let user = context.authenticatedUser
+            let id = try conversationID(context)
+            let conversation = try store.assistantConversation(id, for: user)
+            let model = try requireModel()
+            let messages = try store.assistantMessages(in: id, for: user)
+            guard messages.contains(where: { $0.role != .divider }) else {
+                throw APIError(status: 409, code: "empty_conversation", message: "there is nothing to summarize yet")
+            }
+            let turn = try engine.startSummary(of: conversation, messages: messages, owner: user, model: model)
+            return JSONBody.response(TurnStarted(message: nil, turn: turn), status: 202)
+        }
+    }
+
+    // MARK: - Helpers
+
+    static let answering = APIError(
+        status: 409, code: "answering", message: "this conversation is still answering; wait for it or stop it first")
+
+    private func conversationID(_ context: RequestContext) throws -> String {
+        do {
+            return try ChatStore.validatedAssistantID(context.parameter("conversation_id"), field: "conversation_id")
+        } catch let error as ChatStoreError {
+            throw APIError.badRequest(error.description)
+        }
+    }
+
+    private func requireModel() throws -> SystemLanguageModel {
+        guard let model = model.model else {
+            throw APIError(status: 409, code: "model_unavailable", message: model.message)
+        }
+        return model
+    }
+
+    /// Refuses a turn that would not fit, naming the numbers.
+    private func fits(_ text: String, in session: LanguageModelSession, model: SystemLanguageModel) throws {
+        do {
+            try Blocking.run { try await engine.checkFits(text, in: session, model: model) }
+        } catch let full as AssistantEngine.ContextFull {
+            let format = Self.grouped
+            throw APIError(
+                status: 409, code: "context_full",
+                message:
+                    "This conversation is too long for the model's memory: it holds \(format(full.used)) of \(format(full.size)) tokens, and this message with room for an answer needs \(format(full.needed)) more. Continue in a new session: the model starts again from a summary of this conversation."
+            )
+        }
+    }
+
+    /// `1234` as `1,234`.
+    static func grouped(_ number: Int) -> String {
+        let digits = Array(String(number.magnitude))
+        var text = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { text.append(",") }
+            text.append(digit)
+        }
+        return (number < 0 ? "-" : "") + text
+    }
+
+    func state(for user: UserID) throws -> AssistantState {
+        AssistantState(
+            model: modelState(), personas: AssistantPersona.presets, languages: AssistantLanguage.all,
+            settings: try settings(of: user),
+            last_conversation_id: try store.lastOpenedAssistantConversation(for: user)?.id,
+            context_size: model.model?.contextSize, model_loading: model.model?.isLoading ?? false)
+    }
+
+    func settings(of user: UserID) throws -> SettingsView {
+        let stored = try store.preferences(for: user)
+        return SettingsView(
+            stream_responses: stored[Setting.stream.rawValue] != "false",
+            show_token_counts: stored[Setting.showTokens.rawValue] != "false",
+            response_language: stored[Setting.language.rawValue] ?? "",
+            appearance: stored[Setting.appearance.rawValue] ?? "system")
+    }
+
+    func detail(_ id: String, for user: UserID) throws -> ConversationDetail {
+        let conversation = try store.assistantConversation(id, for: user)
+        let messages = try store.assistantMessages(in: id, for: user)
+        let context = try? Blocking.run { try await engine.context(of: conversation, for: user) }
+        return ConversationDetail(
+            conversation: conversation, messages: messages.map(AssistantMessageView.init), context: context,
+            answering: engine.isAnswering(id))
+    }
+
+    /// The settings a body asks for, over `current` (or the defaults for a new conversation).
+    static func settings(from body: ConversationSettingsBody, language: String?, current: AssistantConversation?)
+        throws -> AssistantSettings
+    {
+        let personaID = body.persona ?? current?.persona ?? "general"
+        guard AssistantPersona.ids.contains(personaID) else {
+            throw APIError.badRequest("persona must be one of: \(AssistantPersona.ids.joined(separator: ", "))")
+        }
+        let instructions: String
+        if personaID == AssistantPersona.customID {
+            guard let custom = body.instructions ?? current?.instructions,
+                !custom.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+            else { throw APIError.badRequest("instructions: a custom persona needs instructions") }
+            instructions = custom
+        } else if let custom = body.instructions, custom != AssistantPersona.preset(personaID)?.instructions {
+            throw APIError.badRequest("instructions: set persona to 'custom' to give your own instructions")
+        } else {
+            instructions = AssistantPersona.preset(personaID)?.instructions ?? ""
+        }
+        let temperature = body.temperature ?? current?.temperature ?? 0.7
+        guard (0...2).contains(temperature) else { throw APIError.badRequest("temperature must be between 0 and 2") }
+        var code = language
+        if let given = code {
+            if given.isEmpty {
+                code = nil
+            } else {
+                guard let known = AssistantLanguage.named(given) else {
+                    throw APIError.badRequest(
+                        "language must be empty or one of: \(AssistantLanguage.all.map(\.code).joined(separator: ", "))"
+                    )
+                }
+                code = known.code
+            }
+        }
+        return AssistantSettings(
+            persona: personaID, instructions: instructions, temperature: temperature, language: code)
+    }
+
+    // MARK: - Bodies
+
+    struct SettingsUpdate: Decodable {
+        var stream_responses: Bool?
+        var show_token_counts: Bool?
+        var response_language: String?
+        var appearance: String?
+    }
+
+    struct ConversationSettingsBody: Decodable {
+        var title: String?
+        var persona: String?
+        var instructions: String?
+        var temperature: Double?
+        var language: String?
+    }
+
+    struct RenameBody: Decodable {
+        var title: String
+    }
+
+    struct SendBody: Decodable {
+        var text: String
+        var stream: Bool?
+    }
+
+    struct SettingsView: Encodable {
+        var stream_responses: Bool
+        var show_token_counts: Bool
+        var response_language: String
+        var appearance: String
+    }
+
+    struct AssistantState: Encodable {
+        var model: ModelState
+        var personas: [AssistantPersona]
+        var languages: [AssistantLanguage]
+        var settings: SettingsView
+        var last_conversation_id: String?
+        var context_size: Int?
+        var model_loading: Bool
+    }
+
+    struct ConversationList: Encodable {
+        var conversations: [AssistantConversation]
+    }
+
+    struct ConversationDetail: Encodable {
+        var conversation: AssistantConversation
+        var messages: [AssistantMessageView]
+        var context: AssistantContext?
+        var answering: Bool
+    }
+
+    struct SettingsChange: Encodable {
+        var conversation: AssistantConversation
+        var divider: AssistantMessageView?
+    }
+
+    struct TurnStarted: Encodable {
+        var message: AssistantMessageView?
+        var turn: AssistantTurnView
+    }
+
+    struct Stopped: Encodable {
+        var stopped: Bool
+        var conversation: ConversationDetail
+    }
+
+    struct SearchResults: Encodable {
+        var results: [SearchResultView]
+    }
+
+    struct SearchResultView: Encodable {
+        var message: AssistantMessageView
+        var conversation_title: String
+        var highlights: [[Int]]
+
+        init(_ hit: AssistantSearchHit) {
+            message = AssistantMessageView(hit.message)
+            conversation_title = hit.conversationTitle
+            highlights = hit.highlights
+        }
+    }
+}
+
+/// Runs async work to its end from a handler thread. The work runs on the assistant's own
+/// executor thread, never on Swift's cooperative pool, whose few threads may all be blocked
+/// (by handlers or a test's synchronous requests) while this one waits.
+enum Blocking {
+    static func run<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
+        let box = ResultBox<T>()
+        let done = DispatchSemaphore(value: 0)
+        Task.detached(executorPreference: ModelExecutor.assistant) {
+            do { box.result = .success(try await work()) } catch { box.result = .failure(error) }
+            done.signal()
+        }
+        done.wait()
+        return try box.result!.get()
+    }
+
+    /// `@unchecked Sendable`: written once by the task before it signals, read after the wait.
+    private final class ResultBox<T>: @unchecked Sendable {
+        var result: Result<T, any Error>?
+    }
+}

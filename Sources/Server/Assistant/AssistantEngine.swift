@@ -1,0 +1,471 @@
+import ChatStore
+import Foundation
+import FoundationModels
+import Markdown
+
+/// The model side of the assistant: one `LanguageModelSession` per conversation, kept while the
+/// server runs and rebuilt from the stored messages when there is none (after a restart) or when
+/// it no longer matches them (new instructions, a regenerated answer, a failed turn).
+///
+/// - A session is made with the conversation's instructions (persona, custom text, response
+///   language, and the summary a "Continue in a new session" left), as Apple's framework binds
+///   them at creation; its transcript is the messages after the last divider.
+/// - One answer at a time per conversation, streamed to the owner's sockets as
+///   `assistant.updated` frames. Stopping cancels the reading task, which stops the engine
+///   within a token (a stream nobody reads stops), and the partial answer is stored, marked
+///   stopped.
+/// - A turn that would not fit the window is refused before any generation (``ContextFull``).
+final class AssistantEngine: @unchecked Sendable {
+    // @unchecked Sendable: `sessions` and `turns` are only touched inside `lock`.
+
+    /// Tokens kept free for the answer: a turn is refused when the window would have fewer.
+    static let answerReserve = 512
+    /// What a divider's text starts with when the new session starts from a summary.
+    static let summaryPrefix = "Summary of the conversation so far: "
+    /// What a divider says when new settings started a new session.
+    static let resetText =
+        "New settings: the model's memory was reset. Earlier messages stay visible, but the model no longer sees them."
+    /// Frames are sent at most this often per answer (the last one always).
+    static let frameInterval: TimeInterval = 0.05
+
+    static func isSummary(_ dividerText: String) -> Bool { dividerText.hasPrefix(summaryPrefix) }
+
+    let store: ChatStore
+    let model: ServerModel
+    private let publish: @Sendable (UserID, String) -> Void
+
+    private struct CachedSession {
+        var session: LanguageModelSession
+        /// Instructions, temperature and the last divider the session was made for.
+        var key: String
+    }
+
+    private struct Turn {
+        var id: String
+        var owner: UserID
+        var task: Task<Void, Never>?
+        var finished = DispatchGroup()
+    }
+
+    private let lock = NSLock()
+    private var sessions: [String: CachedSession] = [:]
+    private var turns: [String: Turn] = [:]
+    /// Smart replies being written, by conversation: cancelled by the next turn, so they never
+    /// hold up a prompt.
+    private var replyTasks: [String: Task<Void, Never>] = [:]
+
+    /// `publish` sends a frame's JSON to a user's sockets.
+    init(store: ChatStore, model: ServerModel, publish: @escaping @Sendable (UserID, String) -> Void) {
+        self.store = store
+        self.model = model
+        self.publish = publish
+    }
+
+    /// The turn would not fit the session's window.
+    struct ContextFull: Error {
+        var used: Int
+        var needed: Int
+        var size: Int
+    }
+
+    // MARK: - Sessions
+
+    /// The instructions a session of `conversation` is created with.
+    static func instructions(for conversation: AssistantConversation, summary: String?) -> String {
+        var text = conversation.instructions
+        if let code = conversation.language, let language = AssistantLanguage.named(code) {
+            text += "\nAlways answer in \(language.name), whatever language the user writes in."
+        }
+        if let summary {
+            text += "\nThe conversation so far, summarized (earlier messages are not shown to you): " + summary
+        }
+        return text
+    }
+
+    /// The messages the current session sees: those after the last divider, and that divider.
+    static func currentSession(of messages: [AssistantMessage]) -> (
+        divider: AssistantMessage?, history: [AssistantMessage]
+    ) {
+        guard let last = messages.lastIndex(where: { $0.role == .divider }) else { return (nil, messages) }
+        return (messages[last], Array(messages[(last + 1)...]))
+    }
+
+    /// The session for `conversation` whose transcript is `history` (user and assistant
+    /// messages, oldest first): the kept one when it still matches, else a new one.
+    func session(
+        for conversation: AssistantConversation, divider: AssistantMessage?, history: [AssistantMessage],
+        model: SystemLanguageModel
+    ) -> LanguageModelSession {
+        let summary = divider.flatMap {
+            Self.isSummary($0.text) ? String($0.text.dropFirst(Self.summaryPrefix.count)) : nil
+        }
+        let instructions = Self.instructions(for: conversation, summary: summary)
+        let key = "\(conversation.temperature)|\(divider?.id ?? "")|\(instructions)"
+        let turnsSeen = history.filter { $0.role != .divider }
+        return withLock {
+            if let cached = sessions[conversation.id], cached.key == key,
+                cached.session.transcript.count == turnsSeen.count + 1
+            {
+                return cached.session
+            }
+            var entries: [Transcript.Entry] = [
+                .instructions(
+                    Transcript.Instructions(segments: [.text(.init(content: instructions))], toolDefinitions: []))
+            ]
+            for message in turnsSeen {
+                let segments: [Transcript.Segment] = [.text(.init(content: message.text))]
+                entries.append(
+                    message.role == .user
+                        ? .prompt(Transcript.Prompt(segments: segments))
+                        : .response(Transcript.Response(assetIDs: [], segments: segments)))
+            }
+            let session = LanguageModelSession(model: model, transcript: Transcript(entries: entries))
+            sessions[conversation.id] = CachedSession(session: session, key: key)
+            return session
+        }
+    }
+
+    /// Forgets the kept session (a deleted conversation).
+    func forget(_ conversationID: String) {
+        withLock { _ = sessions.removeValue(forKey: conversationID) }
+    }
+
+    /// The tokens the conversation's session holds now, instructions included, of its window.
+    func context(of conversation: AssistantConversation, for owner: UserID) async throws -> AssistantContext? {
+        guard let model = model.model else { return nil }
+        let messages = try store.assistantMessages(in: conversation.id, for: owner)
+        let (divider, history) = Self.currentSession(of: messages)
+        let session = session(for: conversation, divider: divider, history: history, model: model)
+        let used = try await model.tokenCount(for: session.transcript)
+        return AssistantContext(used: used, size: model.contextSize)
+    }
+
+    // MARK: - Turns
+
+    /// Whether an answer is being written in the conversation.
+    func isAnswering(_ conversationID: String) -> Bool { withLock { turns[conversationID] != nil } }
+
+    /// Checks that `prompt` and an answer fit after what the session holds, before any work.
+    ///
+    /// - Throws: ``ContextFull`` when they would not.
+    func checkFits(_ prompt: String, in session: LanguageModelSession, model: SystemLanguageModel) async throws {
+        let used = try await model.tokenCount(for: session.transcript)
+        let promptTokens = try await model.tokenCount(for: Prompt(prompt))
+        let size = model.contextSize
+        if used + promptTokens + Self.answerReserve > size {
+            throw ContextFull(used: used, needed: promptTokens + Self.answerReserve, size: size)
+        }
+    }
+
+    /// Starts answering `prompt` in `session` for the conversation; the answer is stored when it
+    /// ends (finished or stopped) and every step is published.
+    ///
+    /// - Throws: `APIError` 409 when the conversation is already answering.
+    func startAnswer(
+        _ prompt: String, in session: LanguageModelSession, conversation: AssistantConversation, owner: UserID,
+        stream: Bool, modelName: String
+    ) throws -> AssistantTurnView {
+        let turnID = UUID().uuidString.lowercased()
+        let options = GenerationOptions(
+            temperature: conversation.temperature, maximumResponseTokens: Self.answerReserve)
+        let work: Work = {
+            update in
+            if stream {
+                let responses = session.streamResponse(to: prompt, options: options)
+                for try await snapshot in responses { update(snapshot.content, snapshot.usage.output.totalTokenCount) }
+                try Task.checkCancellation()
+                let response = try await responses.collect()
+                return (response.content, response.usage)
+            } else {
+                let response = try await session.respond(to: prompt, options: options)
+                return (response.content, response.usage)
+            }
+        }
+        return try begin(
+            turnID, kind: .answer, conversation: conversation, owner: owner, work: work
+        ) { [self] text, inputTokens, outputTokens, stopped in
+            let message = try store.appendAssistantMessage(
+                NewAssistantMessage(
+                    role: .assistant, text: text, inputTokens: inputTokens, outputTokens: outputTokens,
+                    model: modelName, stopped: stopped),
+                to: conversation.id, for: owner)
+            if !stopped {
+                titleIfFirst(conversation, owner: owner)
+                suggestReplies(after: message, in: conversation, owner: owner)
+            }
+            return message
+        }
+    }
+
+    /// Summarizes the conversation into a new session ("Continue in a new session"): a fresh
+    /// session with summarizer instructions writes it, and a divider holding it is stored.
+    func startContinuation(
+        of conversation: AssistantConversation, messages: [AssistantMessage], owner: UserID, model: SystemLanguageModel
+    ) throws -> AssistantTurnView {
+        let text = Self.conversationText(messages, characterLimit: 6000)
+        let work = Self.summaryWork(text, sentences: 4, model: model)
+        return try begin(
+            UUID().uuidString.lowercased(), kind: .continuation, conversation: conversation, owner: owner, work: work
+        ) { [self] summary, _, _, stopped in
+            guard !stopped else { return nil }
+            let divider = try store.appendAssistantMessage(
+                NewAssistantMessage(role: .divider, text: Self.summaryPrefix + summary), to: conversation.id,
+                for: owner)
+            forget(conversation.id)
+            return divider
+        }
+    }
+
+    /// A 3-sentence summary for the Summarize panel, from a fresh session; nothing is stored.
+    func startSummary(
+        of conversation: AssistantConversation, messages: [AssistantMessage], owner: UserID, model: SystemLanguageModel
+    ) throws -> AssistantTurnView {
+        let text = Self.conversationText(messages, characterLimit: 6000)
+        return try begin(
+            UUID().uuidString.lowercased(), kind: .summary, conversation: conversation, owner: owner,
+            work: Self.summaryWork(text, sentences: 3, model: model)
+        ) { _, _, _, _ in nil }
+    }
+
+    /// Stops the conversation's answer and waits (a few seconds at most) until what was written
+    /// is stored. False when nothing was being answered.
+    func stop(_ conversationID: String, for owner: UserID) -> Bool {
+        guard let turn = withLock({ turns[conversationID] }), turn.owner == owner else { return false }
+        // The task is noted just after the turn: a stop in between waits for it (a moment).
+        var task = turn.task
+        for _ in 0..<200 where task == nil {
+            Thread.sleep(forTimeInterval: 0.005)
+            guard let current = withLock({ turns[conversationID] }), current.id == turn.id else { break }
+            task = current.task
+        }
+        task?.cancel()
+        _ = turn.finished.wait(timeout: .now() + 10)
+        return true
+    }
+
+    /// Waits until no answer is being written (tests).
+    func waitUntilIdle(timeout: TimeInterval = 120) async {
+        let deadline = Date().addingTimeInterval(timeout)
+        while withLock({ !turns.isEmpty }), Date() < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+    }
+
+    typealias Work =
+        @Sendable (_ update: @escaping @Sendable (String, Int) -> Void) async throws -> (
+            String, LanguageModelSession.Usage?
+        )
+
+    /// Runs `work` as the conversation's one turn, publishing its progress; `finish` stores the
+    /// outcome (text, input and output tokens, stopped) and returns the stored message.
+    private func begin(
+        _ turnID: String, kind: AssistantTurnView.Kind, conversation: AssistantConversation, owner: UserID,
+        work: @escaping Work,
+        finish: @escaping @Sendable (String, Int?, Int, Bool) throws -> AssistantMessage?
+    ) throws -> AssistantTurnView {
+        let started = AssistantTurnView(
+            id: turnID, kind: kind, status: .streaming, text: "", html: "", output_tokens: 0)
+        let group = DispatchGroup()
+        group.enter()
+        try withLock {
+            guard turns[conversation.id] == nil else {
+                throw APIError(
+                    status: 409, code: "answering",
+                    message: "this conversation is still answering; wait for it or stop it first")
+            }
+            turns[conversation.id] = Turn(id: turnID, owner: owner, finished: group)
+            replyTasks.removeValue(forKey: conversation.id)?.cancel()
+        }
+        let progress = Progress()
+        let task = Task.detached(executorPreference: ModelExecutor.assistant) { [self] in
+            let outcome: Result<(String, LanguageModelSession.Usage?), any Error>
+            do {
+                outcome = .success(
+                    try await work { text, tokens in
+                        progress.set(text, tokens)
+                        guard progress.due(Self.frameInterval) else { return }
+                        self.send(
+                            owner, conversation.id,
+                            AssistantTurnView(
+                                id: turnID, kind: kind, status: .streaming, text: text,
+                                html: MarkdownRenderer.html(for: text), output_tokens: tokens))
+                    })
+            } catch {
+                outcome = .failure(error)
+            }
+            var view = AssistantTurnView(
+                id: turnID, kind: kind, status: .done, text: "", html: "", output_tokens: 0)
+            let stopped: Bool
+            let text: String
+            let usage: LanguageModelSession.Usage?
+            switch outcome {
+            case .success(let result):
+                (text, usage, stopped) = (result.0, result.1, false)
+            case .failure(let error) where error is CancellationError || Task.isCancelled:
+                let partial = progress.value
+                (text, usage, stopped) = (partial.text, nil, true)
+                view.output_tokens = partial.tokens
+            case .failure(let error):
+                let (code, message) = AssistantErrorText.describe(error)
+                view.status = .failed
+                view.error = message
+                view.error_code = code
+                (text, usage, stopped) = (progress.value.text, nil, false)
+            }
+            view.text = text
+            view.html = MarkdownRenderer.html(for: text)
+            if view.status != .failed {
+                view.status = stopped ? .stopped : .done
+                if let usage {
+                    view.output_tokens = usage.output.totalTokenCount
+                    view.input_tokens = usage.input.totalTokenCount
+                    view.cached_tokens = usage.input.cachedTokenCount
+                }
+                do {
+                    let stored = try finish(text, usage?.input.totalTokenCount, view.output_tokens, stopped)
+                    view.message = stored.map(AssistantMessageView.init)
+                } catch {
+                    // The conversation was deleted meanwhile: nothing to store the answer in.
+                    view.status = .failed
+                    view.error = "The conversation is gone; the answer was not kept."
+                    view.error_code = "not_found"
+                }
+            }
+            var context: AssistantContext?
+            if let current = try? store.assistantConversation(conversation.id, for: owner) {
+                context = try? await self.context(of: current, for: owner)
+            }
+            self.withLock { _ = self.turns.removeValue(forKey: conversation.id) }
+            self.send(owner, conversation.id, view, context: context)
+            group.leave()
+        }
+        withLock { turns[conversation.id]?.task = task }
+        return started
+    }
+
+    private func send(
+        _ owner: UserID, _ conversationID: String, _ turn: AssistantTurnView, context: AssistantContext? = nil
+    ) {
+        let frame = AssistantFrame(conversation_id: conversationID, turn: turn, context: context)
+        if let bytes = try? JSONBody.encode(frame) { publish(owner, String(decoding: bytes, as: UTF8.self)) }
+    }
+
+    // MARK: - Summaries and titles
+
+    /// The conversation as plain lines for a summarizer, its newest `characterLimit` characters.
+    static func conversationText(_ messages: [AssistantMessage], characterLimit: Int) -> String {
+        let lines = messages.compactMap { message -> String? in
+            switch message.role {
+            case .user: "User: \(message.text)"
+            case .assistant: "Assistant: \(message.text)"
+            case .divider: isSummary(message.text) ? "Earlier: \(message.text.dropFirst(summaryPrefix.count))" : nil
+            }
+        }
+        return String(lines.joined(separator: "\n").suffix(characterLimit))
+    }
+
+    static func summaryWork(_ text: String, sentences: Int, model: SystemLanguageModel) -> Work {
+        { update in
+            let session = LanguageModelSession(
+                model: model,
+                instructions:
+                    "You summarize conversations between a user and an assistant in \(sentences) short sentences: what the user asked, and what was answered or decided."
+            )
+            let responses = session.streamResponse(
+                to: "Summarize this conversation in \(sentences) sentences.\n\n\(text)",
+                options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 200))
+            for try await snapshot in responses { update(snapshot.content, snapshot.usage.output.totalTokenCount) }
+            try Task.checkCancellation()
+            let response = try await responses.collect()
+            return (response.content.trimmingCharacters(in: .whitespacesAndNewlines), response.usage)
+        }
+    }
+
+    /// After the first exchange of a conversation still called "New chat", the model writes a
+    /// title (a schema-bounded `AssistantTitle`), in the background.
+    private func titleIfFirst(_ conversation: AssistantConversation, owner: UserID) {
+        guard let model = model.model,
+            let messages = try? store.assistantMessages(in: conversation.id, for: owner),
+            let current = try? store.assistantConversation(conversation.id, for: owner),
+            current.title == AssistantAPI.defaultTitle,
+            messages.filter({ $0.role == .assistant }).count == 1
+        else { return }
+        let text = Self.conversationText(messages, characterLimit: 1200)
+        Task.detached(executorPreference: ModelExecutor.assistant) { [self] in
+            let session = LanguageModelSession(
+                model: model, instructions: "You write a short title (2 to 5 words) for a conversation.")
+            guard
+                let response = try? await session.respond(
+                    to: "Title for this conversation:\n\(text)", generating: AssistantTitle.self,
+                    options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 24)),
+                let renamed = try? store.renameAssistantConversation(
+                    conversation.id, to: response.content.title, for: owner),
+                let bytes = try? JSONBody.encode(AssistantConversationFrame(conversation: renamed))
+            else { return }
+            publish(owner, String(decoding: bytes, as: UTF8.self))
+        }
+    }
+
+    /// Three replies the user might send after `answer`, in the background, from a fresh
+    /// session; published as an `assistant.replies` frame unless a new turn began meanwhile.
+    private func suggestReplies(after answer: AssistantMessage, in conversation: AssistantConversation, owner: UserID) {
+        guard let model = model.model else { return }
+        let context = String(answer.text.prefix(1500))
+        let task = Task.detached(executorPreference: ModelExecutor.assistant) { [self] in
+            let session = LanguageModelSession(
+                model: model,
+                instructions:
+                    "You suggest what a user might write next to an assistant: three short, different replies or follow-up questions, in the user's voice."
+            )
+            guard
+                let response = try? await session.respond(
+                    to: "The assistant just said:\n\(context)\n\nWhat might the user write next?",
+                    generating: AssistantReplies.self,
+                    options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 96)),
+                !Task.isCancelled,
+                let bytes = try? JSONBody.encode(
+                    AssistantRepliesFrame(
+                        conversation_id: conversation.id, message_id: answer.id, replies: response.content.replies))
+            else { return }
+            publish(owner, String(decoding: bytes, as: UTF8.self))
+        }
+        withLock { replyTasks[conversation.id] = task }
+    }
+
+    private func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+}
+
+/// The text written so far and when it was last sent.
+///
+/// `@unchecked Sendable`: every field is only touched inside `lock`.
+private final class Progress: @unchecked Sendable {
+    private let lock = NSLock()
+    private var text = ""
+    private var tokens = 0
+    private var lastFrame = Date.distantPast
+
+    func set(_ text: String, _ tokens: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        self.text = text
+        self.tokens = tokens
+    }
+
+    var value: (text: String, tokens: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (text, tokens)
+    }
+
+    /// Whether a frame is due, noting it as sent.
+    func due(_ interval: TimeInterval) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        let now = Date()
+        guard now.timeIntervalSince(lastFrame) >= interval else { return false }
+        lastFrame = now
+        return true
+    }
+}

@@ -1,0 +1,170 @@
+import ChatStore
+import Foundation
+import Testing
+
+/// The assistant's conversations: order, settings with their session-reset dividers, search,
+/// delete with messages and images, and that nothing of one user reaches another.
+@Suite struct AssistantStoreTests {
+    static let general = AssistantSettings(
+        persona: "general", instructions: "You are a helpful assistant.", temperature: 0.7)
+
+    func seeded() throws -> ChatStore {
+        let temporary = try TemporaryStore()
+        _ = try temporary.seeded()
+        return temporary.store
+    }
+
+    @Test func conversationsAreListedNewestFirstAndTheLastOpenedIsRemembered() throws {
+        let store = try seeded()
+        #expect(try store.lastOpenedAssistantConversation(for: "alice") == nil)
+        let first = try store.createAssistantConversation(for: "alice", title: "Trip", settings: Self.general)
+        let second = try store.createAssistantConversation(for: "alice", title: "Recipes", settings: Self.general)
+        #expect(try store.assistantConversations(for: "alice").map(\.title) == ["Recipes", "Trip"])
+        // A message moves its conversation to the top.
+        _ = try store.appendAssistantMessage(.init(role: .user, text: "Where to in May?"), to: first.id, for: "alice")
+        #expect(try store.assistantConversations(for: "alice").map(\.id) == [first.id, second.id])
+        #expect(try store.lastOpenedAssistantConversation(for: "alice")?.id == second.id)
+        try store.markAssistantConversationOpened(first.id, for: "alice")
+        #expect(try store.lastOpenedAssistantConversation(for: "alice")?.id == first.id)
+        try store.markAssistantConversationOpened(second.id, for: "alice")
+        #expect(try store.lastOpenedAssistantConversation(for: "alice")?.id == second.id)
+        #expect(try store.assistantConversations(for: "bob").isEmpty)
+        #expect(try store.lastOpenedAssistantConversation(for: "bob") == nil)
+    }
+
+    @Test func messagesKeepTheirRoleTokensModelAndStoppedFlag() throws {
+        let store = try seeded()
+        let conversation = try store.createAssistantConversation(for: "alice", settings: Self.general)
+        _ = try store.appendAssistantMessage(.init(role: .user, text: "Hello"), to: conversation.id, for: "alice")
+        _ = try store.appendAssistantMessage(
+            .init(
+                role: .assistant, text: "Hi! How can", inputTokens: 31, outputTokens: 4, model: "qwen2.5-coder-0.5b",
+                stopped: true), to: conversation.id, for: "alice")
+        let messages = try store.assistantMessages(in: conversation.id, for: "alice")
+        #expect(messages.map(\.role) == [.user, .assistant])
+        #expect(messages[1].text == "Hi! How can" && messages[1].stopped && !messages[0].stopped)
+        #expect(messages[1].inputTokens == 31 && messages[1].outputTokens == 4)
+        #expect(messages[1].model == "qwen2.5-coder-0.5b" && messages[0].model == nil)
+        try store.deleteAssistantMessage(messages[1].id, in: conversation.id, for: "alice")
+        #expect(try store.assistantMessages(in: conversation.id, for: "alice").map(\.text) == ["Hello"])
+        #expect(throws: ChatStoreError.notFound(what: "message", id: messages[1].id)) {
+            try store.deleteAssistantMessage(messages[1].id, in: conversation.id, for: "alice")
+        }
+    }
+
+    @Test func changingTheSettingsAppendsOneDividerAndKeepsEarlierMessages() throws {
+        let store = try seeded()
+        let conversation = try store.createAssistantConversation(for: "alice", settings: Self.general)
+        _ = try store.appendAssistantMessage(.init(role: .user, text: "Remember 42"), to: conversation.id, for: "alice")
+        let same = try store.updateAssistantSettings(
+            conversation.id, to: Self.general, dividerText: "reset", for: "alice")
+        #expect(same.divider == nil)
+        var concise = Self.general
+        concise.persona = "concise"
+        concise.instructions = "Answer in one sentence."
+        concise.temperature = 0.2
+        let changed = try store.updateAssistantSettings(
+            conversation.id, to: concise, dividerText: "The model's memory was reset", for: "alice")
+        #expect(
+            changed.conversation.instructions == "Answer in one sentence." && changed.conversation.temperature == 0.2)
+        #expect(changed.divider?.role == .divider)
+        let messages = try store.assistantMessages(in: conversation.id, for: "alice")
+        #expect(messages.map(\.role) == [.user, .divider])
+        #expect(messages.map(\.text) == ["Remember 42", "The model's memory was reset"])
+        #expect(throws: ChatStoreError.self) {
+            var hot = concise
+            hot.temperature = 5
+            _ = try store.updateAssistantSettings(conversation.id, to: hot, dividerText: "x", for: "alice")
+        }
+    }
+
+    @Test func searchFindsOnlyTheOwnersMessagesWithHighlightsAndNotDividers() throws {
+        let store = try seeded()
+        let old = try store.createAssistantConversation(for: "alice", title: "Old trip", settings: Self.general)
+        _ = try store.appendAssistantMessage(
+            .init(role: .user, text: "Plan a trip to Lisbon"), to: old.id, for: "alice")
+        _ = try store.appendAssistantMessage(
+            .init(role: .assistant, text: "Lisbon in spring: trams and tiles."), to: old.id, for: "alice")
+        _ = try store.appendAssistantMessage(.init(role: .divider, text: "Lisbon reset"), to: old.id, for: "alice")
+        let bobs = try store.createAssistantConversation(for: "bob", title: "Bob's", settings: Self.general)
+        _ = try store.appendAssistantMessage(.init(role: .user, text: "Lisbon secrets"), to: bobs.id, for: "bob")
+
+        let hits = try store.searchAssistantMessages("lisbon", for: "alice")
+        #expect(hits.count == 2)
+        #expect(Set(hits.map(\.message.role)) == [.user, .assistant])
+        #expect(hits.allSatisfy { $0.conversationTitle == "Old trip" && $0.message.conversationID == old.id })
+        let user = try #require(hits.first { $0.message.role == .user })
+        #expect(user.highlights == [[15, 21]])
+        #expect(try store.searchAssistantMessages("lisbon", for: "bob").map(\.message.text) == ["Lisbon secrets"])
+        #expect(try store.searchAssistantMessages("lisbon", for: "carol").isEmpty)
+        #expect(throws: ChatStoreError.self) { try store.searchAssistantMessages("!!", for: "alice") }
+    }
+
+    @Test func deleteRemovesMessagesImagesAndSearchEntries() throws {
+        let store = try seeded()
+        let conversation = try store.createAssistantConversation(for: "alice", settings: Self.general)
+        let png = AssistantImage(mimeType: "image/png", bytes: [0x89, 0x50, 0x4E, 0x47, 1, 2, 3])
+        let message = try store.appendAssistantMessage(
+            .init(role: .user, text: "What does this error say? zebra", images: [png]), to: conversation.id,
+            for: "alice")
+        #expect(message.images.map(\.byteCount) == [7])
+        #expect(try store.assistantMessages(in: conversation.id, for: "alice").first?.images.map(\.id) == [png.id])
+        #expect(try store.assistantImage(png.id, for: "alice").bytes == png.bytes)
+        #expect(throws: ChatStoreError.notFound(what: "image", id: png.id)) {
+            try store.assistantImage(png.id, for: "bob")
+        }
+        try store.deleteAssistantConversation(conversation.id, for: "alice")
+        #expect(throws: ChatStoreError.notFound(what: "image", id: png.id)) {
+            try store.assistantImage(png.id, for: "alice")
+        }
+        #expect(try store.searchAssistantMessages("zebra", for: "alice").isEmpty)
+        #expect(try store.assistantConversations(for: "alice").isEmpty)
+        let leftovers = try store.read { db in
+            try db.row("SELECT (SELECT COUNT(*) FROM assistant_messages) + (SELECT COUNT(*) FROM assistant_images)") {
+                $0.int(0)
+            }
+        }
+        #expect(leftovers == 0)
+    }
+
+    @Test func anotherUsersConversationIsNotFoundForEveryOperation() throws {
+        let store = try seeded()
+        let conversation = try store.createAssistantConversation(for: "alice", settings: Self.general)
+        let message = try store.appendAssistantMessage(
+            .init(role: .user, text: "private"), to: conversation.id, for: "alice")
+        let notFound = ChatStoreError.notFound(what: "conversation", id: conversation.id)
+        #expect(throws: notFound) { try store.assistantConversation(conversation.id, for: "bob") }
+        #expect(throws: notFound) { try store.assistantMessages(in: conversation.id, for: "bob") }
+        #expect(throws: notFound) { try store.markAssistantConversationOpened(conversation.id, for: "bob") }
+        #expect(throws: notFound) { try store.renameAssistantConversation(conversation.id, to: "mine", for: "bob") }
+        #expect(throws: notFound) {
+            try store.updateAssistantSettings(conversation.id, to: Self.general, dividerText: "x", for: "bob")
+        }
+        #expect(throws: notFound) {
+            try store.appendAssistantMessage(.init(role: .user, text: "hi"), to: conversation.id, for: "bob")
+        }
+        #expect(throws: notFound) { try store.deleteAssistantMessage(message.id, in: conversation.id, for: "bob") }
+        #expect(throws: notFound) { try store.deleteAssistantConversation(conversation.id, for: "bob") }
+        // Still there, untouched, for its owner.
+        #expect(try store.assistantConversation(conversation.id, for: "alice").title == "New chat")
+        #expect(try store.assistantMessages(in: conversation.id, for: "alice").map(\.text) == ["private"])
+    }
+
+    @Test func badInputIsRefusedWithTheFieldNamed() throws {
+        let store = try seeded()
+        let conversation = try store.createAssistantConversation(for: "alice", settings: Self.general)
+        #expect(throws: ChatStoreError.invalidArgument(field: "title", reason: "must not be empty")) {
+            try store.renameAssistantConversation(conversation.id, to: "   ", for: "alice")
+        }
+        #expect(throws: ChatStoreError.invalidArgument(field: "text", reason: "must not be empty")) {
+            try store.appendAssistantMessage(.init(role: .user, text: " \n"), to: conversation.id, for: "alice")
+        }
+        #expect(throws: ChatStoreError.self) {
+            try store.appendAssistantMessage(
+                .init(role: .user, text: String(repeating: "a", count: 70_000)), to: conversation.id, for: "alice")
+        }
+        #expect(throws: ChatStoreError.self) { try ChatStore.validatedAssistantID("../etc") }
+        #expect(
+            try store.renameAssistantConversation(conversation.id, to: "  Lisbon  ", for: "alice").title == "Lisbon")
+    }
+}
