@@ -31,6 +31,8 @@ public final class ChatServer: Sendable {
         public var webSocketMaxQueuedBytes = 1 << 20
         /// Origins allowed to call the API from a browser page elsewhere (CORS); empty: none.
         public var corsOrigins: [String] = []
+        /// OpenAI-compatible completions admitted at once (running or waiting); more get 429.
+        public var completionQueueCapacity = OpenAIAPI.defaultQueueCapacity
 
         public init(host: String = "127.0.0.1", port: Int = 8080) {
             self.host = host
@@ -98,6 +100,14 @@ public final class ChatServer: Sendable {
         let files = StaticFiles()
         var routes = api.routes
         intelligence.add(to: &routes)
+        OpenAIAPI(
+            model: model,
+            authenticate: { request in
+                let claims = try Self.authenticate(request, tokens: tokens)
+                _ = try store.ensureUser(claims.user)
+                return claims
+            }, queue: CompletionQueue(capacity: configuration.completionQueueCapacity)
+        ).add(to: &routes)
         router = Router(
             routes: routes,
             authenticate: { request in

@@ -32,10 +32,13 @@ public struct WireResponse {
 public struct HTTPClient {
     public let port: Int
     public var token: String?
+    /// Seconds a read may wait (a model's answer may take a while).
+    public var timeout: Double
 
-    public init(port: Int, token: String? = nil) {
+    public init(port: Int, token: String? = nil, timeout: Double = 10) {
         self.port = port
         self.token = token
+        self.timeout = timeout
     }
 
     public func request(
@@ -54,7 +57,7 @@ public struct HTTPClient {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for (name, value) in allHeaders { head += "\(name): \(value)\r\n" }
         head += "\r\n"
-        let socket = try TestSocket(port: port)
+        let socket = try TestSocket(port: port, timeout: timeout)
         try socket.write(Array(head.utf8) + payload)
         return try Self.readResponse(from: socket)
     }

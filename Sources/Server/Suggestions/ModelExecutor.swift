@@ -13,6 +13,9 @@ final class ModelExecutor: TaskExecutor, @unchecked Sendable {
     /// Writing tools, translations, summaries and the other requested jobs (`ModelJobs`), so a
     /// long summary never holds up the chips.
     static let jobs = ModelExecutor(name: "sotto.model-jobs")
+    /// The OpenAI-compatible API's completions (`OpenAIAPI`): their tasks mostly wait for the
+    /// engine and the client, so they share one thread.
+    static let completions = ModelExecutor(name: "sotto.completions")
 
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
