@@ -70,7 +70,7 @@ public final class ChatServer: Sendable {
         scheduler = SuggestionScheduler(suggester: suggester) { key, snapshot in
             let fields = SuggestionEventFields(
                 user_id: key.user, status: snapshot.status, suggestions: snapshot.suggestions,
-                signature: snapshot.signature)
+                signature: snapshot.signature, model: suggester?.modelName)
             do {
                 try store.recordEvent(
                     type: EventType.suggestionsUpdated, cid: key.cid, fields: fields, to: [key.user], ephemeral: true)

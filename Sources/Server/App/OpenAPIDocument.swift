@@ -598,6 +598,10 @@ enum OpenAPIDocument {
                 "signature"
               ],
               "properties": {
+                "model": {
+                  "type": "string",
+                  "description": "The model that writes the suggestions (a remote one: 'NAME at URL'); absent when none does."
+                },
                 "cid": {
                   "$ref": "#/components/schemas/ChannelID"
                 },
