@@ -41,8 +41,9 @@ class Server:
                              timeout=options.pop("timeout", 120), **options)
 
 
-def start_server(extra=()):
-    """A fresh `sotto serve` (its own store and secret, the user's models) on a free port."""
+def start_server(extra=(), model=MODEL):
+    """A fresh `sotto serve` (its own store and secret, the user's models) on a free port, with
+    `model` ("off": none)."""
     binary = sotto_binary()
     home = tempfile.mkdtemp(prefix="sotto-api-")
     env = dict(os.environ, SOTTO_HOME=home)
@@ -55,21 +56,25 @@ def start_server(extra=()):
     if (models.parent / "cache").is_dir():  # the packed-weights cache: no repacking on load
         os.symlink(models.parent / "cache", pathlib.Path(home) / "cache")
     subprocess.run([binary, "seed", "demo"], env=env, check=True, capture_output=True)
-    process = subprocess.Popen([binary, "serve", "--port", "0", "--model", MODEL, *extra], env=env,
+    process = subprocess.Popen([binary, "serve", "--port", "0", "--model", model, *extra], env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    base_url = None
+    base_url, lines = None, []
     deadline = time.time() + 120
     while time.time() < deadline and base_url is None:
         line = process.stdout.readline()
         if not line:
             break
+        lines.append(line)
         match = re.search(r"listening on (http://\S+)", line)
         if match:
             base_url = match.group(1).rstrip("/")
     if base_url is None:
         process.kill()
-        pytest.fail("sotto serve did not report its address")
-    return Server(binary, home, env, process, base_url)
+        pytest.fail("sotto serve did not report its address:\n" + "".join(lines))
+    server = Server(binary, home, env, process, base_url)
+    # The start-up lines after the address (reply suggestions, fallback model, …).
+    server.startup = [process.stdout.readline() for _ in range(3)]
+    return server
 
 
 def stop_server(server):
