@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 
 import openai
@@ -72,8 +73,10 @@ def start_server(extra=(), model=MODEL):
         process.kill()
         pytest.fail("sotto serve did not report its address:\n" + "".join(lines))
     server = Server(binary, home, env, process, base_url)
-    # The start-up lines after the address (reply suggestions, fallback model, …).
+    # The start-up lines after the address (reply suggestions, fallback model, …); the rest is
+    # read and dropped, so the server never blocks on a full pipe.
     server.startup = [process.stdout.readline() for _ in range(3)]
+    threading.Thread(target=lambda: [None for _ in process.stdout], daemon=True).start()
     return server
 
 
