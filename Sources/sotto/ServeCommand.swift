@@ -41,6 +41,7 @@ struct ServeCommand: Command {
           --cors-origin ORIGINS  comma-separated origins (https://chat.example.com) whose pages may
                               call the API; default none (CORS off)
         \(fallbackUsage)
+
         The OpenAI-compatible API is at /v1 (GET /v1/models, POST /v1/chat/completions), a Sotto
         token as the API key.
         """
