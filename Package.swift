@@ -110,6 +110,9 @@ let package = Package(
         // The engine service (`sotto engine`): the local engine behind a Unix socket, for apps.
         .target(name: "EngineService", dependencies: ["FoundationModels", "LocalEngine"], swiftSettings: common),
 
+        // A model for FoundationModels behind any OpenAI-compatible endpoint (the hybrid fallback).
+        .target(name: "OpenAIModel", dependencies: ["FoundationModels"], swiftSettings: common),
+
         // Chat system.
         .target(name: "ChatStore", dependencies: ["CSQLite"], swiftSettings: common),
         .target(name: "HTTPCore", dependencies: ["CLibUV", "CPicoHTTPParser"], swiftSettings: common),
@@ -128,7 +131,7 @@ let package = Package(
             name: "sotto",
             dependencies: [
                 "Inference", "Kernels", "ModelStore", "Server", "ChatStore", "FoundationModels", "LocalEngine",
-                "EngineService",
+                "EngineService", "OpenAIModel",
             ],
             swiftSettings: common),
 
@@ -195,6 +198,12 @@ let package = Package(
             dependencies: [
                 "Server", "HTTPCore", "ChatIntelligence", "ChatStore", "CSodium", "FoundationModels", "LocalEngine",
                 "ModelStore", "TestSupport",
+            ],
+            swiftSettings: common),
+        .testTarget(
+            name: "OpenAIModelTests",
+            dependencies: [
+                "OpenAIModel", "Server", "ChatStore", "FoundationModels", "LocalEngine", "TestSupport",
             ],
             swiftSettings: common),
         .testTarget(

@@ -50,20 +50,39 @@ public struct ReplyDrafter: Sendable {
     /// enforces it anyway. Kept for measuring (`scripts/eval-suggestions --schema-in-prompt`).
     package var includesSchemaInPrompt = false
 
+    /// A model that is not a system model (one behind an OpenAI-compatible endpoint), when the
+    /// drafter was made with one: the replies then come from it, and `model` is not used.
+    private let otherModel: (any LanguageModel)?
+
     public init(model: SystemLanguageModel = .default, options: GenerationOptions = ReplyDrafter.defaultOptions) {
         self.model = model
         self.options = options
+        otherModel = nil
+    }
+
+    /// Replies from any model of the seam (a remote one, say), which is taken to be available:
+    /// a request it cannot answer fails with its error.
+    public init(languageModel: some LanguageModel, options: GenerationOptions = ReplyDrafter.defaultOptions) {
+        model = .default
+        self.options = options
+        otherModel = languageModel
     }
 
     /// Whether the model can be used now (checking does not load it).
-    public var isAvailable: Bool { model.availability == .available }
+    public var isAvailable: Bool { otherModel != nil || model.availability == .available }
+
+    /// A session on the drafter's model, continuing from its worked examples.
+    private func makeSession() -> LanguageModelSession {
+        if let otherModel { return LanguageModelSession(model: otherModel, transcript: Self.transcript) }
+        return LanguageModelSession(model: model, transcript: Self.transcript)
+    }
 
     /// Loads the model and runs the fixed instructions and worked examples through it in the
     /// background, so that the first suggestions cost only their own conversation (a server calls
     /// this when it starts). Does nothing when the model is unavailable.
     public func prewarm() {
         guard isAvailable else { return }
-        LanguageModelSession(model: model, transcript: Self.transcript).prewarm()
+        makeSession().prewarm()
     }
 
     /// Up to three replies `user` could send next, drafted from the last messages of
@@ -82,7 +101,7 @@ public struct ReplyDrafter: Sendable {
         // A model still loading (the server's prewarm, just started) is waited for: a request
         // refused now would leave this conversation without suggestions until it changes.
         guard Self.wantsReply(messages, user: user), isAvailable || model.isLoading else { return nil }
-        let session = LanguageModelSession(model: model, transcript: Self.transcript)
+        let session = makeSession()
         let prompt = Self.prompt(for: messages, user: user, tone: tone)
         let recent = messages.suffix(Self.windowSize(messageCount: messages.count))
         let raw =

@@ -13,6 +13,8 @@ final class Connection: @unchecked Sendable {
         /// Reading requests; `busy` while one is with the handler pool.
         case http(busy: Bool)
         case webSocket(WebSocket)
+        /// Writing a streamed body; reading only to notice the client hang up.
+        case streaming(HTTPBodyStream, chunked: Bool)
         /// The last bytes are written; waiting for the client to close, until `deadline`.
         case closing
     }
@@ -82,6 +84,8 @@ final class Connection: @unchecked Sendable {
         case .webSocket(let socket):
             frames.append(bytes)
             processFrames(socket)
+        case .streaming:
+            break  // a streamed response is the last on its connection: nothing more is read
         case .closing:
             break  // draining what the client still sends before it sees our close
         }
@@ -136,7 +140,14 @@ final class Connection: @unchecked Sendable {
     }
 
     private func answered(_ request: HTTPRequest, _ response: HTTPResponse) {
-        guard !closed else { return }
+        guard !closed else {
+            response.stream?.markHungUp()
+            return
+        }
+        if let stream = response.stream {
+            startStreaming(request, response, stream)
+            return
+        }
         let keepAlive = request.wantsKeepAlive && !core.isStopping
         let bytes = response.serialized(
             keepAlive: keepAlive, extraHeaders: core.configuration.defaultHeaders, omitBody: request.method == "HEAD")
@@ -149,6 +160,32 @@ final class Connection: @unchecked Sendable {
         idleSince = loop.now
         startReading()
         processRequests()  // a pipelined request may be waiting already
+    }
+
+    // MARK: Streamed bodies
+
+    private func startStreaming(_ request: HTTPRequest, _ response: HTTPResponse, _ stream: HTTPBodyStream) {
+        let chunked = request.minorVersion >= 1
+        let head = response.serializedStreamHead(chunked: chunked, extraHeaders: core.configuration.defaultHeaders)
+        guard request.method != "HEAD" else {
+            stream.markHungUp()  // nobody will read the body: its producer can stop
+            finish(with: head)
+            return
+        }
+        write(head)
+        phase = .streaming(stream, chunked: chunked)
+        stream.attach(to: self, on: loop)
+        startReading()  // to see the client hang up while the body is produced
+    }
+
+    /// Writes what the stream holds, as one chunk; ends the response when the stream is finished.
+    func flushStream(_ stream: HTTPBodyStream) {
+        guard !closed, case .streaming(let current, let chunked) = phase, current === stream else { return }
+        let (bytes, finished) = stream.take()
+        if !bytes.isEmpty {
+            write(chunked ? HTTPResponse.chunk(bytes) : bytes) { stream.written(bytes.count) }
+        }
+        if finished { finish(with: chunked ? HTTPResponse.lastChunk : []) }
     }
 
     private func upgrade(_ request: HTTPRequest) {
@@ -252,6 +289,7 @@ final class Connection: @unchecked Sendable {
         guard !closed else { return }
         if case .closing = phase { return }
         if case .webSocket(let socket) = phase { socket.markClosed() }
+        if case .streaming(let stream, _) = phase, stream.isOpen { stream.markHungUp() }
         phase = .closing
         closingDeadline = loop.now + 2000
         write(bytes) { [self] in
@@ -269,6 +307,7 @@ final class Connection: @unchecked Sendable {
     func abort() {
         guard !closed else { return }
         closed = true
+        if case .streaming(let stream, _) = phase { stream.markHungUp() }
         if let socket = openedSocket {
             socket.markClosed()
             let responder = core.webSocketResponder
@@ -297,8 +336,8 @@ final class Connection: @unchecked Sendable {
         guard !closed else { return }
         let configuration = core.configuration
         switch phase {
-        case .http(busy: true):
-            break
+        case .http(busy: true), .streaming:
+            break  // a handler or a producer is at work; a streamed body paces itself
         case .http(busy: false):
             if let bodyStartedAt, now - bodyStartedAt > configuration.bodyTimeoutMilliseconds {
                 finish(

@@ -1,16 +1,28 @@
 import Foundation
 
-/// An HTTP response: status, headers and a complete body.
+/// An HTTP response: status, headers and a complete body, or a body streamed as it is
+/// produced (`stream`).
 public struct HTTPResponse: Sendable {
     public var status: Int
-    /// Extra headers; `Content-Length` and `Connection` are added by the server.
+    /// Extra headers; `Content-Length`, `Transfer-Encoding` and `Connection` are added by the
+    /// server.
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
+    /// A body written progressively after the head; `body` is then ignored.
+    public var stream: HTTPBodyStream?
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
+    }
+
+    /// A response whose body is written to `stream` as it is produced.
+    public init(status: Int, headers: [(name: String, value: String)] = [], stream: HTTPBodyStream) {
+        self.status = status
+        self.headers = headers
+        self.body = []
+        self.stream = stream
     }
 
     /// A UTF-8 text response.
@@ -45,6 +57,33 @@ public struct HTTPResponse: Sendable {
     public func serialized(
         keepAlive: Bool, extraHeaders: [(name: String, value: String)] = [], omitBody: Bool = false
     ) -> [UInt8] {
+        var head = headLines(extraHeaders: extraHeaders)
+        if status >= 200 && status != 204 && status != 304 { head += "Content-Length: \(body.count)\r\n" }
+        head += keepAlive ? "\r\n" : "Connection: close\r\n\r\n"
+        var bytes = Array(head.utf8)
+        if !omitBody { bytes += body }
+        return bytes
+    }
+
+    /// The head of a streamed response, which is the last on its connection: chunked for
+    /// HTTP/1.1, delimited by the close otherwise.
+    public func serializedStreamHead(chunked: Bool, extraHeaders: [(name: String, value: String)] = []) -> [UInt8] {
+        var head = headLines(extraHeaders: extraHeaders)
+        if chunked { head += "Transfer-Encoding: chunked\r\n" }
+        head += "Connection: close\r\n\r\n"
+        return Array(head.utf8)
+    }
+
+    /// One chunk of a chunked body (RFC 9112 §7.1); never empty, which would end the body.
+    static func chunk(_ bytes: [UInt8]) -> [UInt8] {
+        precondition(!bytes.isEmpty, "an empty chunk ends a chunked body")
+        return Array((String(bytes.count, radix: 16) + "\r\n").utf8) + bytes + [0x0D, 0x0A]
+    }
+
+    /// The last chunk, with no trailers.
+    static let lastChunk: [UInt8] = Array("0\r\n\r\n".utf8)
+
+    private func headLines(extraHeaders: [(name: String, value: String)]) -> String {
         var head = "HTTP/1.1 \(status) \(Self.reason(for: status))\r\n"
         for (name, value) in headers where !Self.managed(name) {
             head += "\(name): \(Self.clean(value))\r\n"
@@ -52,11 +91,7 @@ public struct HTTPResponse: Sendable {
         for (name, value) in extraHeaders where header(name) == nil {
             head += "\(name): \(Self.clean(value))\r\n"
         }
-        if status >= 200 && status != 204 && status != 304 { head += "Content-Length: \(body.count)\r\n" }
-        head += keepAlive ? "\r\n" : "Connection: close\r\n\r\n"
-        var bytes = Array(head.utf8)
-        if !omitBody { bytes += body }
-        return bytes
+        return head
     }
 
     /// Framing headers are the server's to write.

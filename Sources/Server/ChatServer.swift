@@ -31,6 +31,8 @@ public final class ChatServer: Sendable {
         public var webSocketMaxQueuedBytes = 1 << 20
         /// Origins allowed to call the API from a browser page elsewhere (CORS); empty: none.
         public var corsOrigins: [String] = []
+        /// OpenAI-compatible completions admitted at once (running or waiting); more get 429.
+        public var completionQueueCapacity = OpenAIAPI.defaultQueueCapacity
 
         public init(host: String = "127.0.0.1", port: Int = 8080) {
             self.host = host
@@ -70,7 +72,7 @@ public final class ChatServer: Sendable {
         scheduler = SuggestionScheduler(suggester: suggester) { key, snapshot in
             let fields = SuggestionEventFields(
                 user_id: key.user, status: snapshot.status, suggestions: snapshot.suggestions,
-                signature: snapshot.signature)
+                signature: snapshot.signature, model: suggester?.modelName)
             do {
                 try store.recordEvent(
                     type: EventType.suggestionsUpdated, cid: key.cid, fields: fields, to: [key.user], ephemeral: true)
@@ -103,6 +105,14 @@ public final class ChatServer: Sendable {
         let assistant = AssistantEngine(store: store, model: model) { user, json in hub.sendLive(to: user, json: json) }
         self.assistant = assistant
         AssistantAPI(store: store, engine: assistant, modelState: { intelligence.state }).add(to: &routes)
+        OpenAIAPI(
+            model: model,
+            authenticate: { request in
+                let claims = try Self.authenticate(request, tokens: tokens)
+                _ = try store.ensureUser(claims.user)
+                return claims
+            }, queue: CompletionQueue(capacity: configuration.completionQueueCapacity)
+        ).add(to: &routes)
         router = Router(
             routes: routes,
             authenticate: { request in

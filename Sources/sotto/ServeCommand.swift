@@ -40,10 +40,14 @@ struct ServeCommand: Command {
                               (default 50; 0 turns the limit off)
           --cors-origin ORIGINS  comma-separated origins (https://chat.example.com) whose pages may
                               call the API; default none (CORS off)
+        \(fallbackUsage)
+
+        The OpenAI-compatible API is at /v1 (GET /v1/models, POST /v1/chat/completions), a Sotto
+        token as the API key.
         """
     static let valueOptions: Set<String> = [
         "host", "port", "model", "threads", "io-threads", "max-connections", "max-connections-per-ip", "rate-limit",
-        "cors-origin", "kernels", "compute-threads",
+        "cors-origin", "kernels", "compute-threads", "fallback-url", "fallback-model", "fallback-key-file",
     ]
     static let switchOptions: Set<String> = ["no-suggestions", "canned-suggestions", "demo"]
 
@@ -94,14 +98,23 @@ struct ServeCommand: Command {
 
         let kernels = try computeSettings(arguments)
         let data = ModelStore()
-        let suggestions: Suggestions =
+        let local: Suggestions =
             if arguments.has("no-suggestions") {
                 Suggestions(suggester: nil, model: .turnedOffByFlag, status: "off (--no-suggestions)")
             } else if arguments.has("canned-suggestions") {
                 Suggestions(suggester: CannedSuggester(), model: .canned, status: "canned (--canned-suggestions)")
+            } else if let name = arguments.string("model"), ModelStore.disablingValues.contains(name.lowercased()) {
+                Suggestions(
+                    suggester: nil,
+                    model: .unavailable(
+                        .turnedOff,
+                        message:
+                            "The local model is turned off on this server (--model \(name)). To turn it on, restart sotto serve without it."
+                    ), status: "off (--model \(name))")
             } else {
                 try modelSuggestions(named: arguments.string("model"), in: data)
             }
+        let (suggestions, fallbackStatus) = try withFallback(local, arguments)
         let store = try data.openChatStore()
         let secret = try data.loadSecret()
         var signIn = "Sign in with a token from: sotto token <user-id>"
@@ -127,6 +140,7 @@ struct ServeCommand: Command {
                 """
                 Sotto chat listening on http://\(configuration.host):\(bound)
                 Reply suggestions: \(suggestions.status)
+                Fallback model: \(fallbackStatus)
                 Model compute: kernels \(kernels), \(threadCount) compute thread\(threadCount == 1 ? "" : "s")
                 \(signIn)
 
@@ -178,7 +192,7 @@ struct ServeCommand: Command {
         guard let systemModel = model.model, let label = model.name else {
             return Suggestions(suggester: nil, model: model, status: "off. \(model.message)")
         }
-        let suggester = ModelSuggester(model: systemModel)
+        let suggester = ModelSuggester(model: systemModel, name: label)
         suggester.prewarm()
         model.prewarm()
         return Suggestions(suggester: suggester, model: model, status: "on (\(label))")

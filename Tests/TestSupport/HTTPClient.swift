@@ -32,10 +32,13 @@ public struct WireResponse {
 public struct HTTPClient {
     public let port: Int
     public var token: String?
+    /// Seconds a read may wait (a model's answer may take a while).
+    public var timeout: Double
 
-    public init(port: Int, token: String? = nil) {
+    public init(port: Int, token: String? = nil, timeout: Double = 10) {
         self.port = port
         self.token = token
+        self.timeout = timeout
     }
 
     public func request(
@@ -54,7 +57,7 @@ public struct HTTPClient {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for (name, value) in allHeaders { head += "\(name): \(value)\r\n" }
         head += "\r\n"
-        let socket = try TestSocket(port: port)
+        let socket = try TestSocket(port: port, timeout: timeout)
         try socket.write(Array(head.utf8) + payload)
         return try Self.readResponse(from: socket)
     }
@@ -70,6 +73,37 @@ public struct HTTPClient {
     }
 
     public static func readResponse(from socket: TestSocket) throws -> WireResponse {
+        let (status, headers) = try readHead(from: socket)
+        let body: [UInt8]
+        if let length = headers["content-length"].flatMap(Int.init) {
+            body = try socket.read(exactly: length)
+        } else if headers["transfer-encoding"]?.lowercased() == "chunked" {
+            var bytes: [UInt8] = []
+            while let chunk = try readChunk(from: socket) { bytes += chunk }
+            body = bytes
+        } else {
+            body = try socket.readToEnd()
+        }
+        return WireResponse(status: status, headers: headers, body: body)
+    }
+
+    /// One chunk of a chunked body; nil for the last (empty) chunk, after its trailer line.
+    public static func readChunk(from socket: TestSocket) throws -> [UInt8]? {
+        let sizeLine = String(decoding: try socket.read(through: Array("\r\n".utf8)).dropLast(2), as: UTF8.self)
+        guard let size = Int(sizeLine.split(separator: ";")[0], radix: 16) else {
+            throw SocketError(description: "bad chunk size line '\(sizeLine)'")
+        }
+        if size == 0 {
+            _ = try socket.read(through: Array("\r\n".utf8))
+            return nil
+        }
+        let bytes = try socket.read(exactly: size)
+        guard try socket.read(exactly: 2) == [0x0D, 0x0A] else { throw SocketError(description: "chunk without CRLF") }
+        return bytes
+    }
+
+    /// The status and headers (lowercased names) of a response, leaving its body unread.
+    public static func readHead(from socket: TestSocket) throws -> (status: Int, headers: [String: String]) {
         let head = String(decoding: try socket.read(through: Array("\r\n\r\n".utf8)), as: UTF8.self)
         var lines = head.components(separatedBy: "\r\n").filter { !$0.isEmpty }
         guard !lines.isEmpty else { throw SocketError(description: "empty response") }
@@ -83,12 +117,6 @@ public struct HTTPClient {
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
                 in: .whitespaces)
         }
-        let body: [UInt8]
-        if let length = headers["content-length"].flatMap(Int.init) {
-            body = try socket.read(exactly: length)
-        } else {
-            body = try socket.readToEnd()
-        }
-        return WireResponse(status: status, headers: headers, body: body)
+        return (status, headers)
     }
 }

@@ -37,10 +37,13 @@ public struct APIOperation: Sendable {
     public var errors: [Int] = []
     /// Shown as public (no security) even though the route is authenticated some other way.
     public var publicAtHTTPLevel = false
+    /// Shown as authenticated (bearer token, 401) though the router does not check the token:
+    /// the handler does, to answer in a shape of its own (the OpenAI-compatible routes).
+    public var authenticatesItself = false
 
     public init(
         id: String, summary: String, query: [Query] = [], body: String? = nil, bodyRequired: Bool = true,
-        answers: [Answer], errors: [Int] = [], publicAtHTTPLevel: Bool = false
+        answers: [Answer], errors: [Int] = [], publicAtHTTPLevel: Bool = false, authenticatesItself: Bool = false
     ) {
         self.id = id
         self.summary = summary
@@ -50,6 +53,7 @@ public struct APIOperation: Sendable {
         self.answers = answers
         self.errors = errors
         self.publicAtHTTPLevel = publicAtHTTPLevel
+        self.authenticatesItself = authenticatesItself
     }
 
     /// A `$ref` to a component schema, as a JSON schema text.

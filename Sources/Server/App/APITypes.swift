@@ -82,6 +82,8 @@ struct SuggestionsResponse: Encodable {
     var status: SuggestionSnapshot.Status
     var suggestions: [String]
     var signature: String
+    /// Which model writes them (left out when none does).
+    var model: String?
 }
 
 /// Fields of a `typing.start` / `typing.stop` event.
@@ -110,6 +112,8 @@ struct SuggestionEventFields: Encodable {
     var status: SuggestionSnapshot.Status
     var suggestions: [String]
     var signature: String
+    /// Which model wrote them (left out when none did).
+    var model: String?
 }
 
 struct TokenResponse: Encodable {

@@ -243,7 +243,8 @@ struct ChatAPI: Sendable {
             let snapshot = scheduler.submit(replyContext)
             return JSONBody.response(
                 SuggestionsResponse(
-                    cid: cid, status: snapshot.status, suggestions: snapshot.suggestions, signature: snapshot.signature)
+                    cid: cid, status: snapshot.status, suggestions: snapshot.suggestions, signature: snapshot.signature,
+                    model: scheduler.modelName)
             )
         }
         routes.add(

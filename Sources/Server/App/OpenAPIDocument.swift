@@ -36,7 +36,9 @@ enum OpenAPIDocument {
     private static func operation(_ route: Route) -> [String: Any] {
         let spec = route.operation
         var operation: [String: Any] = ["operationId": spec.id, "summary": spec.summary]
-        if !route.authenticated || spec.publicAtHTTPLevel { operation["security"] = [Any]() }
+        if (!route.authenticated && !spec.authenticatesItself) || spec.publicAtHTTPLevel {
+            operation["security"] = [Any]()
+        }
         if !spec.query.isEmpty {
             operation["parameters"] = spec.query.map { query -> [String: Any] in
                 ["name": query.name, "in": "query", "required": false, "schema": schema(query.schema)]
@@ -50,7 +52,8 @@ enum OpenAPIDocument {
         }
         var errors = Set(spec.errors)
         if spec.body != nil || !spec.query.isEmpty || !route.pathParameters.isEmpty { errors.insert(400) }
-        if route.authenticated || spec.publicAtHTTPLevel { errors.insert(401) }
+        if route.authenticated || spec.publicAtHTTPLevel || spec.authenticatesItself { errors.insert(401) }
+        if spec.authenticatesItself { errors.insert(429) }
         if route.authenticated { errors.insert(429) }
         if let body = spec.body {
             errors.formUnion([413, 415])
@@ -71,7 +74,7 @@ enum OpenAPIDocument {
     /// Error statuses and their shared response in `components.responses`.
     static let errorResponses: [Int: String] = [
         400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 409: "Conflict", 413: "TooLarge",
-        415: "UnsupportedMediaType", 429: "TooManyRequests",
+        415: "UnsupportedMediaType", 429: "TooManyRequests", 503: "ServiceUnavailable",
     ]
 
     private static func schema(_ text: String) -> Any {
@@ -176,6 +179,16 @@ enum OpenAPIDocument {
             },
             "Conflict": {
               "description": "Clashes with stored state: a message id reused for a different message, a display name taken; or (code model_unavailable) the local model these features need is not there, the message saying why and what to do.",
+              "content": {
+                "application/json": {
+                  "schema": {
+                    "$ref": "#/components/schemas/Error"
+                  }
+                }
+              }
+            },
+            "ServiceUnavailable": {
+              "description": "(OpenAI-compatible routes) The server has no model to run, the message saying why and what to do.",
               "content": {
                 "application/json": {
                   "schema": {
@@ -596,6 +609,10 @@ enum OpenAPIDocument {
                 "signature"
               ],
               "properties": {
+                "model": {
+                  "type": "string",
+                  "description": "The model that writes the suggestions (a remote one: 'NAME at URL'); absent when none does."
+                },
                 "cid": {
                   "$ref": "#/components/schemas/ChannelID"
                 },

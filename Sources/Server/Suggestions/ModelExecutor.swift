@@ -15,6 +15,9 @@ final class ModelExecutor: TaskExecutor, @unchecked Sendable {
     static let jobs = ModelExecutor(name: "sotto.model-jobs")
     /// The assistant's answers, token counts and titles (`AssistantEngine`).
     static let assistant = ModelExecutor(name: "sotto.assistant")
+    /// The OpenAI-compatible API's completions (`OpenAIAPI`): their tasks mostly wait for the
+    /// engine and the client, so they share one thread.
+    static let completions = ModelExecutor(name: "sotto.completions")
 
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []

@@ -13,14 +13,23 @@ public struct ModelSuggester: ReplySuggester {
     }
 
     /// Suggestions from `model` (the one the server's other features share, so it is loaded once).
-    public init(model: SystemLanguageModel) {
-        self.init(ReplyDrafter(model: model))
+    public init(model: SystemLanguageModel, name: String? = nil) {
+        self.init(ReplyDrafter(model: model), modelName: name)
     }
 
     /// Suggestions from a configured drafter.
-    public init(_ drafter: ReplyDrafter) {
+    public init(_ drafter: ReplyDrafter, modelName: String? = nil) {
         self.drafter = drafter
+        self.modelName = modelName
     }
+
+    /// Suggestions from any model of the seam: the hybrid fallback, a model behind an
+    /// OpenAI-compatible endpoint, named `name` beside the replies.
+    public init(fallback model: some LanguageModel, name: String) {
+        self.init(ReplyDrafter(languageModel: model), modelName: name)
+    }
+
+    public let modelName: String?
 
     /// Whether the model can be used; when it cannot, leave the server without a suggester so
     /// the web app hides the suggestions row.

@@ -70,9 +70,15 @@ public protocol ReplySuggester: Sendable {
     /// chips). The default drafts without streaming.
     func suggestions(for context: ReplyContext, partial: @escaping @Sendable ([String]) -> Void) async throws
         -> [String]?
+
+    /// The model the replies come from, as the web app names it beside them ("qwen2.5-coder-0.5b
+    /// at http://…" for a remote one); nil when no model writes them. The default is nil.
+    var modelName: String? { get }
 }
 
 extension ReplySuggester {
+    public var modelName: String? { nil }
+
     public func suggestions(for context: ReplyContext, partial: @escaping @Sendable ([String]) -> Void) async throws
         -> [String]?
     {

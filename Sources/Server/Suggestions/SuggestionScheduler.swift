@@ -87,6 +87,9 @@ public final class SuggestionScheduler: @unchecked Sendable {
     /// Whether a model is wired in at all.
     public var isAvailable: Bool { suggester != nil }
 
+    /// The model the suggestions come from (the suggester's `modelName`).
+    public var modelName: String? { suggester?.modelName }
+
     /// Number of times the suggester was called (for tests and stats).
     public var generationCount: Int { withLock { generations } }
 

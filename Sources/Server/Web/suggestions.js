@@ -158,6 +158,13 @@ export class SuggestionsRow {
       chip.addEventListener('click', () => this.insert(text));
       this.element.append(chip);
     }
+    // Every AI result says which model wrote it (a remote fallback names its endpoint).
+    if (this.last && this.last.model) {
+      const source = document.createElement('span');
+      source.className = 'suggestions-model';
+      source.textContent = `by ${this.last.model}`;
+      this.element.append(source);
+    }
   }
 
   insert(text) {

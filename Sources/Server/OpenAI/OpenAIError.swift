@@ -1,0 +1,73 @@
+import Foundation
+import HTTPCore
+
+/// An error of the OpenAI-compatible API, in OpenAI's shape:
+/// `{"error": {"message", "type", "param", "code"}}`, so that OpenAI's clients raise the right
+/// exception (`AuthenticationError` for 401, `BadRequestError` with `param` for 400, …).
+struct OpenAIError: Error, Equatable, Sendable, CustomStringConvertible {
+    var status: Int
+    var message: String
+    var type: String
+    var param: String?
+    var code: String?
+
+    var description: String { "\(status) \(type): \(message)" + (param.map { " (\($0))" } ?? "") }
+
+    init(status: Int, message: String, type: String, param: String?, code: String?) {
+        self.status = status
+        self.message = message
+        self.type = type
+        self.param = param
+        self.code = code
+    }
+
+    static func invalidRequest(_ message: String, param: String?, code: String? = nil) -> OpenAIError {
+        OpenAIError(status: 400, message: message, type: "invalid_request_error", param: param, code: code)
+    }
+
+    /// The answer for any error thrown while serving an OpenAI route: the API's own errors as
+    /// they are, the server's (`APIError`: a bad token, a 413) translated, the rest opaque.
+    init(_ error: any Error, requestID: String) {
+        switch error {
+        case let error as OpenAIError:
+            self = error
+        case let error as AuthError:
+            self.init(
+                status: 401, message: "Incorrect API key: \(error.description). Use a Sotto token as the API key.",
+                type: "invalid_request_error", param: nil, code: "invalid_api_key")
+        default:
+            let api = APIError(error, requestID: requestID)
+            self.init(
+                status: api.status, message: api.message,
+                type: api.status >= 500 ? "server_error" : "invalid_request_error", param: nil, code: api.code)
+        }
+    }
+
+    var response: HTTPResponse {
+        struct Envelope: Encodable {
+            struct Inner: Encodable {
+                var message: String
+                var type: String
+                var param: String?
+                var code: String?
+
+                func encode(to encoder: any Encoder) throws {
+                    // `param` and `code` are always present, as null when there is none.
+                    var container = encoder.container(keyedBy: CodingKeys.self)
+                    try container.encode(message, forKey: .message)
+                    try container.encode(type, forKey: .type)
+                    try container.encode(param, forKey: .param)
+                    try container.encode(code, forKey: .code)
+                }
+                enum CodingKeys: String, CodingKey { case message, type, param, code }
+            }
+            var error: Inner
+        }
+        let body =
+            (try? JSONBody.encode(Envelope(error: .init(message: message, type: type, param: param, code: code))))
+            ?? []
+        var response = HTTPResponse.json(bytes: body, status: status)
+        if status == 401 { response.headers.append(("WWW-Authenticate", "Bearer")) }
+        return response
+    }
+}

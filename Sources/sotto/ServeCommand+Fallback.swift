@@ -1,0 +1,62 @@
+import Foundation
+import OpenAIModel
+import Server
+
+/// The hybrid fallback of `sotto serve`: a model behind an OpenAI-compatible endpoint that
+/// writes the reply suggestions while the local model is unavailable. Off unless
+/// `--fallback-url` is given: nothing leaves the machine otherwise.
+extension ServeCommand {
+    static let fallbackUsage = """
+          --fallback-url URL  an OpenAI-compatible API (ending in /v1: another sotto serve,
+                              llama-server, a hosted one) that writes the reply suggestions while
+                              the local model is unavailable (not downloaded, machine too small,
+                              SOTTO_MODEL=off, --model off). Off by default: nothing leaves this
+                              machine unless this is set; when it is, the messages of a
+                              conversation are sent there to draft its replies
+          --fallback-model M  the model name at that endpoint (required with --fallback-url)
+          --fallback-key-file PATH  a file holding its API key (default: $SOTTO_FALLBACK_KEY, else none)
+        """
+
+    /// The fallback configured by the arguments, named as the web app shows it; nil when none is.
+    static func fallbackModel(_ arguments: Arguments) throws -> (model: OpenAICompatibleModel, name: String)? {
+        guard let text = arguments.string("fallback-url") else {
+            if arguments.string("fallback-model") != nil || arguments.string("fallback-key-file") != nil {
+                throw UsageError(description: "--fallback-model and --fallback-key-file need --fallback-url")
+            }
+            return nil
+        }
+        guard let url = URL(string: text), let scheme = url.scheme, scheme == "http" || scheme == "https",
+            url.host != nil
+        else {
+            throw UsageError(description: "--fallback-url must be an http(s) URL such as http://127.0.0.1:8081/v1")
+        }
+        guard let name = arguments.string("fallback-model"), !name.isEmpty else {
+            throw UsageError(description: "--fallback-url needs --fallback-model (the model's name at that endpoint)")
+        }
+        var key = ProcessInfo.processInfo.environment["SOTTO_FALLBACK_KEY"]
+        if let path = arguments.string("fallback-key-file") {
+            do {
+                key = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            } catch {
+                throw CommandFailure(
+                    description: "cannot read --fallback-key-file \(path): \(error.localizedDescription)")
+            }
+        }
+        if key?.isEmpty == true { key = nil }
+        return (OpenAICompatibleModel(baseURL: url, model: name, apiKey: key), "\(name) at \(url.absoluteString)")
+    }
+
+    /// The suggestions with the fallback in, when the local model left none and one is configured.
+    static func withFallback(_ suggestions: Suggestions, _ arguments: Arguments) throws -> (Suggestions, String) {
+        guard let fallback = try fallbackModel(arguments) else {
+            return (suggestions, "off (nothing leaves this machine)")
+        }
+        guard suggestions.suggester == nil, !arguments.has("no-suggestions") else {
+            return (suggestions, "\(fallback.name), unused: the local model is there")
+        }
+        var replaced = suggestions
+        replaced.suggester = ModelSuggester(fallback: fallback.model, name: fallback.name)
+        replaced.status = "from the fallback \(fallback.name) (the local model is unavailable)"
+        return (replaced, "\(fallback.name): conversations are sent there to draft replies")
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `sotto serve`'s hybrid fallback options: off unless given, and refused when incomplete.
+@Suite("sotto serve --fallback-url")
+struct ServeFallbackTests {
+    @Test(arguments: [
+        (["--fallback-model", "m"], "--fallback-model and --fallback-key-file need --fallback-url"),
+        (["--fallback-url", "http://127.0.0.1:9/v1"], "--fallback-url needs --fallback-model"),
+        (["--fallback-url", "ftp://x/v1", "--fallback-model", "m"], "--fallback-url must be an http(s) URL"),
+        (
+            [
+                "--fallback-url", "http://127.0.0.1:9/v1", "--fallback-model", "m", "--fallback-key-file",
+                "/nonexistent",
+            ],
+            "cannot read --fallback-key-file /nonexistent"
+        ),
+    ])
+    func incompleteOptionsAreRefused(_ arguments: [String], expected: String) throws {
+        let home = try TemporaryHome()
+        let result = try SottoBinary.run(["serve", "--port", "0", "--model", "off"] + arguments, home: home.url)
+        #expect(result.status != 0)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains(expected), "\(result.stderr)")
+    }
+
+    @Test func withoutItNothingLeavesTheMachine() throws {
+        let home = try TemporaryHome()
+        let lines = try SottoBinary.firstLines(3, of: ["serve", "--port", "0", "--model", "off"], home: home.url)
+        #expect(lines.dropFirst().first == "Reply suggestions: off (--model off)")
+        #expect(lines.last == "Fallback model: off (nothing leaves this machine)")
+    }
+
+    @Test func withItTheLinesSayWhereConversationsGo() throws {
+        let home = try TemporaryHome()
+        let lines = try SottoBinary.firstLines(
+            3,
+            of: [
+                "serve", "--port", "0", "--model", "off", "--fallback-url", "http://127.0.0.1:9/v1", "--fallback-model",
+                "m",
+            ], home: home.url)
+        #expect(
+            lines.dropFirst().first
+                == "Reply suggestions: from the fallback m at http://127.0.0.1:9/v1 (the local model is unavailable)")
+        #expect(
+            lines.last == "Fallback model: m at http://127.0.0.1:9/v1: conversations are sent there to draft replies")
+    }
+}
