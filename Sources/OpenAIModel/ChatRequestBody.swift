@@ -49,10 +49,10 @@ enum ChatRequestBody {
         switch options.sampling?.kind {
         case .greedy?:
             body["temperature"] = 0
-        case .top(_, let seed)?:
+        case .randomTopK(_, let seed)?:
             // OpenAI's API has no top-k; the seed is kept.
             if let seed { body["seed"] = Int64(bitPattern: seed) }
-        case .nucleus(let threshold, let seed)?:
+        case .randomProbabilityThreshold(let threshold, let seed)?:
             body["top_p"] = threshold
             if let seed { body["seed"] = Int64(bitPattern: seed) }
         case nil:
