@@ -50,9 +50,10 @@ final class AssistantEngine: @unchecked Sendable {
     private let lock = NSLock()
     private var sessions: [String: CachedSession] = [:]
     private var turns: [String: Turn] = [:]
-    /// Smart replies being written, by conversation: cancelled by the next turn, so they never
-    /// hold up a prompt.
-    private var replyTasks: [String: Task<Void, Never>] = [:]
+    /// Smart replies and titles being written, by id: cancelled by their owner's next turn in any
+    /// conversation, so they never hold up a prompt (the engine would share its steps with them).
+    /// A title cancelled so is written after a later answer.
+    private var background: [UUID: (owner: UserID, task: Task<Void, Never>)] = [:]
 
     /// `publish` sends a frame's JSON to a user's sockets.
     init(store: ChatStore, model: ServerModel, publish: @escaping @Sendable (UserID, String) -> Void) {
@@ -272,7 +273,10 @@ final class AssistantEngine: @unchecked Sendable {
                     message: "this conversation is still answering; wait for it or stop it first")
             }
             turns[conversation.id] = Turn(id: turnID, owner: owner, finished: group)
-            replyTasks.removeValue(forKey: conversation.id)?.cancel()
+            for (id, entry) in background where entry.owner == owner {
+                entry.task.cancel()
+                background[id] = nil
+            }
         }
         let progress = Progress()
         let task = Task.detached(executorPreference: ModelExecutor.assistant) { [self] in
@@ -379,29 +383,38 @@ final class AssistantEngine: @unchecked Sendable {
         }
     }
 
-    /// After the first exchange of a conversation still called "New chat", the model writes a
-    /// title (a schema-bounded `AssistantTitle`), in the background.
+    /// After an answer in a conversation still called "New chat" (the first, or a later one when
+    /// a new turn cancelled the title), the model writes a title from the first messages (a
+    /// schema-bounded `AssistantTitle`), in the background.
     private func titleIfFirst(_ conversation: AssistantConversation, owner: UserID) {
         guard let model = model.model,
             let messages = try? store.assistantMessages(in: conversation.id, for: owner),
             let current = try? store.assistantConversation(conversation.id, for: owner),
             current.title == AssistantAPI.defaultTitle,
-            messages.filter({ $0.role == .assistant }).count == 1
+            messages.contains(where: { $0.role == .assistant })
         else { return }
-        let text = Self.conversationText(messages, characterLimit: 1200)
-        Task.detached(executorPreference: ModelExecutor.assistant) { [self] in
+        let text = Self.conversationText(Array(messages.prefix(4)), characterLimit: 1200)
+        let id = UUID()
+        let task = Task.detached(executorPreference: ModelExecutor.assistant) { [self] in
+            defer { withLock { _ = background.removeValue(forKey: id) } }
             let session = LanguageModelSession(
                 model: model, instructions: "You write a short title (2 to 5 words) for a conversation.")
             guard
                 let response = try? await session.respond(
                     to: "Title for this conversation:\n\(text)", generating: AssistantTitle.self,
                     options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 24)),
+                !Task.isCancelled,
                 let renamed = try? store.renameAssistantConversation(
                     conversation.id, to: response.content.title, for: owner),
                 let bytes = try? JSONBody.encode(AssistantConversationFrame(conversation: renamed))
             else { return }
             publish(owner, String(decoding: bytes, as: UTF8.self))
         }
+        inBackground(task, id: id, owner: owner)
+    }
+
+    private func inBackground(_ task: Task<Void, Never>, id: UUID, owner: UserID) {
+        withLock { background[id] = (owner, task) }
     }
 
     /// Three replies the user might send after `answer`, in the background, from a fresh
@@ -409,7 +422,9 @@ final class AssistantEngine: @unchecked Sendable {
     private func suggestReplies(after answer: AssistantMessage, in conversation: AssistantConversation, owner: UserID) {
         guard let model = model.model else { return }
         let context = String(answer.text.prefix(1500))
+        let id = UUID()
         let task = Task.detached(executorPreference: ModelExecutor.assistant) { [self] in
+            defer { withLock { _ = background.removeValue(forKey: id) } }
             let session = LanguageModelSession(
                 model: model,
                 instructions:
@@ -427,7 +442,7 @@ final class AssistantEngine: @unchecked Sendable {
             else { return }
             publish(owner, String(decoding: bytes, as: UTF8.self))
         }
-        withLock { replyTasks[conversation.id] = task }
+        inBackground(task, id: id, owner: owner)
     }
 
     private func withLock<T>(_ body: () throws -> T) rethrows -> T {
