@@ -69,7 +69,7 @@ public final class WebSocketClient {
             switch opcode {
             case 1: return String(decoding: payload, as: UTF8.self)
             case 8: return nil
-            case 9: try sendFrame(opcode: 10, payload: payload)
+            case 9: try? sendFrame(opcode: 10, payload: payload)  // closed already: the read says so next
             default: continue
             }
         }
