@@ -246,10 +246,7 @@ struct IntelligenceAPI: Sendable {
     }
 
     private func features() throws -> ModelFeatures {
-        guard let model = model.model else {
-            throw APIError(status: 409, code: "model_unavailable", message: self.model.message)
-        }
-        return ModelFeatures(model: model)
+        ModelFeatures(model: try model.required())
     }
 
     private func job(_ kind: String, for user: UserID, _ work: @escaping ModelJobs.Work) throws -> HTTPResponse {

@@ -232,7 +232,7 @@ struct AssistantAPI: Sendable {
                 throw APIError.badRequest("text is longer than \(Self.maxMessageLength) characters")
             }
             let conversation = try store.assistantConversation(id, for: user)
-            let model = try requireModel()
+            let model = try model.required()
             guard !engine.isAnswering(id) else { throw Self.answering }
             let messages = try store.assistantMessages(in: id, for: user)
             let (divider, history) = AssistantEngine.currentSession(of: messages)
@@ -256,7 +256,7 @@ struct AssistantAPI: Sendable {
             let user = context.authenticatedUser
             let id = try conversationID(context)
             let conversation = try store.assistantConversation(id, for: user)
-            let model = try requireModel()
+            let model = try model.required()
             guard !engine.isAnswering(id) else { throw Self.answering }
             var messages = try store.assistantMessages(in: id, for: user)
             if messages.last?.role == .assistant, let last = messages.popLast() {
@@ -300,7 +300,7 @@ struct AssistantAPI: Sendable {
             let user = context.authenticatedUser
             let id = try conversationID(context)
             let conversation = try store.assistantConversation(id, for: user)
-            let model = try requireModel()
+            let model = try model.required()
             let messages = try store.assistantMessages(in: id, for: user)
             let turn = try engine.startContinuation(of: conversation, messages: messages, owner: user, model: model)
             return JSONBody.response(TurnStarted(message: nil, turn: turn), status: 202)
@@ -316,7 +316,7 @@ struct AssistantAPI: Sendable {
             let user = context.authenticatedUser
             let id = try conversationID(context)
             let conversation = try store.assistantConversation(id, for: user)
-            let model = try requireModel()
+            let model = try model.required()
             let messages = try store.assistantMessages(in: id, for: user)
             guard messages.contains(where: { $0.role != .divider }) else {
                 throw APIError(status: 409, code: "empty_conversation", message: "there is nothing to summarize yet")
@@ -337,13 +337,6 @@ struct AssistantAPI: Sendable {
         } catch let error as ChatStoreError {
             throw APIError.badRequest(error.description)
         }
-    }
-
-    private func requireModel() throws -> SystemLanguageModel {
-        guard let model = model.model else {
-            throw APIError(status: 409, code: "model_unavailable", message: model.message)
-        }
-        return model
     }
 
     /// Refuses a turn that would not fit, naming the numbers.

@@ -27,6 +27,12 @@ public struct ServerModel: Sendable {
     /// What is wrong and what to do about it; empty when the model is there.
     public let message: String
 
+    /// The model, or the API's 409 `model_unavailable` with `message`, for a route that needs it.
+    func required() throws -> SystemLanguageModel {
+        guard let model else { throw APIError(status: 409, code: "model_unavailable", message: message) }
+        return model
+    }
+
     /// The model `model`, named `name`.
     public static func ready(_ model: SystemLanguageModel, name: String) -> ServerModel {
         ServerModel(model: model, name: name, unavailability: nil, message: "")
