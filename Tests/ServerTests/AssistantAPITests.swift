@@ -25,7 +25,7 @@ import Testing
         defer { server.server.stop() }
         let (alice, bob, _) = try server.pair()
         let id = try conversation(server, alice)
-        _ = try server.store.appendAssistantMessage(
+        let message = try server.store.appendAssistantMessage(
             .init(role: .user, text: "alice secret zucchini"), to: id, for: alice)
         let path = "/api/assistant/conversations/\(id)"
         let bobClient = server.client(bob)
@@ -39,6 +39,7 @@ import Testing
             ("POST", path + "/stop", nil),
             ("POST", path + "/continue", nil),
             ("POST", path + "/summary", nil),
+            ("POST", path + "/messages/\(message.id)/translation", ["language": "fr"]),
             ("DELETE", path, nil),
         ]
         for (method, route, body) in attempts {
@@ -60,6 +61,14 @@ import Testing
             (try server.client(alice).get("/api/assistant/search?q=zucchini").json()["results"] as? [Any])?.count == 1)
         // A malformed id is a 400, not a lookup.
         #expect(try bobClient.get("/api/assistant/conversations/..%2Fetc").status == 400)
+        // Alice's own message: a bad language is named; a good one needs the model (off here);
+        // a message id that is not in this conversation is not found.
+        let translation = path + "/messages/\(message.id)/translation"
+        let badLanguage = try server.client(alice).post(translation, ["language": "xx"])
+        #expect(badLanguage.status == 400 && badLanguage.text.contains("language"))
+        let noModel = try server.client(alice).post(translation, ["language": "fr"])
+        #expect(noModel.status == 409 && noModel.text.contains("model_unavailable"), "\(noModel.text)")
+        #expect(try server.client(alice).post(path + "/messages/m-none/translation", [:]).status == 404)
     }
 
     @Test func conversationsAreKeptRenamedExportedAndDeleted() throws {
@@ -147,6 +156,11 @@ import Testing
         let long = String(repeating: "a", count: 4001)
         #expect(try client.post("/api/assistant/conversations/\(id)/messages", ["text": long]).status == 400)
         #expect(try client.post("/api/assistant/conversations/\(id)/messages", ["txt": "hi"]).status == 400)
+    }
+
+    @Test func repeatedSmartRepliesAreShownOnce() {
+        #expect(AssistantEngine.distinct(["Tell me more", "tell me more ", "What else?"]) == ["Tell me more", "What else?"])
+        #expect(AssistantEngine.distinct(["a", "b", "c"]) == ["a", "b", "c"])
     }
 
     @Test func everyGenerationErrorHasItsOwnMessage() {

@@ -13,6 +13,7 @@ import tempfile
 import time
 import urllib.request
 
+import langid
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -98,6 +99,15 @@ def server(request):
     started = start_server(["--canned-suggestions"] if request.param == "canned" else [])
     yield started
     stop_server(started)
+
+
+def language_of(text, label):
+    """The language langid reads in `text` (among the languages the tests translate into), noted
+    in the report under `label`."""
+    langid.set_languages(["en", "fr", "es", "de", "it", "pt", "nl"])
+    language, _ = langid.classify(text)
+    REPORT.append(f"{label}: {text!r} (langid: {language})")
+    return language
 
 
 def make_driver(downloads=None):

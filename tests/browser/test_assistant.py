@@ -2,7 +2,8 @@
 an answer streams with its token count, Stop keeps the partial text and the next prompt is
 answered, reload reopens the last conversation, search opens an older one at the match, export
 downloads Markdown, new instructions reset the session, the context meter moves, an overlong
-conversation says so and continues in a new session, code blocks get a label and Copy, dark mode.
+conversation says so and continues in a new session, code blocks get a label and Copy, dark mode,
+and the writing tools and Translate of the channels work here too.
 One server and one page, the tests run in order. Screenshots go to $SOTTO_SCREENSHOT_DIR
 (default /work/shots-assistant when it can be made, else a temporary folder).
 """
@@ -20,7 +21,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from conftest import REPORT, make_driver, start_server, stop_server
+from conftest import REPORT, language_of, make_driver, start_server, stop_server
 
 MODEL_TIMEOUT = float(os.environ.get("SOTTO_SUGGESTION_TIMEOUT", "300"))
 TIMEOUT = 15
@@ -193,6 +194,74 @@ def test_smart_reply_chips_fill_the_composer_without_sending(page):
     time.sleep(1)  # a send would show the message at once
     assert len(shown_messages(page)) == count and part(page, "send").text == "Send"
     by_label(page, "Message").clear()
+
+
+# A draft with a mistake, facts to keep, and spacing that Dismiss must give back byte for byte.
+DRAFT = "can you explane  how dragons fly?\nkeep it to 2 sentences"
+
+
+def set_draft(driver, text):
+    box = by_label(driver, "Message")
+    driver.execute_script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'));", box, text)
+    return box
+
+
+def stored_messages(server):
+    conversation = server.get("/api/assistant", server.token("alice"))["last_conversation_id"]
+    return server.get(f"/api/assistant/conversations/{conversation}", server.token("alice"))["messages"]
+
+
+def test_writing_tools_on_the_assistant_composer_send_nothing(page, assistant_server):
+    """The channels' writing tools on this composer: the result previews under it, Dismiss gives
+    back exactly what was written, Replace puts the result in; Send and Enter send nothing."""
+    toolbar = page.find_element(By.CSS_SELECTOR, "#assistant [aria-label='Writing tools']")
+    preview = page.find_element(By.CSS_SELECTOR, "#assistant [aria-label='Writing tools preview']")
+    shown, stored = len(shown_messages(page)), len(stored_messages(assistant_server))
+    composer = set_draft(page, DRAFT)
+    button(toolbar, "Proofread").click()
+    wait(page, lambda d: preview.is_displayed(), message="no preview")
+    wait(page, lambda d: preview.get_attribute("data-status") == "done", MODEL_TIMEOUT, "Proofread did not finish")
+    result = preview.find_element(By.CSS_SELECTOR, ".preview-text").text
+    REPORT.append(f"assistant Proofread: {result!r}")
+    assert result.strip() and "dragon" in result.lower()
+    assert composer.get_attribute("value") == DRAFT and composer.get_attribute("readonly") is not None
+    assert not part(page, "send").is_enabled()
+    composer.send_keys(Keys.ENTER)
+    page.execute_script("document.querySelector(\"#assistant [data-part='composer']\").requestSubmit()")
+    screenshot(page, "writing-tools")
+    button(preview, "Dismiss").click()
+    assert composer.get_attribute("value") == DRAFT  # exactly, double space and line break included
+    assert not preview.is_displayed() and composer.get_attribute("readonly") is None
+    assert part(page, "send").is_enabled()
+    button(toolbar, "Make professional").click()
+    wait(page, lambda d: preview.get_attribute("data-status") == "done", MODEL_TIMEOUT, "Make professional did not finish")
+    expected = preview.find_element(By.CSS_SELECTOR, ".preview-text").get_attribute("textContent")
+    assert expected.strip()
+    button(preview, "Replace").click()
+    assert composer.get_attribute("value") == expected
+    time.sleep(1)  # a send would show the message at once
+    assert len(shown_messages(page)) == shown, "a writing tool sent a message"
+    assert len(stored_messages(assistant_server)) == stored, "a writing tool stored a message"
+    set_draft(page, "")
+    assert not button(toolbar, "Proofread").is_enabled()  # nothing to work on
+
+
+def test_an_answer_translates_under_the_original(page, assistant_server):
+    """Translate on an answer, into the language picked in "Translate to": the translation is
+    in that language (by langid), under the original, which stays."""
+    Select(page.find_element(By.ID, "translation-language")).select_by_visible_text("French")
+    wait(page, lambda d: assistant_server.get("/api/me/preferences", assistant_server.token("alice"))
+         ["translation_language"] == "fr", message="the language was not remembered")
+    answer = answers(page)[-1]
+    original = answer.find_element(By.CSS_SELECTOR, ".markdown").text
+    button(answer, "Translate").click()
+    box = wait(page, lambda d: d.find_elements(By.CSS_SELECTOR, "#assistant .translation[data-status='done']"),
+               MODEL_TIMEOUT, "no translation")[0]
+    text = box.find_element(By.CSS_SELECTOR, ".translation-text").text
+    assert language_of(text, "assistant translation to French") == "fr", f"not French: {text!r}"
+    assert box.find_element(By.CSS_SELECTOR, ".translation-label").text == "Translated to French"
+    assert answers(page)[-1].find_element(By.CSS_SELECTOR, ".markdown").text == original  # the original stays
+    screenshot(page, "translation")
 
 
 def test_stop_keeps_the_partial_answer_and_the_next_prompt_is_answered(page):

@@ -12,6 +12,10 @@ struct IntelligenceAPI: Sendable {
     let model: ServerModel
     let jobs: ModelJobs
 
+    /// The body of a translation request: the language, else the remembered one.
+    static let translationBody =
+        ##"{"type": "object", "properties": {"language": {"type": "string", "enum": \##(languageCodes)}}}"##
+
     /// The preference that remembers a user's translation language.
     static let translationLanguageKey = "translation_language"
     /// Messages a summary reads when the request does not say.
@@ -98,21 +102,31 @@ struct IntelligenceAPI: Sendable {
                 id: "translateMessage",
                 summary:
                     "Translate a message of one of your channels into 'language' (default: your translation_language preference, else English).",
-                body:
-                    ##"{"type": "object", "properties": {"language": {"type": "string", "enum": \##(Self.languageCodes)}}}"##,
-                bodyRequired: false, answers: jobAnswer, errors: [404, 409])
+                body: Self.translationBody, bodyRequired: false, answers: jobAnswer, errors: [404, 409])
         ) { context in
             let user = context.authenticatedUser
             let body = try JSONBody.decode(
                 TranslationRequest.self, from: context.request, emptyAs: TranslationRequest())
             let message = try store.message(try messageID(context), for: user)
-            let code = try body.language ?? store.preference(Self.translationLanguageKey, for: user) ?? "en"
-            guard let language = TranslationLanguage.named(code) else {
-                throw APIError.badRequest(
-                    "language must be one of: \(TranslationLanguage.all.map(\.code).joined(separator: ", "))")
-            }
+            let language = try targetLanguage(body, for: user)
             let features = try features()
             return try job("translation", for: user, features.translation(message.text, into: language))
+        }
+        routes.add(
+            "POST", "/api/assistant/conversations/{conversation_id}/messages/{message_id}/translation",
+            APIOperation(
+                id: "translateAssistantMessage",
+                summary:
+                    "Translate a message of one of your assistant conversations into 'language' (default: your translation_language preference, else English).",
+                body: Self.translationBody, bodyRequired: false, answers: jobAnswer, errors: [404, 409])
+        ) { context in
+            let user = context.authenticatedUser
+            let body = try JSONBody.decode(
+                TranslationRequest.self, from: context.request, emptyAs: TranslationRequest())
+            let text = try assistantMessageText(context, for: user)
+            let language = try targetLanguage(body, for: user)
+            let features = try features()
+            return try job("translation", for: user, features.translation(text, into: language))
         }
         routes.add(
             "POST", "/api/messages/{message_id}/event",
@@ -255,6 +269,35 @@ struct IntelligenceAPI: Sendable {
 
     private func messageID(_ context: RequestContext) throws -> MessageID {
         try MessageID.validated(context.parameter("message_id"), field: "message_id")
+    }
+
+    /// The text of a message in one of `user`'s assistant conversations; another user's ids are
+    /// "not found", as missing ones are.
+    private func assistantMessageText(_ context: RequestContext, for user: UserID) throws -> String {
+        let conversation: String
+        let id: String
+        do {
+            conversation = try ChatStore.validatedAssistantID(
+                context.parameter("conversation_id"), field: "conversation_id")
+            id = try ChatStore.validatedAssistantID(context.parameter("message_id"), field: "message_id")
+        } catch let error as ChatStoreError {
+            throw APIError.badRequest(error.description)
+        }
+        let messages = try store.assistantMessages(in: conversation, for: user)
+        guard let message = messages.first(where: { $0.id == id }), !message.text.isEmpty else {
+            throw ChatStoreError.notFound(what: "message", id: id)
+        }
+        return message.text
+    }
+
+    /// The language a translation asks for, else the user's remembered one, else English.
+    private func targetLanguage(_ body: TranslationRequest, for user: UserID) throws -> TranslationLanguage {
+        let code = try body.language ?? store.preference(Self.translationLanguageKey, for: user) ?? "en"
+        guard let language = TranslationLanguage.named(code) else {
+            throw APIError.badRequest(
+                "language must be one of: \(TranslationLanguage.all.map(\.code).joined(separator: ", "))")
+        }
+        return language
     }
 
     private func preferences(of user: UserID) throws -> PreferencesResponse {

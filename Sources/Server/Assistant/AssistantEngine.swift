@@ -438,11 +438,18 @@ final class AssistantEngine: @unchecked Sendable {
                 !Task.isCancelled,
                 let bytes = try? JSONBody.encode(
                     AssistantRepliesFrame(
-                        conversation_id: conversation.id, message_id: answer.id, replies: response.content.replies))
+                        conversation_id: conversation.id, message_id: answer.id,
+                        replies: Self.distinct(response.content.replies)))
             else { return }
             publish(owner, String(decoding: bytes, as: UTF8.self))
         }
         inBackground(task, id: id, owner: owner)
+    }
+
+    /// The replies without repeats (a small model writes the same one three times), in order.
+    static func distinct(_ replies: [String]) -> [String] {
+        var seen = Set<String>()
+        return replies.filter { seen.insert($0.trimmingCharacters(in: .whitespaces).lowercased()).inserted }
     }
 
     private func withLock<T>(_ body: () throws -> T) rethrows -> T {

@@ -83,6 +83,8 @@ function assistantCalls(request, token) {
     regenerateAssistant: (id) => request('POST', path(id, '/regenerate')),
     continueAssistant: (id) => request('POST', path(id, '/continue')),
     summarizeAssistant: (id) => request('POST', path(id, '/summary')),
+    translateAssistantMessage: (id, messageId, language) =>
+      request('POST', path(id, `/messages/${encodeURIComponent(messageId)}/translation`), { language }),
     searchAssistant: (query) => request('GET', `/api/assistant/search?${new URLSearchParams({ q: query, limit: '20' })}`),
     exportAssistantConversation: async (id) => {
       const response = await fetch(path(id, '/export'), { headers: { Authorization: `Bearer ${token}` } });

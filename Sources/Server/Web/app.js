@@ -76,6 +76,8 @@ const assistant = new Assistant({
   navButton: $('assistant-nav'),
   channelView: $('channel-view'),
   api: () => state.api,
+  jobs,
+  language: () => currentLanguage(),
 });
 
 // ---- Sign in / out -------------------------------------------------------------------------

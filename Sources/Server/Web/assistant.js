@@ -3,6 +3,8 @@
 // safe mode); everything else (the user's text, titles, errors) with textContent.
 
 import { ApiError } from './api.js';
+import { jobError } from './jobs.js';
+import { WritingTools } from './tools.js';
 
 const VIEW_KEY = 'sotto.view';
 const numberFormat = new Intl.NumberFormat('en-US');
@@ -22,11 +24,16 @@ function button(label, onClick, className) {
 }
 
 export class Assistant {
-  constructor({ root, navButton, channelView, api }) {
+  /// `jobs` follows the model jobs (writing tools, translations); `language()` is the language
+  /// the user translates into (picked in "Translate to", remembered per user).
+  constructor({ root, navButton, channelView, api, jobs, language }) {
     this.root = root;
     this.navButton = navButton;
     this.channelView = channelView;
     this.api = api;
+    this.jobs = jobs;
+    this.language = language;
+    this.translations = new Map(); // message id → { code, name, status, text, error }
     this.state = null; // GET /api/assistant
     this.conversations = [];
     this.current = null; // conversation
@@ -83,6 +90,16 @@ export class Assistant {
       if (this.turn) this.stop();
       else this.send();
     });
+    // The writing tools of the channels' composer, on this one too. Stop stays a click away
+    // while a preview is open.
+    this.tools = new WritingTools({
+      composer: this.$('composer'),
+      textarea: input,
+      after: this.$('composer'),
+      start: (tool, text, attempt) => this.api().writingTool(tool, text, attempt),
+      jobs: this.jobs,
+      letsThrough: () => Boolean(this.turn),
+    });
   }
 
   /// Whether the assistant was the view open last (reload comes back to it).
@@ -106,9 +123,14 @@ export class Assistant {
     try {
       this.state = await this.api().assistant();
       this.applyAppearance(this.state.settings.appearance);
+      const model = this.state.model;
+      this.tools.configure(model.tools, model.available ? '' : model.message);
       this.renderModelState();
+      const opened = this.openSeq;
       await this.loadList();
       // The conversation opened last, on any browser; else the newest; else the introduction.
+      // A conversation the user clicked meanwhile wins.
+      if (this.openSeq !== opened) return;
       const last = this.state.last_conversation_id || (this.conversations[0] && this.conversations[0].id);
       if (last) await this.open(last);
       else this.showIntro();
@@ -125,10 +147,26 @@ export class Assistant {
         ? `Loading the model ${model.name}…`
         : `Model ${model.name} is ready. It runs on this computer: nothing you write leaves it.`;
       line.dataset.state = this.state.model_loading ? 'loading' : 'ready';
+      if (this.state.model_loading) this.followLoading();
     } else {
       line.textContent = `The model is unavailable: ${model.message}`;
       line.dataset.state = model.reason || 'unavailable';
     }
+  }
+
+  /// While the model loads, asks again every two seconds, so the line says when it is ready.
+  followLoading() {
+    clearTimeout(this.loadingTimer);
+    this.loadingTimer = setTimeout(async () => {
+      try {
+        const state = await this.api().assistant();
+        this.state.model = state.model;
+        this.state.model_loading = state.model_loading;
+      } catch {
+        return; // signed out or the server gone: the next action says so
+      }
+      this.renderModelState();
+    }, 2000);
   }
 
   showIntro() {
@@ -175,6 +213,7 @@ export class Assistant {
     const seq = (this.openSeq = (this.openSeq || 0) + 1);
     const detail = await this.api().assistantConversation(id);
     if (seq !== this.openSeq) return;
+    if (!this.current || this.current.id !== id) this.tools.reset(); // the draft goes back as written
     this.current = detail.conversation;
     this.messages = detail.messages;
     this.context = detail.context;
@@ -246,8 +285,70 @@ export class Assistant {
         footer.append(button('Regenerate', () => this.regenerate(), 'link'));
       }
       node.append(footer);
+      this.appendTranslation(node, message);
     }
     return node;
+  }
+
+  /// "Translate" under an answer, and the translation once asked for (kept across re-renders),
+  /// shown under the original, which stays.
+  appendTranslation(node, message) {
+    const row = element('div', 'message-actions');
+    const model = this.state.model;
+    const translate = button('Translate', () => this.translate(message), 'link');
+    translate.title = model.available ? '' : model.message;
+    row.append(translate);
+    node.append(row);
+    this.showTranslation(node, this.translations.get(message.id));
+  }
+
+  /// Fills the translation box of a shown answer (in place, so the text does not flicker).
+  showTranslation(node, translation) {
+    const translate = node.querySelector('.message-actions button');
+    translate.disabled = !this.state.model.available || Boolean(translation && translation.status === 'running');
+    if (!translation) return;
+    let box = node.querySelector('.translation');
+    if (!box) {
+      box = element('div', 'translation');
+      box.append(element('span', 'translation-label'), element('div', 'translation-text'));
+      node.querySelector('.message-actions').before(box);
+    }
+    box.dataset.language = translation.code;
+    box.dataset.status = translation.status;
+    box.querySelector('.translation-label').textContent = translation.status === 'running'
+      ? `Translating to ${translation.name}…`
+      : translation.status === 'done' ? `Translated to ${translation.name}` : translation.error;
+    const text = box.querySelector('.translation-text');
+    text.lang = translation.code;
+    text.textContent = translation.text;
+  }
+
+  async translate(message) {
+    const language = this.language();
+    const conversation = this.current.id;
+    const translation = { code: language.code, name: language.name, status: 'running', text: '', error: '' };
+    this.translations.set(message.id, translation);
+    const redraw = () => {
+      const node = this.$('messages').querySelector(`[data-id="${CSS.escape(message.id)}"]`);
+      if (node && this.translations.get(message.id) === translation) this.showTranslation(node, translation);
+    };
+    redraw();
+    let job;
+    try {
+      job = await this.jobs.run(
+        () => this.api().translateAssistantMessage(conversation, message.id, language.code),
+        (snapshot) => {
+          if (snapshot.result && typeof snapshot.result.text === 'string') {
+            translation.text = snapshot.result.text;
+            redraw();
+          }
+        });
+    } catch (error) {
+      job = { status: 'failed', error: error.message };
+    }
+    translation.status = job.status;
+    if (job.status !== 'done') translation.error = jobError(job);
+    redraw();
   }
 
   renderMeter() {
@@ -270,7 +371,9 @@ export class Assistant {
     submit.classList.toggle('stop', Boolean(this.turn));
     const unavailable = !this.state.model.available;
     this.$('input').disabled = unavailable;
-    submit.disabled = unavailable && !this.turn;
+    // While a writing tool's preview is open, Send sends nothing (Stop still stops).
+    submit.disabled = !this.turn && (unavailable || Boolean(this.tools.session));
+    this.tools.pause(this.turn ? 'Wait for the answer to finish' : '');
   }
 
   isAtBottom() {

@@ -8,14 +8,17 @@ import { jobError } from './jobs.js';
 
 export class WritingTools {
   /// `composer`: the form; `textarea`: its text; `after`: the element the toolbar and preview
-  /// go after; `start(tool, text, attempt)` starts a job; `jobs`: the Jobs follower.
-  constructor({ composer, textarea, after, start, jobs }) {
+  /// go after; `start(tool, text, attempt)` starts a job; `jobs`: the Jobs follower;
+  /// `letsThrough()`: whether a submit goes through while a preview is open (the assistant's
+  /// Stop button).
+  constructor({ composer, textarea, after, start, jobs, letsThrough = () => false }) {
     this.composer = composer;
     this.textarea = textarea;
     this.start = start;
     this.jobs = jobs;
     this.tools = [];
     this.unavailable = ''; // why the model cannot be used, in words
+    this.paused = ''; // why the tools wait (an answer being written), in words
     this.session = null; // { tool, original, attempt, jobId, result, done }
 
     this.toolbar = element('div', 'writing-tools');
@@ -43,7 +46,7 @@ export class WritingTools {
     textarea.addEventListener('input', () => this.refresh());
     // While a preview is open the draft stays as it was: nothing is sent, nothing is lost.
     composer.addEventListener('submit', (event) => {
-      if (this.session) {
+      if (this.session && !letsThrough()) {
         event.preventDefault();
         event.stopImmediatePropagation();
       }
@@ -63,13 +66,19 @@ export class WritingTools {
     this.refresh();
   }
 
+  /// Holds the tools back for a while (`reason`), or lets them run again ('').
+  pause(reason) {
+    this.paused = reason || '';
+    this.refresh();
+  }
+
   /// Enables the tools when there is a draft and a model; says why not otherwise.
   refresh() {
     const empty = !this.textarea.value.trim();
     const busy = Boolean(this.session);
     for (const control of this.toolbar.querySelectorAll('button')) {
-      control.disabled = Boolean(this.unavailable) || empty || busy;
-      control.title = this.unavailable || (empty ? 'Write something first' : '');
+      control.disabled = Boolean(this.unavailable || this.paused) || empty || busy;
+      control.title = this.unavailable || this.paused || (empty ? 'Write something first' : '');
     }
     this.note.textContent = this.unavailable ? `Writing tools are off: ${this.unavailable}` : '';
   }
