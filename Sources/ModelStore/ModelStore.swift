@@ -31,11 +31,14 @@ public struct ModelStore: Sendable, Hashable {
     public let home: URL
     /// `SOTTO_MODEL` as set (trimmed), nil when unset or empty.
     public let configuredModel: String?
+    /// The catalog id used when nothing names a model: `SOTTO_DEFAULT_MODEL` when it is one,
+    /// else ``ModelCatalog/defaultModelID`` (a packager's smaller default, or a test's).
+    public let defaultModelID: String
     /// The user's home directory, for `~` in paths.
     public let userHome: String
 
     /// The store the environment describes: `SOTTO_HOME` (default `~/.sotto`, `~` expanded),
-    /// `SOTTO_MODEL`, and `HOME` for `~`.
+    /// `SOTTO_MODEL`, `SOTTO_DEFAULT_MODEL`, and `HOME` for `~`.
     public init(environment: Environment = ProcessInfo.processInfo.environment) {
         let userHome = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         let configured = environment["SOTTO_MODEL"]?.trimmingCharacters(in: .whitespaces) ?? ""
@@ -43,14 +46,23 @@ public struct ModelStore: Sendable, Hashable {
             environment["SOTTO_HOME"].flatMap { $0.isEmpty ? nil : $0 }.map {
                 URL(fileURLWithPath: Self.expandingTilde($0, userHome: userHome), isDirectory: true)
             } ?? URL(fileURLWithPath: userHome, isDirectory: true).appendingPathComponent(".sotto", isDirectory: true)
-        self.init(home: home, configuredModel: configured.isEmpty ? nil : configured, userHome: userHome)
+        let defaultID = environment["SOTTO_DEFAULT_MODEL"]?.trimmingCharacters(in: .whitespaces) ?? ""
+        self.init(
+            home: home, configuredModel: configured.isEmpty ? nil : configured, userHome: userHome,
+            defaultModelID: defaultID)
     }
 
-    /// A store in `home`, with `configuredModel` standing for `SOTTO_MODEL`.
-    public init(home: URL, configuredModel: String? = nil, userHome: String = NSHomeDirectory()) {
+    /// A store in `home`, with `configuredModel` standing for `SOTTO_MODEL` and `defaultModelID`
+    /// for `SOTTO_DEFAULT_MODEL` (ignored unless it is a catalog id).
+    public init(
+        home: URL, configuredModel: String? = nil, userHome: String = NSHomeDirectory(),
+        defaultModelID: String = ModelCatalog.defaultModelID
+    ) {
         self.home = home
         self.configuredModel = configuredModel
         self.userHome = userHome
+        self.defaultModelID =
+            ModelCatalog.model(id: defaultModelID) != nil ? defaultModelID : ModelCatalog.defaultModelID
     }
 
     // MARK: Locations
@@ -92,8 +104,8 @@ public struct ModelStore: Sendable, Hashable {
         configuredModel.map { Self.disablingValues.contains($0.lowercased()) } ?? false
     }
 
-    /// The name used when none is given: `SOTTO_MODEL`, else ``ModelCatalog/defaultModelID``.
-    public var defaultModelName: String { configuredModel ?? ModelCatalog.defaultModelID }
+    /// The name used when none is given: `SOTTO_MODEL`, else ``defaultModelID``.
+    public var defaultModelName: String { configuredModel ?? defaultModelID }
 
     /// Whether `name` is meant as a path rather than an id: it contains `/`, starts with `~` or
     /// ends in `.gguf`.

@@ -33,6 +33,8 @@ public final class ChatServer: Sendable {
         public var corsOrigins: [String] = []
         /// OpenAI-compatible completions admitted at once (running or waiting); more get 429.
         public var completionQueueCapacity = OpenAIAPI.defaultQueueCapacity
+        /// The download of the missing default model the web app may start; nil: none offered.
+        public var modelDownload: ModelDownload?
 
         public init(host: String = "127.0.0.1", port: Int = 8080) {
             self.host = host
@@ -105,6 +107,7 @@ public final class ChatServer: Sendable {
         let assistant = AssistantEngine(store: store, model: model) { user, json in hub.sendLive(to: user, json: json) }
         self.assistant = assistant
         AssistantAPI(store: store, engine: assistant, modelState: { intelligence.state }).add(to: &routes)
+        ModelDownloadAPI(download: configuration.modelDownload).add(to: &routes)
         OpenAIAPI(
             model: model,
             authenticate: { request in

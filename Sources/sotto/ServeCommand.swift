@@ -115,6 +115,12 @@ struct ServeCommand: Command {
                 try modelSuggestions(named: arguments.string("model"), in: data)
             }
         let (suggestions, fallbackStatus) = try withFallback(local, arguments)
+        if local.model.unavailability == .notDownloaded, let missing = ModelCatalog.model(id: data.defaultModelName) {
+            // The web app may fetch it; once it is in place the server starts again to load it.
+            configuration.modelDownload = ModelDownload(model: missing, installer: ModelInstaller()) { _ in
+                signals.restart()
+            }
+        }
         let store = try data.openChatStore()
         let secret = try data.loadSecret()
         var signIn = "Sign in with a token from: sotto token <user-id>"
@@ -145,9 +151,21 @@ struct ServeCommand: Command {
                 \(signIn)
 
                 """.utf8))
-        await signals.wait()
+        let restart = await signals.wait()
         server.stop()
+        if restart { try startAgain(port: bound) }
         return 0
+    }
+
+    /// Replaces this process with `sotto serve` run again with the same options on the port it
+    /// listens on now (it loads the model downloaded meanwhile); the web app reconnects.
+    static func startAgain(port: Int) throws -> Never {
+        let arguments = CommandLine.arguments + ["--port", String(port)]
+        FileHandle.standardOutput.write(Data("Model downloaded: starting again to load it\n".utf8))
+        var argv = arguments.map { strdup($0) }
+        argv.append(nil)
+        execv("/proc/self/exe", &argv)
+        throw CommandFailure(description: "cannot start sotto serve again: \(String(cString: strerror(errno)))")
     }
 
     /// `--kernels` and `--compute-threads`, checked against this CPU before anything loads: the
@@ -214,6 +232,8 @@ private final class TerminationSignals: Sendable {
         if pipe(&ends) != 0 {
             printError("sotto serve: cannot create the signal pipe: \(String(cString: strerror(errno)))")
         }
+        // Not handed to the process that replaces this one when the server starts again.
+        for end in ends where end >= 0 { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         readEnd = ends[0]
         terminationPipe = ends[1]
         var action = sigaction()
@@ -227,15 +247,22 @@ private final class TerminationSignals: Sendable {
         sigaction(SIGTERM, &action, nil)
     }
 
-    /// Returns once a signal has arrived (at once if one already has: the byte waits in the pipe).
-    func wait() async {
+    /// Asks the server to stop and start again (`wait` returns true).
+    func restart() {
+        var byte: UInt8 = 2
+        _ = write(terminationPipe, &byte, 1)
+    }
+
+    /// Returns once a signal has arrived (at once if one already has: the byte waits in the
+    /// pipe): false, or true when `restart` asked to start again.
+    func wait() async -> Bool {
         let readEnd = readEnd
-        guard readEnd >= 0 else { return }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        guard readEnd >= 0 else { return false }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let waiter = Thread {
                 var byte: UInt8 = 0
                 while read(readEnd, &byte, 1) < 0 && errno == EINTR {}
-                continuation.resume()
+                continuation.resume(returning: byte == 2)
             }
             waiter.name = "sotto.signals"
             waiter.start()

@@ -52,8 +52,9 @@ class Server:
             return json.loads(response.read())
 
 
-def start_server(extra=(), env_overrides=None, seed=True):
-    """A fresh `sotto serve` (its own store and secret, the user's models) on a free port."""
+def start_server(extra=(), env_overrides=None, seed=True, link_models=True):
+    """A fresh `sotto serve` (its own store and secret, the user's models unless not
+    `link_models`) on a free port."""
     binary = sotto_binary()
     home = tempfile.mkdtemp(prefix="sotto-browser-")
     env = dict(os.environ, SOTTO_HOME=home)
@@ -62,7 +63,7 @@ def start_server(extra=(), env_overrides=None, seed=True):
     # The store and secret are fresh, but the models are the user's: the default run drafts
     # suggestions with the real default model when it is downloaded.
     models = pathlib.Path(os.environ.get("SOTTO_HOME") or pathlib.Path.home() / ".sotto") / "models"
-    if models.is_dir():
+    if models.is_dir() and link_models:
         os.symlink(models, pathlib.Path(home) / "models")
     if seed:
         subprocess.run([binary, "seed", "demo"], env=env, check=True, capture_output=True)

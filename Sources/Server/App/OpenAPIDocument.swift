@@ -364,6 +364,17 @@ enum OpenAPIDocument {
                 "languages": {"type": "array", "items": {"type": "object", "required": ["code", "name"], "properties": {"code": {"type": "string"}, "name": {"type": "string"}}}}
               }
             },
+            "ModelDownload": {
+              "type": "object",
+              "required": ["model", "status", "bytes", "message"],
+              "properties": {
+                "model": {"type": "string", "description": "The catalog id."},
+                "status": {"type": "string", "enum": ["idle", "downloading", "assembling", "installed", "failed"]},
+                "fraction": {"type": "number", "minimum": 0, "maximum": 1, "nullable": true, "description": "Of the whole; null while pip fetches a part."},
+                "bytes": {"type": "integer", "description": "The model file's size."},
+                "message": {"type": "string", "description": "What is happening, or why it stopped."}
+              }
+            },
             "Preferences": {
               "type": "object",
               "required": ["translation_language"],

@@ -53,6 +53,9 @@ export function createApi(token) {
     writingTool: (tool, text, attempt) => request('POST', '/api/tools/writing', { tool, text, attempt }),
     translate: (messageId, language) =>
       request('POST', `/api/messages/${encodeURIComponent(messageId)}/translation`, language ? { language } : {}),
+    model: () => request('GET', '/api/model'),
+    modelDownload: () => request('GET', '/api/model/download'),
+    startModelDownload: () => request('POST', '/api/model/download'),
     preferences: () => request('GET', '/api/me/preferences'),
     setPreferences: (changes) => request('PUT', '/api/me/preferences', changes),
     summarize: (cid, options) => request('POST', `${channelPath(cid)}/summary`, options),

@@ -5,6 +5,7 @@ import { EventStream } from './events.js';
 import { SuggestionsRow } from './suggestions.js';
 import { Jobs } from './jobs.js';
 import { WritingTools } from './tools.js';
+import { ModelDownloadView } from './download.js';
 import { Search } from './search.js';
 import { ThreadSummary } from './summary.js';
 import { MessageActions } from './actions.js';
@@ -71,6 +72,10 @@ const messageActions = new MessageActions({
   timeZone: () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC',
 });
 
+// A server whose default model is not downloaded may offer to fetch it.
+const modelDownload = new ModelDownloadView(() => state.api);
+$('model-status').after(modelDownload.node);
+
 const assistant = new Assistant({
   root: $('assistant'),
   navButton: $('assistant-nav'),
@@ -123,6 +128,8 @@ function applyModel(model) {
   state.model = model;
   const reason = model.available ? '' : model.message;
   $('model-status').textContent = reason ? `The local model is unavailable. ${reason}` : '';
+  if (model.reason === 'not_downloaded') modelDownload.offer();
+  else modelDownload.node.hidden = true;
   writingTools.configure(model.tools, reason);
   search.setUnavailable(reason);
   threadSummary.setUnavailable(reason);

@@ -5,6 +5,7 @@
 import { ApiError } from './api.js';
 import { jobError } from './jobs.js';
 import { WritingTools } from './tools.js';
+import { ModelDownloadView } from './download.js';
 
 const VIEW_KEY = 'sotto.view';
 const numberFormat = new Intl.NumberFormat('en-US');
@@ -42,6 +43,8 @@ export class Assistant {
     this.context = null;
     this.pendingScrollTo = null;
     this.$ = (name) => root.querySelector(`[data-part="${name}"]`);
+    this.download = new ModelDownloadView(api);
+    this.$('model-state').after(this.download.node);
     this.wire();
   }
 
@@ -151,6 +154,7 @@ export class Assistant {
     } else {
       line.textContent = `The model is unavailable: ${model.message}`;
       line.dataset.state = model.reason || 'unavailable';
+      if (model.reason === 'not_downloaded') this.download.offer();
     }
   }
 
@@ -178,6 +182,8 @@ export class Assistant {
     this.$('messages').replaceChildren();
     this.$('meter').hidden = true;
     this.$('composer').hidden = true;
+    this.tools.reset();
+    this.tools.toolbar.hidden = true;
   }
 
   async loadList() {
@@ -220,6 +226,7 @@ export class Assistant {
     this.turn = detail.answering ? { id: null, kind: 'answer' } : null;
     this.$('intro').hidden = true;
     this.$('composer').hidden = false;
+    this.tools.toolbar.hidden = false;
     this.$('actions').hidden = false;
     this.$('summary-panel').hidden = true;
     this.$('settings').hidden = true;
