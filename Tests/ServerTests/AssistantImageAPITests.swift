@@ -206,6 +206,20 @@ import Testing
         }
         #expect(attachments == [1])
         #expect((try client.get(path).json()["pending_images"] as? [Any])?.isEmpty == true)
+
+        // Regenerate writes the answer again from a session rebuilt from the stored messages:
+        // the image is read again from the store into the prompt.
+        let again = try await offPool {
+            let started = try client.post(path + "/regenerate", [String: Any]())
+            let frame = try socket.receive(
+                until: {
+                    $0["type"] as? String == "assistant.updated"
+                        && ($0["turn"] as? [String: Any])?["status"] as? String != "streaming"
+                }, timeout: 180)
+            return (started.status, frame["turn"] as? [String: Any] ?? [:])
+        }
+        #expect(again.0 == 202)
+        #expect((again.1["text"] as? String ?? "").contains("Aurora"), "the answer was: \(again.1)")
     }
 
     static func fixture(_ name: String) -> URL {

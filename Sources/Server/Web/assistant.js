@@ -633,7 +633,10 @@ export class Assistant {
       this.renderPending();
       this.updateComposer();
     } catch (error) {
-      this.showError(new Error(`“${file.name}”: ${error.message}`));
+      const tooLarge = error instanceof ApiError && error.status === 413 && limit;
+      this.showError(new Error(tooLarge
+        ? `“${file.name}” is larger than ${Math.floor(limit / (1024 * 1024))} MB; attach a smaller image.`
+        : `“${file.name}”: ${error.message}`));
     }
   }
 
