@@ -126,7 +126,7 @@ extension ChatStore {
         }
     }
 
-    /// Deletes the conversation with its messages and images.
+    /// Deletes the conversation with its messages and images (sent or waiting to be).
     public func deleteAssistantConversation(_ id: String, for owner: UserID) throws {
         try write { db in
             _ = try Self.conversation(id, owner, db)
@@ -135,15 +135,19 @@ extension ChatStore {
                 DELETE FROM assistant_images WHERE message_id IN
                     (SELECT id FROM assistant_messages WHERE conversation_id = ?)
                 """, [.text(id)])
+            try db.run("DELETE FROM assistant_uploads WHERE conversation_id = ?", [.text(id)])
             try db.run("DELETE FROM assistant_messages WHERE conversation_id = ?", [.text(id)])
             try db.run("DELETE FROM assistant_conversations WHERE id = ?", [.text(id)])
         }
     }
 
-    /// Appends a message (with its images) and moves the conversation to the top of the list.
-    public func appendAssistantMessage(_ new: NewAssistantMessage, to conversation: String, for owner: UserID) throws
-        -> AssistantMessage
-    {
+    /// Appends a message (with its images, and the uploads of the conversation named by
+    /// `uploadIDs`, which move to it) and moves the conversation to the top of the list.
+    ///
+    /// - Throws: `notFound` for an upload id that is not waiting in this conversation.
+    public func appendAssistantMessage(
+        _ new: NewAssistantMessage, to conversation: String, for owner: UserID, attaching uploadIDs: [String] = []
+    ) throws -> AssistantMessage {
         guard
             new.role == .divider || !new.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
                 || !new.images.isEmpty || new.stopped
@@ -152,13 +156,18 @@ extension ChatStore {
             throw ChatStoreError.invalidArgument(
                 field: "text", reason: "longer than \(Self.maxAssistantMessageBytes) bytes of UTF-8")
         }
-        guard new.images.count <= Self.maxAssistantImages else {
+        guard new.images.count + uploadIDs.count <= Self.maxAssistantImages else {
             throw ChatStoreError.invalidArgument(
                 field: "images", reason: "at most \(Self.maxAssistantImages) images on a message")
         }
+        guard Set(uploadIDs).count == uploadIDs.count else {
+            throw ChatStoreError.invalidArgument(field: "image_ids", reason: "an image is named twice")
+        }
         return try write { db in
             _ = try Self.conversation(conversation, owner, db)
-            return try Self.insertMessage(new, into: conversation, db)
+            var message = new
+            message.images += try Self.takeUploads(uploadIDs, from: conversation, db)
+            return try Self.insertMessage(message, into: conversation, db)
         }
     }
 
@@ -194,23 +203,6 @@ extension ChatStore {
                 messages[index].images = byMessage[messages[index].id]?.map(\.1) ?? []
             }
             return messages
-        }
-    }
-
-    /// An attached image with its bytes, if it belongs to one of `owner`'s conversations.
-    public func assistantImage(_ id: String, for owner: UserID) throws -> AssistantImage {
-        try read { db in
-            guard
-                let image = try db.row(
-                    """
-                    SELECT i.id, i.mime_type, i.bytes FROM assistant_images i
-                    JOIN assistant_messages m ON m.id = i.message_id
-                    JOIN assistant_conversations c ON c.id = m.conversation_id
-                    WHERE i.id = ? AND c.owner = ?
-                    """, [.text(id), .text(owner.rawValue)],
-                    { row in AssistantImage(id: row.string(0), mimeType: row.string(1), bytes: row.blob(2)) })
-            else { throw ChatStoreError.notFound(what: "image", id: id) }
-            return image
         }
     }
 

@@ -150,6 +150,21 @@ enum Schema {
                 END;
                 """)
         }
+        migrator.registerMigration("v5: assistant uploads") { db in
+            // Images attached to a conversation and not sent yet; sending a message moves them
+            // to `assistant_images`, under that message.
+            try db.execute(
+                """
+                CREATE TABLE assistant_uploads(
+                    id TEXT PRIMARY KEY,
+                    conversation_id TEXT NOT NULL REFERENCES assistant_conversations(id) ON DELETE CASCADE,
+                    mime_type TEXT NOT NULL,
+                    bytes BLOB NOT NULL,
+                    created_at INTEGER NOT NULL
+                );
+                CREATE INDEX assistant_uploads_by_conversation ON assistant_uploads(conversation_id);
+                """)
+        }
         return migrator
     }
 }

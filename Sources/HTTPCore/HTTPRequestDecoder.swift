@@ -10,19 +10,27 @@ import CPicoHTTPParser
 /// before a colon, a missing or repeated `Host` in HTTP/1.1, repeated or non-decimal
 /// `Content-Length`, `Content-Length` together with `Transfer-Encoding`, any transfer coding
 /// but `chunked`, more than `maxHeaders` headers or a head over `maxHeaderBytes` (431), a body
-/// over `maxBodyBytes` (413).
+/// over its limit (413: `maxBodyBytes`, or what `bodyLimit` gives the request's route).
 public struct HTTPRequestDecoder {
     public struct Limits: Sendable {
         public var maxHeaderBytes = 16 * 1024
         public var maxHeaders = 64
         public var maxBodyBytes = 64 * 1024
+        /// A route's own body limit, from the method and path of the head (before any of the body
+        /// is read); nil for `maxBodyBytes`. An upload route can take more than the rest.
+        public var bodyLimit: @Sendable (_ method: String, _ path: String) -> Int? = { _, _ in nil }
         public init() {}
+
+        /// The most body bytes a request with this method and path may send.
+        public func maxBodyBytes(method: String, path: String) -> Int {
+            bodyLimit(method, path) ?? maxBodyBytes
+        }
     }
 
     enum State {
         case head
         case body(HTTPRequest, remaining: Int)
-        case chunked(HTTPRequest, phr_chunked_decoder)
+        case chunked(HTTPRequest, phr_chunked_decoder, limit: Int)
         case failed
     }
 
@@ -78,7 +86,7 @@ public struct HTTPRequestDecoder {
             buffer.removeFirst(remaining)
             state = .head
             return .success(request)
-        case .chunked(var request, var decoder):
+        case .chunked(var request, var decoder, let limit):
             // phr_decode_chunked decodes in place: the decoded bytes move to the front.
             var size = buffer.count
             let result = buffer.withUnsafeMutableBytes { raw in
@@ -86,10 +94,10 @@ public struct HTTPRequestDecoder {
             }
             if result == -1 { return fail(.bad("malformed chunked body", code: "bad_chunked_body")) }
             request.body.append(contentsOf: buffer[0..<size])
-            guard request.body.count <= limits.maxBodyBytes else { return fail(tooLarge()) }
+            guard request.body.count <= limit else { return fail(tooLarge(limit)) }
             if result == -2 {
                 buffer.removeAll(keepingCapacity: true)
-                state = .chunked(request, decoder)
+                state = .chunked(request, decoder, limit: limit)
                 return nil
             }
             // What follows the body (a pipelined request) was moved to just after the decoded bytes.
@@ -106,9 +114,8 @@ public struct HTTPRequestDecoder {
         return .failure(error)
     }
 
-    private func tooLarge() -> HTTPFramingError {
-        HTTPFramingError(
-            status: 413, code: "body_too_large", message: "request body over \(limits.maxBodyBytes) bytes")
+    private func tooLarge(_ limit: Int) -> HTTPFramingError {
+        HTTPFramingError(status: 413, code: "body_too_large", message: "request body over \(limit) bytes")
     }
 
     private func headerTooLarge(_ what: String) -> HTTPFramingError {
@@ -198,6 +205,7 @@ public struct HTTPRequestDecoder {
         }
         if hosts.count > 1 { return fail(.bad("more than one Host header")) }
 
+        let limit = limits.maxBodyBytes(method: request.method, path: request.path)
         let lengths = request.headerValues("Content-Length")
         let codings = request.headerValues("Transfer-Encoding")
         if !codings.isEmpty {
@@ -211,7 +219,8 @@ public struct HTTPRequestDecoder {
             }
             request.body = []
             state = .chunked(
-                request, phr_chunked_decoder(bytes_left_in_chunk: 0, consume_trailer: 1, _hex_count: 0, _state: 0))
+                request, phr_chunked_decoder(bytes_left_in_chunk: 0, consume_trailer: 1, _hex_count: 0, _state: 0),
+                limit: limit)
             return next()
         }
         guard lengths.count <= 1 else { return fail(.bad("more than one Content-Length header")) }
@@ -223,7 +232,7 @@ public struct HTTPRequestDecoder {
             lengthText.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
             let length = Int(lengthText)
         else { return fail(.bad("Content-Length must be a decimal number")) }
-        guard length <= limits.maxBodyBytes else { return fail(tooLarge()) }
+        guard length <= limit else { return fail(tooLarge(limit)) }
         guard length > 0 else {
             state = .head
             return .success(request)

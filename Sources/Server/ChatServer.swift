@@ -17,6 +17,9 @@ public final class ChatServer: Sendable {
         public var host = "127.0.0.1"
         public var port = 8080
         public var maxBodyBytes = 64 * 1024
+        /// The largest image the assistant takes: its upload route is the one whose body may be
+        /// larger than `maxBodyBytes`.
+        public var maxImageBytes = 8 * 1024 * 1024
         /// Event-loop threads (sockets are spread over them).
         public var ioThreads = 2
         /// Threads that run request handlers.
@@ -106,7 +109,10 @@ public final class ChatServer: Sendable {
         intelligence.add(to: &routes)
         let assistant = AssistantEngine(store: store, model: model) { user, json in hub.sendLive(to: user, json: json) }
         self.assistant = assistant
-        AssistantAPI(store: store, engine: assistant, modelState: { intelligence.state }).add(to: &routes)
+        AssistantAPI(
+            store: store, engine: assistant, modelState: { intelligence.state },
+            maxImageBytes: configuration.maxImageBytes
+        ).add(to: &routes)
         ModelDownloadAPI(download: configuration.modelDownload).add(to: &routes)
         OpenAIAPI(
             model: model,
@@ -129,6 +135,7 @@ public final class ChatServer: Sendable {
         document.bytes = Array(OpenAPIDocument.json(for: router.routes).utf8)
         var httpConfiguration = HTTPServer.Configuration(host: configuration.host, port: configuration.port)
         httpConfiguration.limits.maxBodyBytes = configuration.maxBodyBytes
+        httpConfiguration.limits.bodyLimit = Self.bodyLimit(maxImageBytes: configuration.maxImageBytes)
         httpConfiguration.ioThreads = configuration.ioThreads
         httpConfiguration.handlerThreads = configuration.handlerThreads
         httpConfiguration.maxConnections = configuration.maxConnections
@@ -141,6 +148,12 @@ public final class ChatServer: Sendable {
             APIError(status: error.status, code: error.code, message: error.message).response
         }
         http = HTTPServer(configuration: httpConfiguration, responder: router, webSocket: ("/api/connect", hub))
+    }
+
+    /// The body limit of the routes that take more than `maxBodyBytes`: the assistant's image
+    /// upload. Decided from the request head, so a larger body is refused before it is read.
+    static func bodyLimit(maxImageBytes: Int) -> @Sendable (String, String) -> Int? {
+        { method, path in AssistantAPI.isImageUpload(method: method, path: path) ? maxImageBytes : nil }
     }
 
     /// Starts listening; returns the bound port.

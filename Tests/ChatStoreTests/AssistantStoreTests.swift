@@ -127,6 +127,64 @@ import Testing
         #expect(leftovers == 0)
     }
 
+    @Test func uploadsWaitInTheirConversationMoveToTheMessageAndGoWithIt() throws {
+        let store = try seeded()
+        let conversation = try store.createAssistantConversation(for: "alice", settings: Self.general)
+        let other = try store.createAssistantConversation(for: "alice", settings: Self.general)
+        let png = AssistantImage(mimeType: "image/png", bytes: [0x89, 0x50, 0x4E, 0x47, 9])
+        let jpeg = AssistantImage(mimeType: "image/jpeg", bytes: [0xFF, 0xD8, 0xFF, 7])
+        #expect(try store.addAssistantUpload(png, to: conversation.id, for: "alice").byteCount == 5)
+        _ = try store.addAssistantUpload(jpeg, to: conversation.id, for: "alice")
+        #expect(throws: ChatStoreError.notFound(what: "conversation", id: conversation.id)) {
+            try store.addAssistantUpload(
+                AssistantImage(mimeType: "image/png", bytes: [1]), to: conversation.id, for: "bob")
+        }
+        // A waiting image is readable by its owner, in its conversation only.
+        #expect(try store.assistantImage(png.id, in: conversation.id, for: "alice").bytes == png.bytes)
+        #expect(throws: ChatStoreError.notFound(what: "image", id: png.id)) {
+            try store.assistantImage(png.id, in: other.id, for: "alice")
+        }
+        #expect(throws: ChatStoreError.notFound(what: "image", id: png.id)) {
+            try store.assistantImage(png.id, for: "bob")
+        }
+        // Another conversation cannot send it; removing one leaves the other.
+        #expect(throws: ChatStoreError.notFound(what: "image", id: png.id)) {
+            try store.appendAssistantMessage(
+                .init(role: .user, text: "hi"), to: other.id, for: "alice", attaching: [png.id])
+        }
+        try store.deleteAssistantUpload(jpeg.id, in: conversation.id, for: "alice")
+        #expect(throws: ChatStoreError.notFound(what: "image", id: jpeg.id)) {
+            try store.assistantImage(jpeg.id, for: "alice")
+        }
+        // Sending moves it to the message, with its id; it is no longer waiting.
+        let message = try store.appendAssistantMessage(
+            .init(role: .user, text: "What does it say?"), to: conversation.id, for: "alice", attaching: [png.id])
+        #expect(message.images.map(\.id) == [png.id] && message.images.first?.mimeType == "image/png")
+        #expect(try store.assistantMessages(in: conversation.id, for: "alice").first?.images.map(\.id) == [png.id])
+        #expect(try store.assistantImage(png.id, in: conversation.id, for: "alice").bytes == png.bytes)
+        #expect(throws: ChatStoreError.notFound(what: "image", id: png.id)) {
+            try store.deleteAssistantUpload(png.id, in: conversation.id, for: "alice")
+        }
+        // At most four wait at once.
+        for _ in 0..<ChatStore.maxAssistantImages {
+            _ = try store.addAssistantUpload(
+                AssistantImage(mimeType: "image/png", bytes: [1]), to: other.id, for: "alice")
+        }
+        #expect(throws: ChatStoreError.self) {
+            try store.addAssistantUpload(AssistantImage(mimeType: "image/png", bytes: [1]), to: other.id, for: "alice")
+        }
+        _ = try store.addAssistantUpload(
+            AssistantImage(mimeType: "image/png", bytes: [2]), to: conversation.id, for: "alice")
+        try store.deleteAssistantConversation(conversation.id, for: "alice")
+        try store.deleteAssistantConversation(other.id, for: "alice")
+        let leftovers = try store.read { db in
+            try db.row("SELECT (SELECT COUNT(*) FROM assistant_uploads) + (SELECT COUNT(*) FROM assistant_images)") {
+                $0.int(0)
+            }
+        }
+        #expect(leftovers == 0)
+    }
+
     @Test func anotherUsersConversationIsNotFoundForEveryOperation() throws {
         let store = try seeded()
         let conversation = try store.createAssistantConversation(for: "alice", settings: Self.general)

@@ -6,7 +6,8 @@ import Testing
     @Test func migrationsRunOnceAndSurviveReopening() throws {
         let temporary = try TemporaryStore()
         let applied = try temporary.store.appliedMigrations()
-        #expect(applied.count == 4)
+        #expect(applied.count == 5)
+        #expect(applied.last == "v5: assistant uploads")
         let reopened = try ChatStore(path: temporary.folder + "/chat.sqlite")
         #expect(try reopened.appliedMigrations() == applied)
     }

@@ -103,6 +103,30 @@ import Testing
         #expect(failure(chunked, limits: limits)?.status == 413)
     }
 
+    /// One route can take more than the rest; the limit is decided from the head, so a body
+    /// over it is refused before any of it arrives.
+    @Test func aRouteCanHaveALargerBodyLimit() throws {
+        var limits = HTTPRequestDecoder.Limits()
+        limits.maxBodyBytes = 10
+        limits.bodyLimit = { method, path in method == "POST" && path == "/upload" ? 20 : nil }
+        let body = String(repeating: "x", count: 15)
+        let upload = decode("POST /upload?a=1 HTTP/1.1\r\nHost: h\r\nContent-Length: 15\r\n\r\n" + body, limits: limits)
+        #expect(try upload.first?.get().body.count == 15)
+        #expect(
+            failure("POST /other HTTP/1.1\r\nHost: h\r\nContent-Length: 15\r\n\r\n" + body, limits: limits)?.status
+                == 413)
+        #expect(
+            failure("PUT /upload HTTP/1.1\r\nHost: h\r\nContent-Length: 15\r\n\r\n" + body, limits: limits)?.status
+                == 413)
+        // Over the route's own limit: refused on the head alone, naming that limit.
+        let refused = failure("POST /upload HTTP/1.1\r\nHost: h\r\nContent-Length: 21\r\n\r\n", limits: limits)
+        #expect(refused?.status == 413 && refused?.message == "request body over 20 bytes")
+        let chunked = "POST /upload HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+        #expect(try decode(chunked + "f\r\n\(body)\r\n0\r\n\r\n", limits: limits).first?.get().body.count == 15)
+        let tooLong = String(repeating: "y", count: 21)
+        #expect(failure(chunked + "15\r\n\(tooLong)\r\n0\r\n\r\n", limits: limits)?.status == 413)
+    }
+
     @Test func aShortBodyWaitsAndIsNotHandedOn() {
         var decoder = HTTPRequestDecoder()
         decoder.append(Array("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 20\r\n\r\n{}".utf8))

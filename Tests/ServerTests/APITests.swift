@@ -233,6 +233,9 @@ import Testing
         #expect(index.headers["content-type"]?.hasPrefix("text/html") == true)
         #expect(index.text.contains("<label for=\"token-input\">Token</label>"))
         #expect(index.headers["content-security-policy"]?.contains("script-src 'self'") == true)
+        // Images only from the server, inline data, and blob: URLs the app made (the assistant's
+        // thumbnails, fetched with the token).
+        #expect(index.headers["content-security-policy"]?.contains("img-src 'self' data: blob:;") == true)
         let script = try client.get("/app.js")
         #expect(script.headers["content-type"]?.hasPrefix("text/javascript") == true)
         // Model output and messages go in as text: no module parses strings as HTML.

@@ -2,8 +2,9 @@
 an answer streams with its token count, Stop keeps the partial text and the next prompt is
 answered, reload reopens the last conversation, search opens an older one at the match, export
 downloads Markdown, new instructions reset the session, the context meter moves, an overlong
-conversation says so and continues in a new session, code blocks get a label and Copy, dark mode,
-and the writing tools and Translate of the channels work here too.
+conversation says so and continues in a new session, code blocks get a label and Copy, a
+screenshot of an error attached as an image is quoted, dark mode, and the writing tools and
+Translate of the channels work here too.
 One server and one page, the tests run in order. Screenshots go to $SOTTO_SCREENSHOT_DIR
 (default /work/shots-assistant when it can be made, else a temporary folder).
 """
@@ -418,6 +419,86 @@ def test_summarize_streams_into_a_panel_and_stores_nothing(page):
     assert panel.find_element(By.TAG_NAME, "h3").text == "Summary"
     assert len(shown_messages(page)) == before
     REPORT.append(f"summary: {part(page, 'summary-text').text[:120]!r}")
+
+
+def error_screenshot(driver, path):
+    """A PNG screenshot of an error message, drawn by Chromium itself in a tab of its own."""
+    home = driver.current_window_handle
+    driver.switch_to.new_window("tab")
+    driver.get("about:blank")
+    driver.execute_script("""
+        document.body.style.cssText = 'margin:0;background:#fff';
+        const box = document.createElement('div');
+        box.id = 'dialog';
+        box.style.cssText = 'display:inline-block;padding:40px 56px;font:bold 44px DejaVu Sans, sans-serif;'
+          + 'color:#111;background:#fff;border:3px solid #b00020';
+        box.textContent = 'Error 4012: disk quota exceeded';
+        document.body.append(box);
+    """)
+    driver.find_element(By.ID, "dialog").screenshot(str(path))
+    driver.close()
+    driver.switch_to.window(home)
+
+
+def pending_thumbnails(driver):
+    return driver.find_elements(By.CSS_SELECTOR, "#assistant [data-part='pending'] img.thumbnail")
+
+
+def image_loaded(driver, image):
+    return driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", image)
+
+
+def test_an_attached_screenshot_of_an_error_lets_the_model_quote_it(page):
+    button(page, "Assistant").click()
+    button(page, "New chat").click()
+    wait(page, lambda d: current_title(d) == "New chat" and by_label(d, "Message").is_enabled())
+    file_input = part(page, "image-input")
+    assert file_input.get_attribute("accept") == "image/png,image/jpeg"
+    # Another file is refused with a clear message, and nothing waits to be sent.
+    notes = pathlib.Path(tempfile.mkdtemp(prefix="sotto-files-")) / "notes.txt"
+    notes.write_text("Error 4012: disk quota exceeded\n")
+    file_input.send_keys(str(notes))
+    alert = wait(page, lambda d: part(d, "notice").find_elements(By.CSS_SELECTOR, "[role='alert']"))
+    assert alert[0].text == "“notes.txt”: That file is not a PNG or JPEG image.", alert[0].text
+    assert not pending_thumbnails(page) and not part(page, "pending").is_displayed()
+    screenshot(page, "image-refused")
+
+    shot = notes.with_name("error.png")
+    error_screenshot(page, shot)
+    assert shot.read_bytes().startswith(b"\x89PNG")
+    # Attached, then removed before sending: it goes from the composer.
+    part(page, "image-input").send_keys(str(shot))
+    wait(page, lambda d: pending_thumbnails(d))
+    button(part(page, "pending"), "Remove").click()
+    wait(page, lambda d: not pending_thumbnails(d) and not part(d, "pending").is_displayed())
+    part(page, "image-input").send_keys(str(shot))
+    thumbnail = wait(page, lambda d: pending_thumbnails(d))[0]
+    wait(page, lambda d: image_loaded(d, thumbnail), TIMEOUT, "the pending thumbnail is not shown")
+    assert thumbnail.is_displayed() and not part(page, "notice").text
+    assert button(part(page, "pending"), "Remove").is_displayed()
+    by_label(page, "Message").send_keys("What does the error in this image say?")
+    screenshot(page, "image-pending")
+
+    count = len(answers(page))
+    by_label(page, "Message").send_keys(Keys.ENTER)
+    # The thumbnail moves into the sent message, fetched with the token (a blob: URL).
+    sent = wait(page, lambda d: d.find_elements(
+        By.CSS_SELECTOR, "#assistant .assistant-message.role-user .message-images img.thumbnail"))[-1]
+    wait(page, lambda d: image_loaded(d, sent), TIMEOUT, "the thumbnail in the message is not shown")
+    assert sent.get_attribute("src").startswith("blob:") and sent.is_displayed()
+    assert sent.size["width"] > 40 and sent.size["height"] > 10
+    assert not pending_thumbnails(page) and not part(page, "pending").is_displayed()
+    answer = wait_answered(page, count + 1)
+    text = answer.find_element(By.CSS_SELECTOR, ".markdown").text
+    REPORT.append(f"answer about the error screenshot: {text!r}")
+    assert "4012" in text or "quota" in text.lower(), f"the answer does not quote the image: {text!r}"
+    screenshot(page, "image-answered")
+
+    # After a reload the message still shows its image, fetched again.
+    page.refresh()
+    sent = wait(page, lambda d: d.find_elements(
+        By.CSS_SELECTOR, "#assistant .assistant-message.role-user .message-images img.thumbnail"))[-1]
+    wait(page, lambda d: image_loaded(d, sent), TIMEOUT, "the thumbnail is not shown after a reload")
 
 
 def test_dark_mode(page):

@@ -19,10 +19,15 @@ public struct APIOperation: Sendable {
         public var status: Int
         public var description: String
         public var schema: String?
-        public init(_ status: Int, _ description: String, _ schema: String? = nil) {
+        /// The media types the body comes as (JSON unless the route answers with a file).
+        public var mediaTypes: [String]
+        public init(
+            _ status: Int, _ description: String, _ schema: String? = nil, mediaTypes: [String] = ["application/json"]
+        ) {
             self.status = status
             self.description = description
             self.schema = schema
+            self.mediaTypes = mediaTypes
         }
     }
 
@@ -32,6 +37,8 @@ public struct APIOperation: Sendable {
     /// The JSON schema of the request body, if the route takes one.
     public var body: String?
     public var bodyRequired = true
+    /// The media types the body may be sent as (JSON unless the route takes a file).
+    public var bodyMediaTypes = ["application/json"]
     public var answers: [Answer]
     /// Error statuses beyond the derived ones, e.g. `[403, 404]`.
     public var errors: [Int] = []
@@ -43,13 +50,15 @@ public struct APIOperation: Sendable {
 
     public init(
         id: String, summary: String, query: [Query] = [], body: String? = nil, bodyRequired: Bool = true,
-        answers: [Answer], errors: [Int] = [], publicAtHTTPLevel: Bool = false, authenticatesItself: Bool = false
+        bodyMediaTypes: [String] = ["application/json"], answers: [Answer], errors: [Int] = [],
+        publicAtHTTPLevel: Bool = false, authenticatesItself: Bool = false
     ) {
         self.id = id
         self.summary = summary
         self.query = query
         self.body = body
         self.bodyRequired = bodyRequired
+        self.bodyMediaTypes = bodyMediaTypes
         self.answers = answers
         self.errors = errors
         self.publicAtHTTPLevel = publicAtHTTPLevel

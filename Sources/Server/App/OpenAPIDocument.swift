@@ -47,7 +47,7 @@ enum OpenAPIDocument {
         var responses: [String: Any] = [:]
         for answer in spec.answers {
             var response: [String: Any] = ["description": answer.description]
-            if let body = answer.schema { response["content"] = ["application/json": ["schema": schema(body)]] }
+            if let body = answer.schema { response["content"] = content(answer.mediaTypes, schema: body) }
             responses[String(answer.status)] = response
         }
         var errors = Set(spec.errors)
@@ -58,7 +58,7 @@ enum OpenAPIDocument {
         if let body = spec.body {
             errors.formUnion([413, 415])
             operation["requestBody"] = [
-                "required": spec.bodyRequired, "content": ["application/json": ["schema": schema(body)]],
+                "required": spec.bodyRequired, "content": content(spec.bodyMediaTypes, schema: body),
             ]
         }
         for status in errors where responses[String(status)] == nil {
@@ -76,6 +76,11 @@ enum OpenAPIDocument {
         400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 409: "Conflict", 413: "TooLarge",
         415: "UnsupportedMediaType", 429: "TooManyRequests", 503: "ServiceUnavailable",
     ]
+
+    /// A `content` map: the same schema under each media type.
+    private static func content(_ mediaTypes: [String], schema text: String) -> [String: Any] {
+        Dictionary(uniqueKeysWithValues: mediaTypes.map { ($0, ["schema": schema(text)]) })
+    }
 
     private static func schema(_ text: String) -> Any {
         guard let value = try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]) else {

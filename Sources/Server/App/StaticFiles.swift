@@ -62,7 +62,7 @@ struct StaticFiles: Sendable {
                 ("Referrer-Policy", "no-referrer"),
                 (
                     "Content-Security-Policy",
-                    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+                    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
                 ),
             ],
             body: request.method == "HEAD" ? [] : file.body)

@@ -10,6 +10,8 @@ struct AssistantAPI: Sendable {
     let store: ChatStore
     let engine: AssistantEngine
     let modelState: @Sendable () -> ModelState
+    /// The largest image a conversation takes (the upload route's body limit).
+    var maxImageBytes = AssistantAPI.defaultMaxImageBytes
 
     static let defaultTitle = "New chat"
     /// Longest message a user sends, in characters.
@@ -215,9 +217,9 @@ struct AssistantAPI: Sendable {
             APIOperation(
                 id: "sendAssistantMessage",
                 summary:
-                    "Send a message; the answer is written at once, streamed as assistant.updated frames on /api/connect and stored when it ends. A message that would not fit the session's context window is refused (409 context_full) before any work.",
+                    "Send a message, with the images attached to the conversation that image_ids names (the model reads each as \"[Image context: …]\" before the text); the answer is written at once, streamed as assistant.updated frames on /api/connect and stored when it ends. A message that would not fit the session's context window is refused (409 context_full) before any work.",
                 body:
-                    ##"{"type": "object", "required": ["text"], "properties": {"text": {"type": "string", "minLength": 1, "maxLength": 4000, "pattern": "\\S"}, "stream": {"type": "boolean"}}}"##,
+                    ##"{"type": "object", "required": ["text"], "properties": {"text": {"type": "string", "minLength": 1, "maxLength": 4000, "pattern": "\\S"}, "stream": {"type": "boolean"}, "image_ids": {"type": "array", "maxItems": 4, "items": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"}}}}"##,
                 answers: [.init(202, "Your stored message and the answer being written.", ref("AssistantTurnStarted"))],
                 errors: [404, 409])
         ) { context in
@@ -232,17 +234,20 @@ struct AssistantAPI: Sendable {
                 throw APIError.badRequest("text is longer than \(Self.maxMessageLength) characters")
             }
             let conversation = try store.assistantConversation(id, for: user)
+            let imageIDs = body.image_ids ?? []
+            let images = try images(named: imageIDs, in: id, for: user)
             let model = try model.required()
             guard !engine.isAnswering(id) else { throw Self.answering }
             let messages = try store.assistantMessages(in: id, for: user)
             let (divider, history) = AssistantEngine.currentSession(of: messages)
             let session = engine.session(for: conversation, divider: divider, history: history, model: model)
-            try fits(text, in: session, model: model)
+            let prompt = AssistantEngine.prompt(text, images: images)
+            try fits(prompt, in: session, model: model)
             let stream = try body.stream ?? settings(of: user).stream_responses
             let message = try store.appendAssistantMessage(
-                NewAssistantMessage(role: .user, text: text), to: id, for: user)
+                NewAssistantMessage(role: .user, text: text), to: id, for: user, attaching: imageIDs)
             let turn = try engine.startAnswer(
-                text, in: session, conversation: conversation, owner: user, stream: stream,
+                prompt, in: session, conversation: conversation, owner: user, stream: stream,
                 modelName: self.model.name ?? "local")
             return JSONBody.response(TurnStarted(message: AssistantMessageView(message), turn: turn), status: 202)
         }
@@ -267,8 +272,10 @@ struct AssistantAPI: Sendable {
             }
             let (divider, history) = AssistantEngine.currentSession(of: messages)
             let session = engine.session(for: conversation, divider: divider, history: history, model: model)
+            let images = try prompt.images.map { try store.assistantImage($0.id, in: id, for: user) }
             let turn = try engine.startAnswer(
-                prompt.text, in: session, conversation: conversation, owner: user,
+                AssistantEngine.prompt(prompt.text, images: images), in: session, conversation: conversation,
+                owner: user,
                 stream: try settings(of: user).stream_responses, modelName: self.model.name ?? "local")
             return JSONBody.response(TurnStarted(message: nil, turn: turn), status: 202)
         }
@@ -324,6 +331,7 @@ struct AssistantAPI: Sendable {
             let turn = try engine.startSummary(of: conversation, messages: messages, owner: user, model: model)
             return JSONBody.response(TurnStarted(message: nil, turn: turn), status: 202)
         }
+        addImageRoutes(to: &routes)
     }
 
     // MARK: - Helpers
@@ -331,18 +339,14 @@ struct AssistantAPI: Sendable {
     static let answering = APIError(
         status: 409, code: "answering", message: "this conversation is still answering; wait for it or stop it first")
 
-    private func conversationID(_ context: RequestContext) throws -> String {
-        do {
-            return try ChatStore.validatedAssistantID(context.parameter("conversation_id"), field: "conversation_id")
-        } catch let error as ChatStoreError {
-            throw APIError.badRequest(error.description)
-        }
+    func conversationID(_ context: RequestContext) throws -> String {
+        try Self.checkedID(context.parameter("conversation_id"), field: "conversation_id")
     }
 
     /// Refuses a turn that would not fit, naming the numbers.
-    private func fits(_ text: String, in session: LanguageModelSession, model: SystemLanguageModel) throws {
+    private func fits(_ prompt: Prompt, in session: LanguageModelSession, model: SystemLanguageModel) throws {
         do {
-            try Blocking.run { try await engine.checkFits(text, in: session, model: model) }
+            try Blocking.run { try await engine.checkFits(prompt, in: session, model: model) }
         } catch let full as AssistantEngine.ContextFull {
             let format = Self.grouped
             throw APIError(
@@ -369,7 +373,8 @@ struct AssistantAPI: Sendable {
             model: modelState(), personas: AssistantPersona.presets, languages: AssistantLanguage.all,
             settings: try settings(of: user),
             last_conversation_id: try store.lastOpenedAssistantConversation(for: user)?.id,
-            context_size: model.model?.contextSize, model_loading: model.model?.isLoading ?? false)
+            context_size: model.model?.contextSize, model_loading: model.model?.isLoading ?? false,
+            max_image_bytes: maxImageBytes)
     }
 
     func settings(of user: UserID) throws -> SettingsView {
@@ -387,7 +392,7 @@ struct AssistantAPI: Sendable {
         let context = try? Blocking.run { try await engine.context(of: conversation, for: user) }
         return ConversationDetail(
             conversation: conversation, messages: messages.map(AssistantMessageView.init), context: context,
-            answering: engine.isAnswering(id))
+            answering: engine.isAnswering(id), pending_images: try store.assistantUploads(in: id, for: user))
     }
 
     /// The settings a body asks for, over `current` (or the defaults for a new conversation).
@@ -452,6 +457,7 @@ struct AssistantAPI: Sendable {
     struct SendBody: Decodable {
         var text: String
         var stream: Bool?
+        var image_ids: [String]?
     }
 
     struct SettingsView: Encodable {
@@ -469,6 +475,7 @@ struct AssistantAPI: Sendable {
         var last_conversation_id: String?
         var context_size: Int?
         var model_loading: Bool
+        var max_image_bytes: Int
     }
 
     struct ConversationList: Encodable {
@@ -480,6 +487,7 @@ struct AssistantAPI: Sendable {
         var messages: [AssistantMessageView]
         var context: AssistantContext?
         var answering: Bool
+        var pending_images: [AssistantImageInfo]
     }
 
     struct SettingsChange: Encodable {

@@ -114,7 +114,13 @@ final class AssistantEngine: @unchecked Sendable {
                     Transcript.Instructions(segments: [.text(.init(content: instructions))], toolDefinitions: []))
             ]
             for message in turnsSeen {
-                let segments: [Transcript.Segment] = [.text(.init(content: message.text))]
+                var segments: [Transcript.Segment] = [.text(.init(content: message.text))]
+                if message.role == .user && !message.images.isEmpty {
+                    let images = message.images.compactMap {
+                        try? store.assistantImage($0.id, in: conversation.id, for: conversation.owner)
+                    }
+                    segments = Self.prompt(message.text, images: images).segments
+                }
                 entries.append(
                     message.role == .user
                         ? .prompt(Transcript.Prompt(segments: segments))
@@ -146,12 +152,21 @@ final class AssistantEngine: @unchecked Sendable {
     /// Whether an answer is being written in the conversation.
     func isAnswering(_ conversationID: String) -> Bool { withLock { turns[conversationID] != nil } }
 
+    /// A user's message as the model's prompt: each image as a `FoundationModels` image
+    /// attachment (the engine reads it as "[Image context: …]"), then the text.
+    static func prompt(_ text: String, images: [AssistantImage]) -> Prompt {
+        Prompt {
+            images.map { Attachment(imageData: Data($0.bytes)) }
+            text
+        }
+    }
+
     /// Checks that `prompt` and an answer fit after what the session holds, before any work.
     ///
     /// - Throws: ``ContextFull`` when they would not.
-    func checkFits(_ prompt: String, in session: LanguageModelSession, model: SystemLanguageModel) async throws {
+    func checkFits(_ prompt: Prompt, in session: LanguageModelSession, model: SystemLanguageModel) async throws {
         let used = try await model.tokenCount(for: session.transcript)
-        let promptTokens = try await model.tokenCount(for: Prompt(prompt))
+        let promptTokens = try await model.tokenCount(for: prompt)
         let size = model.contextSize
         if used + promptTokens + Self.answerReserve > size {
             throw ContextFull(used: used, needed: promptTokens + Self.answerReserve, size: size)
@@ -163,7 +178,7 @@ final class AssistantEngine: @unchecked Sendable {
     ///
     /// - Throws: `APIError` 409 when the conversation is already answering.
     func startAnswer(
-        _ prompt: String, in session: LanguageModelSession, conversation: AssistantConversation, owner: UserID,
+        _ prompt: Prompt, in session: LanguageModelSession, conversation: AssistantConversation, owner: UserID,
         stream: Bool, modelName: String
     ) throws -> AssistantTurnView {
         let turnID = UUID().uuidString.lowercased()

@@ -25,6 +25,10 @@ enum AssistantOpenAPI {
           "language": {"type": "string", "enum": ["", "en", "fr", "de", "es", "it", "pt", "nl", "ja", "zh", "ko"]}}}
         """##
 
+    /// An image file, as the body of an upload and of its download.
+    static let imageBody = ##"{"type": "string", "format": "binary"}"##
+    static let imageMediaTypes = ["image/png", "image/jpeg"]
+
     /// `components.parameters` entries.
     static var parameters: [String: Any] {
         [
@@ -32,7 +36,12 @@ enum AssistantOpenAPI {
                 "name": "conversation_id", "in": "path", "required": true,
                 "description": "An assistant conversation's id.",
                 "schema": ["type": "string", "pattern": idPattern],
-            ]
+            ],
+            "image_id": [
+                "name": "image_id", "in": "path", "required": true,
+                "description": "An image's id, in its conversation.",
+                "schema": ["type": "string", "pattern": idPattern],
+            ],
         ]
     }
 
@@ -58,7 +67,10 @@ enum AssistantOpenAPI {
               "html": {"type": "string", "description": "Answers and dividers: the Markdown as sanitized HTML."},
               "input_tokens": {"type": "integer"}, "output_tokens": {"type": "integer"}, "model": {"type": "string"},
               "stopped": {"type": "boolean"}, "created_at": {"type": "string"}, "summary": {"type": "boolean"},
-              "images": {"type": "array", "items": {"type": "object"}}}},
+              "images": {"type": "array", "items": {"$ref": "#/components/schemas/AssistantImage"}}}},
+          "AssistantImage": {"type": "object", "required": ["id", "mime_type", "byte_count"],
+            "properties": {"id": {"type": "string"}, "mime_type": {"type": "string", "enum": ["image/png", "image/jpeg"]},
+              "byte_count": {"type": "integer"}}},
           "AssistantContext": {"type": "object", "required": ["used", "size"],
             "properties": {"used": {"type": "integer"}, "size": {"type": "integer"}}},
           "AssistantTurn": {"type": "object", "required": ["id", "kind", "status", "text", "html", "output_tokens"],
@@ -76,13 +88,16 @@ enum AssistantOpenAPI {
               "personas": {"type": "array", "items": {"type": "object"}},
               "languages": {"type": "array", "items": {"type": "object"}},
               "settings": {"$ref": "#/components/schemas/AssistantSettings"},
-              "last_conversation_id": {"type": "string"}, "context_size": {"type": "integer"}}},
+              "last_conversation_id": {"type": "string"}, "context_size": {"type": "integer"},
+              "max_image_bytes": {"type": "integer", "description": "The largest image a conversation takes."}}},
           "AssistantConversationList": {"type": "object", "required": ["conversations"],
             "properties": {"conversations": {"type": "array", "items": {"$ref": "#/components/schemas/AssistantConversation"}}}},
           "AssistantConversationDetail": {"type": "object", "required": ["conversation", "messages", "answering"],
             "properties": {"conversation": {"$ref": "#/components/schemas/AssistantConversation"},
               "messages": {"type": "array", "items": {"$ref": "#/components/schemas/AssistantMessage"}},
-              "context": {"$ref": "#/components/schemas/AssistantContext"}, "answering": {"type": "boolean"}}},
+              "context": {"$ref": "#/components/schemas/AssistantContext"}, "answering": {"type": "boolean"},
+              "pending_images": {"type": "array", "description": "Images attached and not sent yet.",
+                "items": {"$ref": "#/components/schemas/AssistantImage"}}}},
           "AssistantSettingsChange": {"type": "object", "required": ["conversation"],
             "properties": {"conversation": {"$ref": "#/components/schemas/AssistantConversation"},
               "divider": {"$ref": "#/components/schemas/AssistantMessage"}}},

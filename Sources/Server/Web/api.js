@@ -8,6 +8,21 @@ export class ApiError extends Error {
   }
 }
 
+/// The JSON body of a response, or its error as an ApiError.
+async function readJSON(response) {
+  let payload = null;
+  try {
+    payload = await response.json();
+  } catch {
+    payload = null;
+  }
+  if (!response.ok) {
+    const detail = payload && payload.error ? payload.error : {};
+    throw new ApiError(response.status, detail.code || 'http_error', detail.message || `HTTP ${response.status}`);
+  }
+  return payload;
+}
+
 export function createApi(token) {
   async function request(method, path, body) {
     const options = { method, headers: { Authorization: `Bearer ${token}` } };
@@ -21,17 +36,7 @@ export function createApi(token) {
     } catch (error) {
       throw new ApiError(0, 'network', 'The server cannot be reached.');
     }
-    let payload = null;
-    try {
-      payload = await response.json();
-    } catch {
-      payload = null;
-    }
-    if (!response.ok) {
-      const detail = payload && payload.error ? payload.error : {};
-      throw new ApiError(response.status, detail.code || 'http_error', detail.message || `HTTP ${response.status}`);
-    }
-    return payload;
+    return readJSON(response);
   }
 
   const channelPath = (cid) => `/api/channels/${encodeURIComponent(cid)}`;
@@ -81,7 +86,30 @@ function assistantCalls(request, token) {
     renameAssistantConversation: (id, title) => request('PATCH', path(id), { title }),
     setAssistantConversationSettings: (id, settings) => request('PUT', path(id, '/settings'), settings),
     deleteAssistantConversation: (id) => request('DELETE', path(id)),
-    sendAssistantMessage: (id, text) => request('POST', path(id, '/messages'), { text }),
+    sendAssistantMessage: (id, text, imageIds = []) =>
+      request('POST', path(id, '/messages'), imageIds.length ? { text, image_ids: imageIds } : { text }),
+    // An image goes as the file itself (the server reads its first bytes to know what it is).
+    attachAssistantImage: async (id, file) => {
+      let response;
+      try {
+        response = await fetch(path(id, '/images'), {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${token}`, 'Content-Type': file.type || 'application/octet-stream' },
+          body: file,
+        });
+      } catch {
+        throw new ApiError(0, 'network', 'The server cannot be reached.');
+      }
+      return readJSON(response);
+    },
+    // Fetched with the token in a header (never in a URL), shown through a blob: URL.
+    assistantImage: async (id, imageId) => {
+      const response = await fetch(path(id, `/images/${encodeURIComponent(imageId)}`),
+        { headers: { Authorization: `Bearer ${token}` } });
+      if (!response.ok) throw new ApiError(response.status, 'http_error', `The image cannot be shown (HTTP ${response.status}).`);
+      return response.blob();
+    },
+    removeAssistantImage: (id, imageId) => request('DELETE', path(id, `/images/${encodeURIComponent(imageId)}`)),
     stopAssistant: (id) => request('POST', path(id, '/stop')),
     regenerateAssistant: (id) => request('POST', path(id, '/regenerate')),
     continueAssistant: (id) => request('POST', path(id, '/continue')),

@@ -9,6 +9,7 @@ import { ModelDownloadView } from './download.js';
 
 const VIEW_KEY = 'sotto.view';
 const numberFormat = new Intl.NumberFormat('en-US');
+const MAX_IMAGES = 4; // on one message (the store's limit)
 
 function element(tag, className, text) {
   const node = document.createElement(tag);
@@ -42,6 +43,8 @@ export class Assistant {
     this.turn = null; // the answer being written: { id, kind }
     this.context = null;
     this.pendingScrollTo = null;
+    this.pending = []; // images attached to the current conversation, not sent yet: { id, url }
+    this.imageURLs = new Map(); // image id -> blob: URL of the current conversation's images
     this.$ = (name) => root.querySelector(`[data-part="${name}"]`);
     this.download = new ModelDownloadView(api);
     this.$('model-state').after(this.download.node);
@@ -87,6 +90,12 @@ export class Assistant {
       if (event.isComposing || this.composing || event.keyCode === 229) return;
       event.preventDefault();
       this.$('composer').requestSubmit();
+    });
+    this.$('attach').addEventListener('click', () => this.$('image-input').click());
+    this.$('image-input').addEventListener('change', () => {
+      const files = [...this.$('image-input').files];
+      this.$('image-input').value = '';
+      for (const file of files) this.attach(file);
     });
     this.$('composer').addEventListener('submit', (event) => {
       event.preventDefault();
@@ -219,9 +228,15 @@ export class Assistant {
     const seq = (this.openSeq = (this.openSeq || 0) + 1);
     const detail = await this.api().assistantConversation(id);
     if (seq !== this.openSeq) return;
-    if (!this.current || this.current.id !== id) this.tools.reset(); // the draft goes back as written
+    if (!this.current || this.current.id !== detail.conversation.id) {
+      this.forgetImages();
+      this.tools.reset(); // the draft goes back as written
+    }
     this.current = detail.conversation;
     this.messages = detail.messages;
+    // Images attached and not sent yet wait on the server, with the conversation.
+    this.pending = (detail.pending_images || []).map((image) => ({ id: image.id, name: 'image' }));
+    this.renderPending();
     this.context = detail.context;
     this.turn = detail.answering ? { id: null, kind: 'answer' } : null;
     this.$('intro').hidden = true;
@@ -276,8 +291,12 @@ export class Assistant {
     node.dataset.role = message.role;
     node.append(element('span', 'author', message.role === 'user' ? 'You' : 'Assistant'));
     if (message.role === 'user') {
+      if (message.images && message.images.length) {
+        const images = element('div', 'message-images');
+        for (const image of message.images) images.append(this.thumbnail(image.id, 'Attached image'));
+        node.append(images);
+      }
       node.append(element('div', 'text', message.text));
-      for (const image of message.images || []) node.append(element('span', 'attachment', `Image (${image.mime_type})`));
     } else {
       const body = element('div', 'markdown');
       body.innerHTML = message.html; // the server's sanitized HTML
@@ -378,6 +397,7 @@ export class Assistant {
     submit.classList.toggle('stop', Boolean(this.turn));
     const unavailable = !this.state.model.available;
     this.$('input').disabled = unavailable;
+    this.$('attach').disabled = unavailable || this.pending.length >= MAX_IMAGES;
     // While a writing tool's preview is open, Send sends nothing (Stop still stops).
     submit.disabled = !this.turn && (unavailable || Boolean(this.tools.session));
     this.tools.pause(this.turn ? 'Wait for the answer to finish' : '');
@@ -399,8 +419,11 @@ export class Assistant {
     if (!text.trim() || !this.current) return;
     this.$('notice').replaceChildren();
     try {
-      const started = await this.api().sendAssistantMessage(this.current.id, text);
+      const started = await this.api().sendAssistantMessage(
+        this.current.id, text, this.pending.map((image) => image.id));
       input.value = '';
+      this.pending = [];
+      this.renderPending();
       this.messages.push(started.message);
       this.$('messages').append(this.messageNode(started.message));
       this.beginTurn(started.turn);
@@ -697,6 +720,96 @@ export class Assistant {
   applyAppearance(appearance) {
     if (appearance === 'light' || appearance === 'dark') document.documentElement.dataset.theme = appearance;
     else delete document.documentElement.dataset.theme;
+  }
+
+  /// Attaches a chosen file to the current conversation: it waits, as a thumbnail with
+  /// "Remove", until the next message takes it. The server decides what the file is.
+  async attach(file) {
+    if (!this.current) return;
+    this.$('notice').replaceChildren();
+    const limit = this.state.max_image_bytes;
+    if (limit && file.size > limit) {
+      this.showError(new Error(`“${file.name}” is larger than ${Math.floor(limit / (1024 * 1024))} MB; attach a smaller image.`));
+      return;
+    }
+    const conversation = this.current.id;
+    try {
+      const image = await this.api().attachAssistantImage(conversation, file);
+      const url = URL.createObjectURL(file);
+      if (!this.current || this.current.id !== conversation) {
+        URL.revokeObjectURL(url);
+        return;
+      }
+      this.imageURLs.set(image.id, url);
+      this.pending.push({ id: image.id, name: file.name });
+      this.renderPending();
+      this.updateComposer();
+    } catch (error) {
+      const tooLarge = error instanceof ApiError && error.status === 413 && limit;
+      this.showError(new Error(tooLarge
+        ? `“${file.name}” is larger than ${Math.floor(limit / (1024 * 1024))} MB; attach a smaller image.`
+        : `“${file.name}”: ${error.message}`));
+    }
+  }
+
+  async removePending(image) {
+    try {
+      await this.api().removeAssistantImage(this.current.id, image.id);
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 404)) {
+        this.showError(error);
+        return;
+      }
+    }
+    this.pending = this.pending.filter((other) => other.id !== image.id);
+    this.renderPending();
+    this.updateComposer();
+  }
+
+  renderPending() {
+    const list = this.$('pending');
+    list.replaceChildren(...this.pending.map((image) => {
+      const item = element('li', 'pending-image');
+      item.append(this.thumbnail(image.id, `Image to send: ${image.name}`));
+      item.append(button('Remove', () => this.removePending(image), 'remove-image'));
+      return item;
+    }));
+    list.hidden = this.pending.length === 0;
+  }
+
+  /// An <img> of one of the conversation's images, filled once its bytes are fetched.
+  thumbnail(id, alt) {
+    const image = element('img', 'thumbnail');
+    image.alt = alt;
+    image.dataset.imageId = id;
+    const known = this.imageURLs.get(id);
+    if (known) {
+      image.src = known;
+    } else if (this.current) {
+      const conversation = this.current.id;
+      this.api().assistantImage(conversation, id).then((blob) => {
+        if (!this.current || this.current.id !== conversation) return;
+        let url = this.imageURLs.get(id);
+        if (!url) {
+          url = URL.createObjectURL(blob);
+          this.imageURLs.set(id, url);
+        }
+        image.src = url;
+      }, () => {
+        image.alt = `${alt} (it cannot be shown)`;
+        image.classList.add('missing');
+      });
+    }
+    return image;
+  }
+
+  /// Another conversation opens: the images of this one are let go (a pending one stays
+  /// stored with its conversation until it is removed or the conversation deleted).
+  forgetImages() {
+    for (const url of this.imageURLs.values()) URL.revokeObjectURL(url);
+    this.imageURLs.clear();
+    this.pending = [];
+    this.renderPending();
   }
 
   showError(error) {
