@@ -120,7 +120,11 @@ async function signIn(token, { quiet = false } = {}) {
 function applyModel(model) {
   state.model = model;
   const reason = model.available ? '' : model.message;
-  $('model-status').textContent = reason ? `The local model is unavailable. ${reason}` : '';
+  $('model-status').textContent = reason
+    ? `The local model is unavailable. ${reason}`
+    : model.fallback
+      ? `The local model is unavailable, so the AI features use the fallback ${model.name}: what they read is sent there. ${model.message}`
+      : '';
   writingTools.configure(model.tools, reason);
   search.setUnavailable(reason);
   threadSummary.setUnavailable(reason);

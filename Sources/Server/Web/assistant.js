@@ -3,6 +3,7 @@
 // safe mode); everything else (the user's text, titles, errors) with textContent.
 
 import { ApiError } from './api.js';
+import { appendModelLabel } from './jobs.js';
 
 const VIEW_KEY = 'sotto.view';
 const numberFormat = new Intl.NumberFormat('en-US');
@@ -120,7 +121,10 @@ export class Assistant {
   renderModelState() {
     const model = this.state.model;
     const line = this.$('model-state');
-    if (model.available) {
+    if (model.available && model.fallback) {
+      line.textContent = `The local model is unavailable, so the assistant uses the fallback ${model.name}: what you write here is sent there.`;
+      line.dataset.state = 'fallback';
+    } else if (model.available) {
       line.textContent = this.state.model_loading
         ? `Loading the model ${model.name}…`
         : `Model ${model.name} is ready. It runs on this computer: nothing you write leaves it.`;
@@ -242,6 +246,7 @@ export class Assistant {
       if (this.state.settings.show_token_counts && message.output_tokens != null) {
         footer.append(element('span', 'tokens', `${numberFormat.format(message.output_tokens)} tokens`));
       }
+      appendModelLabel(footer, message.model);
       if (message === this.messages[this.messages.length - 1] && !this.turn) {
         footer.append(button('Regenerate', () => this.regenerate(), 'link'));
       }
