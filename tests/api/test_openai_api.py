@@ -96,6 +96,41 @@ def test_json_schema_is_followed(client, name):
     jsonschema.validate(json.loads(text), SCHEMAS[name])
 
 
+JSON_OBJECT_PROMPTS = [
+    "Describe a cat as a JSON object with its name, age and favourite toys.",
+    "Give me the weather forecast for the next three days.",  # says nothing of JSON
+    "Write a nested configuration for a web server: ports, routes with their handlers, TLS.",
+    "Reply with the number 42 only.",  # would not be an object unless enforced
+    "List three fruits.",
+]
+
+
+def nesting(value):
+    if isinstance(value, dict):
+        return 1 + max(map(nesting, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(nesting, value), default=0)
+    return 0
+
+
+@pytest.mark.parametrize("index", range(len(JSON_OBJECT_PROMPTS)))
+def test_json_object_output_always_parses_as_an_object(client, index):
+    """`response_format: json_object` is enforced by the constrained decoder: whatever the prompt,
+    whole and streamed (sampled, with different seeds), the output is one finished JSON object
+    nested at most 6 deep."""
+    request = dict(model=MODEL, messages=[{"role": "user", "content": JSON_OBJECT_PROMPTS[index]}],
+                   response_format={"type": "json_object"}, max_tokens=600, temperature=0.8)
+    whole = client.chat.completions.create(**request, seed=index)
+    chunks = list(client.chat.completions.create(**request, seed=100 + index, stream=True))
+    streamed = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    endings = [c.choices[0].finish_reason for c in chunks if c.choices and c.choices[0].finish_reason]
+    for text, finish in ((whole.choices[0].message.content, whole.choices[0].finish_reason), (streamed, endings[-1])):
+        assert finish == "stop", f"cut at {finish}: {text!r}"
+        value = json.loads(text)
+        assert isinstance(value, dict), text
+        assert nesting(value) <= 6, text
+
+
 WEATHER = {"type": "function", "function": {
     "name": "get_weather", "description": "The current weather in a city.",
     "parameters": {"type": "object", "required": ["city"], "additionalProperties": False,
