@@ -344,7 +344,8 @@ final class Connection: @unchecked Sendable {
                     with: core.errorBytes(
                         HTTPFramingError(
                             status: 408, code: "body_timeout",
-                            message: "the request body did not arrive in time; nothing was done"),
+                            message: "the request body did not arrive in time; nothing was done",
+                            path: decoder.pathBeingRead),
                         keepAlive: false))
             } else if let headStartedAt, now - headStartedAt > configuration.headerTimeoutMilliseconds {
                 finish(

@@ -30,6 +30,9 @@ public struct HTTPRequestDecoder {
     public let remoteAddress: String
     private var buffer: [UInt8] = []
     private var state = State.head
+    /// The path of the request being read, from the moment its head is read until the next head
+    /// starts: every failure meanwhile carries it (``HTTPFramingError/path``).
+    public private(set) var pathBeingRead: String?
 
     public init(limits: Limits = Limits(), remoteAddress: String = "") {
         self.limits = limits
@@ -106,6 +109,8 @@ public struct HTTPRequestDecoder {
         return .failure(error)
     }
 
+        var error = error
+        if error.path == nil { error.path = pathBeingRead }
     private func tooLarge() -> HTTPFramingError {
         HTTPFramingError(
             status: 413, code: "body_too_large", message: "request body over \(limits.maxBodyBytes) bytes")
@@ -119,6 +124,7 @@ public struct HTTPRequestDecoder {
         // RFC 9112 §2.2 lets a server ignore empty lines before the request line.
         while buffer.count >= 2 && buffer[0] == 0x0D && buffer[1] == 0x0A { buffer.removeFirst(2) }
         guard !buffer.isEmpty else { return nil }
+        pathBeingRead = nil
         // Checks picohttpparser leaves to us: every LF preceded by CR, and the header count
         // (it gives the same -1 for "too many headers" as for malformed input).
         var lines = 0
@@ -195,6 +201,7 @@ public struct HTTPRequestDecoder {
         let hosts = request.headerValues("Host")
         if minor == 1 && hosts.count != 1 {
             return fail(.bad(hosts.isEmpty ? "missing Host header" : "more than one Host header"))
+        pathBeingRead = request.path
         }
         if hosts.count > 1 { return fail(.bad("more than one Host header")) }
 

@@ -184,9 +184,39 @@ def test_bad_parameters_get_400_naming_them(client):
 
 
 def test_an_oversized_request_gets_413(client):
+    """Refused by the HTTP layer before any route runs, yet in OpenAI's error shape (on /v1/)."""
     with pytest.raises(openai.APIStatusError) as raised:
         client.chat.completions.create(model=MODEL, messages=[{"role": "user", "content": "x" * 200_000}])
     assert raised.value.status_code == 413
+    error = raised.value.response.json()["error"]
+    assert set(error) == {"message", "type", "param", "code"}, error
+    assert error["type"] == "invalid_request_error" and error["code"] == "body_too_large" and error["param"] is None
+    assert "65536 bytes" in error["message"]
+
+
+def test_framing_errors_under_v1_are_in_openais_shape(server):
+    """A request the HTTP layer refuses (two Content-Length headers) on /v1/ gets OpenAI's error
+    shape; elsewhere the server's own."""
+    url = urllib.parse.urlparse(server.base_url)
+
+    def refused(path):
+        raw = socket.create_connection((url.hostname, url.port), timeout=10)
+        raw.sendall((f"POST {path} HTTP/1.1\r\nHost: {url.netloc}\r\nContent-Type: application/json\r\n"
+                     "Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}").encode())
+        answer = b""
+        while chunk := raw.recv(4096):
+            answer += chunk
+        raw.close()
+        head, _, body = answer.partition(b"\r\n\r\n")
+        return head.split(b"\r\n")[0], json.loads(body)
+
+    status, body = refused("/v1/chat/completions")
+    assert status.startswith(b"HTTP/1.1 400")
+    assert body == {"error": {"message": body["error"]["message"], "type": "invalid_request_error", "param": None,
+                              "code": "bad_request"}}, body
+    status, body = refused("/api/channels")
+    assert status.startswith(b"HTTP/1.1 400") and set(body["error"]) >= {"code", "message"}
+    assert "type" not in body["error"], body
 
 
 def test_a_client_that_disconnects_stops_the_generation(server, client):

@@ -18,6 +18,10 @@ struct OpenAIAPI: Sendable {
     /// How many completions a server admits at once, running or waiting for the engine.
     static let defaultQueueCapacity = 4
 
+    /// Whether `path` is under the API (`/v1/…`): errors there are in OpenAI's shape, the HTTP
+    /// layer's own included.
+    static func owns(_ path: String) -> Bool { path == "/v1" || path.hasPrefix("/v1/") }
+
     func add(to routes: inout RouteList) {
         routes.add(
             "GET", "/v1/models", authenticated: false,
