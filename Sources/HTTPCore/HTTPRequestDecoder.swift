@@ -47,6 +47,9 @@ public struct HTTPRequestDecoder {
         buffer.append(contentsOf: bytes)
     }
 
+    /// Bytes received and not yet returned as a request.
+    var bufferedByteCount: Int { buffer.count }
+
     /// True between requests with nothing of the next one received yet.
     public var isIdle: Bool {
         if case .head = state { return buffer.isEmpty }
@@ -106,11 +109,11 @@ public struct HTTPRequestDecoder {
     private mutating func fail(_ error: HTTPFramingError) -> Result<HTTPRequest, HTTPFramingError> {
         state = .failed
         buffer.removeAll()
+        var error = error
+        if error.path == nil { error.path = pathBeingRead }
         return .failure(error)
     }
 
-        var error = error
-        if error.path == nil { error.path = pathBeingRead }
     private func tooLarge() -> HTTPFramingError {
         HTTPFramingError(
             status: 413, code: "body_too_large", message: "request body over \(limits.maxBodyBytes) bytes")
@@ -121,10 +124,10 @@ public struct HTTPRequestDecoder {
     }
 
     private mutating func parseHead() -> Result<HTTPRequest, HTTPFramingError>? {
+        pathBeingRead = nil
         // RFC 9112 §2.2 lets a server ignore empty lines before the request line.
         while buffer.count >= 2 && buffer[0] == 0x0D && buffer[1] == 0x0A { buffer.removeFirst(2) }
         guard !buffer.isEmpty else { return nil }
-        pathBeingRead = nil
         // Checks picohttpparser leaves to us: every LF preceded by CR, and the header count
         // (it gives the same -1 for "too many headers" as for malformed input).
         var lines = 0
@@ -198,10 +201,10 @@ public struct HTTPRequestDecoder {
             method: parsed.method, path: String(pathAndQuery[..<(question ?? pathAndQuery.endIndex)]),
             queryString: question.map { String(pathAndQuery[pathAndQuery.index(after: $0)...]) } ?? "",
             headers: parsed.headers, remoteAddress: remoteAddress, minorVersion: Int(minor))
+        pathBeingRead = request.path
         let hosts = request.headerValues("Host")
         if minor == 1 && hosts.count != 1 {
             return fail(.bad(hosts.isEmpty ? "missing Host header" : "more than one Host header"))
-        pathBeingRead = request.path
         }
         if hosts.count > 1 { return fail(.bad("more than one Host header")) }
 

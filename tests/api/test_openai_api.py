@@ -245,3 +245,31 @@ def test_a_client_that_disconnects_stops_the_generation(server, client):
         time.sleep(0.2)
     quick = client.chat.completions.create(model=MODEL, messages=PROMPT, max_tokens=4, temperature=0)
     assert quick.choices[0].message.content
+
+
+def test_a_client_that_disconnects_from_a_whole_completion_stops_it(server, client):
+    """The same for an unstreamed completion: the client hangs up while the server is still
+    generating (nothing has been sent back yet), and the generation stops within seconds."""
+    url = urllib.parse.urlparse(server.base_url)
+    body = json.dumps({"model": MODEL, "max_tokens": 2000, "temperature": 0,
+                       "messages": [{"role": "user", "content": "Write a very long story about a lighthouse."}]})
+
+    def running():
+        return int(client.models.with_raw_response.list().headers["x-sotto-completions"])
+
+    raw = socket.create_connection((url.hostname, url.port), timeout=60)
+    raw.sendall((f"POST /v1/chat/completions HTTP/1.1\r\nHost: {url.netloc}\r\n"
+                 f"Authorization: Bearer {server.token()}\r\nContent-Type: application/json\r\n"
+                 f"Content-Length: {len(body)}\r\n\r\n{body}").encode())
+    deadline = time.time() + 15
+    while running() != 1:
+        assert time.time() < deadline, "the completion did not start"
+        time.sleep(0.05)
+    time.sleep(1)  # well into the generation, which would take minutes
+    raw.close()
+    deadline = time.time() + 15
+    while running() != 0:
+        assert time.time() < deadline, "the abandoned completion's generation is still running"
+        time.sleep(0.2)
+    quick = client.chat.completions.create(model=MODEL, messages=PROMPT, max_tokens=4, temperature=0)
+    assert quick.choices[0].message.content
