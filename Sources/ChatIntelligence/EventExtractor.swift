@@ -93,9 +93,12 @@ public enum EventResolver {
 /// let file = event?.ics(uid: message.id, stamp: .now)
 /// ```
 public struct EventExtractor: Sendable {
-    public let model: SystemLanguageModel
+    /// The model the results come from.
+    public let model: any LanguageModel
 
-    public init(model: SystemLanguageModel = .default) {
+    /// Events read by `model`: the on-device model unless another is given, or any model of the seam (one
+    /// behind an OpenAI-compatible endpoint, say).
+    public init(model: some LanguageModel = SystemLanguageModel.default) {
         self.model = model
     }
 

@@ -22,14 +22,17 @@ public struct SearchSuggestions: Sendable, Equatable {
 /// // ["trailhead", "ridge trail", "Saturday", "snacks"]
 /// ```
 public struct SearchSuggester: Sendable {
-    public let model: SystemLanguageModel
+    /// The model the results come from.
+    public let model: any LanguageModel
 
     /// How many terms come back: always this many.
     public static let termCount = 4
     /// Most message lines shown to the model.
     public static let messageLimit = 24
 
-    public init(model: SystemLanguageModel = .default) {
+    /// Search terms from `model`: the on-device model unless another is given, or any model of the seam (one
+    /// behind an OpenAI-compatible endpoint, say).
+    public init(model: some LanguageModel = SystemLanguageModel.default) {
         self.model = model
     }
 

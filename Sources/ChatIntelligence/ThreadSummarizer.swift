@@ -21,14 +21,17 @@ public struct ThreadSummary: Sendable, Equatable {
 /// }
 /// ```
 public struct ThreadSummarizer: Sendable {
-    public let model: SystemLanguageModel
+    /// The model the results come from.
+    public let model: any LanguageModel
 
     /// Most messages read; older ones are left out.
     public static let messageLimit = 50
     /// The length a summary should stay under, in words.
     public static let wordLimit = 70
 
-    public init(model: SystemLanguageModel = .default) {
+    /// Summaries by `model`: the on-device model unless another is given, or any model of the seam (one
+    /// behind an OpenAI-compatible endpoint, say).
+    public init(model: some LanguageModel = SystemLanguageModel.default) {
         self.model = model
     }
 

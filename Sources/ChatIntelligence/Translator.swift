@@ -52,9 +52,12 @@ public struct Translation: Sendable, Equatable {
 /// }
 /// ```
 public struct Translator: Sendable {
-    public let model: SystemLanguageModel
+    /// The model the results come from.
+    public let model: any LanguageModel
 
-    public init(model: SystemLanguageModel = .default) {
+    /// Translations by `model`: the on-device model unless another is given, or any model of the seam (one
+    /// behind an OpenAI-compatible endpoint, say).
+    public init(model: some LanguageModel = SystemLanguageModel.default) {
         self.model = model
     }
 
@@ -87,7 +90,7 @@ public struct Translator: Sendable {
     }
 
     private static func pass(
-        _ text: String, into language: TranslationLanguage, attempt: Int, model: SystemLanguageModel
+        _ text: String, into language: TranslationLanguage, attempt: Int, model: any LanguageModel
     )
         -> AsyncThrowingStream<String, any Error>
     {

@@ -77,12 +77,15 @@ public struct KeyPoints: Sendable, Equatable {
 /// Every request starts a fresh session from the same instructions and worked examples (one per
 /// tool, on the same draft), so the engine's prefix cache serves that start to every tool.
 public struct WritingTools: Sendable {
-    public let model: SystemLanguageModel
+    /// The model the results come from.
+    public let model: any LanguageModel
 
     /// The longest draft taken, in characters (a chat message's limit).
     public static let characterLimit = 4000
 
-    public init(model: SystemLanguageModel = .default) {
+    /// Tools on `model`: the on-device model unless another is given, or any model of the seam (one
+    /// behind an OpenAI-compatible endpoint, say).
+    public init(model: some LanguageModel = SystemLanguageModel.default) {
         self.model = model
     }
 
@@ -114,7 +117,7 @@ public struct WritingTools: Sendable {
 
     /// Loads the model and prefills the fixed start of every request in the background.
     public func prewarm() {
-        guard model.isAvailable else { return }
+        guard model.isUsable else { return }
         LanguageModelSession(model: model, transcript: Self.transcript).prewarm()
     }
 

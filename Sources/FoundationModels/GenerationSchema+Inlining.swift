@@ -51,7 +51,7 @@ extension GenerationSchema {
         case .anyOf(let name, let description, let choices):
             let inlined = try choices.compactMap { try inline($0, expanding: &expanding, maximumDepth: maximumDepth) }
             return inlined.isEmpty ? nil : .anyOf(name: name, description: description, choices: inlined)
-        case .string, .integer, .number, .boolean, .null, .enumeration, .anyValue:
+        case .string, .integer, .number, .boolean, .null, .enumeration, .anyValue, .anyObject:
             return node
         }
     }

@@ -88,6 +88,9 @@ extension GenerationSchema {
             add("$ref", string("#/$defs/\(name)"))
         case .anyValue:
             break
+        case .anyObject:
+            add("type", string("object"))
+            add("additionalProperties", GeneratedContent(kind: .bool(true)))
         }
         return pairs
     }
@@ -143,6 +146,9 @@ extension GenerationSchema {
         switch string("type") {
         case "object":
             guard case .structure(let values, let keys)? = fields["properties"]?.kind else {
+                // Free keys are only ever written by ``SchemaNode/anyObject``; a fixed object
+                // always writes its properties, even none.
+                if case .bool(true)? = fields["additionalProperties"]?.kind { return .anyObject }
                 return .object(ObjectNode(name: string("title"), description: string("description"), properties: []))
             }
             let required = Set(strings("required") ?? [])

@@ -27,6 +27,9 @@ package indirect enum SchemaNode: Sendable, Equatable, Hashable {
     case reference(String)
     /// Any JSON value (the schema of ``GeneratedContent`` itself).
     case anyValue
+    /// Any JSON object, of free keys and values (what OpenAI's `response_format: json_object`
+    /// asks for). The engine enforces it with a bounded nesting depth.
+    case anyObject
 
     /// The type name this node defines, if it is a named object, enumeration or union.
     package var definedName: String? {

@@ -33,6 +33,12 @@ public indirect enum Schema: Sendable, Hashable {
     case anyOf([Schema])
     /// `null`.
     case null
+    /// Any JSON object whose containers nest at most `maximumDepth` deep, the object itself
+    /// counting one (`{"a": [1]}` is 2 deep): free keys, and values of every kind (strings,
+    /// numbers as ``number(min:max:)`` writes them, `true`, `false`, `null`, objects, arrays).
+    /// What OpenAI's `response_format: {"type": "json_object"}` asks for: an unbounded depth
+    /// would need a stack, a bounded one is a regular language.
+    case anyObject(maximumDepth: Int)
 
     /// One property of an object schema.
     public struct Property: Sendable, Hashable {
@@ -47,6 +53,11 @@ public indirect enum Schema: Sendable, Hashable {
             self.isOptional = isOptional
         }
     }
+
+    /// The nesting depth of ``anyObject(maximumDepth:)`` for a JSON object of any shape. Each
+    /// level is a copy of the automaton of the level below twice over (in an object and in an
+    /// array), so its size grows as 2^depth: 6 stays small (a few thousand states).
+    public static let anyObjectDepth = 6
 
     /// Digits allowed after the decimal point of a `number` (unless a bound has more).
     public static let maximumFractionDigits = 15

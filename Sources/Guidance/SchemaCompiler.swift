@@ -45,6 +45,11 @@ struct SchemaCompiler {
             return try nfa.literal(JSONText.quoted(value), from: from)
         case .null:
             return try nfa.literal(Array("null".utf8), from: from)
+        case .anyObject(let maximumDepth):
+            guard maximumDepth >= 1 else {
+                throw GuidanceError(.invalidSchema, "anyObject needs a maximumDepth of at least 1, got \(maximumDepth)")
+            }
+            return try anyObject(depth: maximumDepth, from: from)
         case .anyOf(let options):
             guard !options.isEmpty else { throw GuidanceError(.invalidSchema, "anyOf needs at least one schema") }
             let end = try nfa.addState()
@@ -126,6 +131,56 @@ struct SchemaCompiler {
             nfa.addEpsilon(again, state)
         }
         return end
+    }
+
+    /// `{}` or `{"key": value, …}`: free keys, each value any JSON value at most `depth` − 1
+    /// containers deep. Each level holds its own copy of the level below: what may follow a
+    /// closing bracket depends on every container around it.
+    private mutating func anyObject(depth: Int, from: Int32) throws -> Int32 {
+        let open = try nfa.literal([UInt8(ascii: "{")], from: from)
+        let end = try nfa.addState()
+        nfa.addEdge(open, UInt8(ascii: "}"), end)
+        let member = try nfa.addState()  // where a key starts: after "{" or ", ", never before "}"
+        nfa.addEpsilon(open, member)
+        let key = try nfa.freeString(from: member, maxLength: nil)
+        let valueEnd = try anyValue(depth: depth - 1, from: try nfa.literal(Array(": ".utf8), from: key))
+        nfa.addEdge(valueEnd, UInt8(ascii: "}"), end)
+        nfa.addEpsilon(try nfa.literal(Array(", ".utf8), from: valueEnd), member)
+        return end
+    }
+
+    /// `[]` or `[value, …]`, each value any JSON value at most `depth` − 1 containers deep.
+    private mutating func anyArray(depth: Int, from: Int32) throws -> Int32 {
+        let open = try nfa.literal([UInt8(ascii: "[")], from: from)
+        let end = try nfa.addState()
+        nfa.addEdge(open, UInt8(ascii: "]"), end)
+        let element = try nfa.addState()
+        nfa.addEpsilon(open, element)
+        let valueEnd = try anyValue(depth: depth - 1, from: element)
+        nfa.addEdge(valueEnd, UInt8(ascii: "]"), end)
+        nfa.addEpsilon(try nfa.literal(Array(", ".utf8), from: valueEnd), element)
+        return end
+    }
+
+    /// Any JSON value: a string, a number, `true`, `false`, `null`, and (while `depth` > 0) an
+    /// object or an array at most `depth` containers deep.
+    private mutating func anyValue(depth: Int, from: Int32) throws -> Int32 {
+        let end = try nfa.addState()
+        for scalar in [Schema.string(), .number(), .boolean, .null] {
+            nfa.addEpsilon(try emitUnattributed(scalar, from: try branch(from), path: "$"), end)
+        }
+        if depth > 0 {
+            nfa.addEpsilon(try anyObject(depth: depth, from: try branch(from)), end)
+            nfa.addEpsilon(try anyArray(depth: depth, from: try branch(from)), end)
+        }
+        return end
+    }
+
+    /// A fresh state reached from `from` by an epsilon: where one of several alternatives starts.
+    private mutating func branch(_ from: Int32) throws -> Int32 {
+        let start = try nfa.addState()
+        nfa.addEpsilon(from, start)
+        return start
     }
 
     private mutating func string(pattern: String?, choices: [String]?, maxLength: Int?, from: Int32) throws -> Int32 {

@@ -27,6 +27,10 @@ final class Connection: @unchecked Sendable {
     private var frames: WebSocketFrameDecoder
     private var phase = Phase.http(busy: false)
     private var closed = false
+    /// The hang-up signal of the request with the handler pool (``HTTPHangUp``).
+    private var handling: HTTPHangUp?
+    /// The client's side ended while its request was with the handler: answer, then close.
+    private var clientEnded = false
     /// When the current deadline started counting (loop milliseconds).
     private var idleSince: UInt64
     private var headStartedAt: UInt64?
@@ -64,7 +68,7 @@ final class Connection: @unchecked Sendable {
             { stream, count, buffer in
                 let connection = Connection.of(stream)
                 if count < 0 {
-                    connection.abort()
+                    connection.readEnded()
                 } else if count > 0 {
                     connection.received(UnsafeRawBufferPointer(start: buffer!.pointee.base, count: count))
                 }
@@ -75,12 +79,31 @@ final class Connection: @unchecked Sendable {
         uv_read_stop(sotto_uv_stream(tcp))
     }
 
+    /// The client's side ended (closed, reset, or shut for sending). While a handler makes the
+    /// answer to its request, the handler is told (``HTTPHangUp``) and the answer is still
+    /// written; otherwise the connection closes.
+    private func readEnded() {
+        if case .http(busy: true) = phase, let handling {
+            stopReading()
+            clientEnded = true
+            handling.signal()
+            return
+        }
+        abort()
+    }
+
     private func received(_ bytes: UnsafeRawBufferPointer) {
         lastReceivedAt = loop.now
         switch phase {
         case .http(let busy):
             decoder.append(bytes)
-            if !busy { processRequests() }
+            if !busy {
+                processRequests()
+            } else if decoder.bufferedByteCount > core.configuration.limits.maxHeaderBytes {
+                // Reading goes on while a handler works only to see a hang-up: a client that
+                // pipelines more than a head meanwhile waits for the answer, as TCP makes it.
+                stopReading()
+            }
         case .webSocket(let socket):
             frames.append(bytes)
             processFrames(socket)
@@ -113,13 +136,17 @@ final class Connection: @unchecked Sendable {
             finish(with: core.errorBytes(error, keepAlive: false))
         case .success(let request):
             phase = .http(busy: true)
-            stopReading()
             if let path = core.webSocketPath, WebSocketHandshake.isUpgrade(request),
                 request.path == path
             {
+                stopReading()
                 upgrade(request)
             } else {
-                handle(request)
+                var request = request
+                let hangUp = HTTPHangUp()
+                request.hangUp = hangUp
+                handling = hangUp
+                handle(request)  // reading goes on, to see the client hang up meanwhile
             }
         }
     }
@@ -140,6 +167,7 @@ final class Connection: @unchecked Sendable {
     }
 
     private func answered(_ request: HTTPRequest, _ response: HTTPResponse) {
+        handling = nil
         guard !closed else {
             response.stream?.markHungUp()
             return
@@ -148,7 +176,7 @@ final class Connection: @unchecked Sendable {
             startStreaming(request, response, stream)
             return
         }
-        let keepAlive = request.wantsKeepAlive && !core.isStopping
+        let keepAlive = request.wantsKeepAlive && !core.isStopping && !clientEnded
         let bytes = response.serialized(
             keepAlive: keepAlive, extraHeaders: core.configuration.defaultHeaders, omitBody: request.method == "HEAD")
         guard keepAlive else {
@@ -308,6 +336,7 @@ final class Connection: @unchecked Sendable {
         guard !closed else { return }
         closed = true
         if case .streaming(let stream, _) = phase { stream.markHungUp() }
+        handling?.signal()
         if let socket = openedSocket {
             socket.markClosed()
             let responder = core.webSocketResponder
@@ -344,7 +373,8 @@ final class Connection: @unchecked Sendable {
                     with: core.errorBytes(
                         HTTPFramingError(
                             status: 408, code: "body_timeout",
-                            message: "the request body did not arrive in time; nothing was done"),
+                            message: "the request body did not arrive in time; nothing was done",
+                            path: decoder.pathBeingRead),
                         keepAlive: false))
             } else if let headStartedAt, now - headStartedAt > configuration.headerTimeoutMilliseconds {
                 finish(

@@ -5,11 +5,16 @@ public struct HTTPFramingError: Error, Equatable, Sendable, CustomStringConverti
     public var status: Int
     public var code: String
     public var message: String
+    /// The request's path when its head was read before the failure (a body too large, a bad
+    /// `Content-Length`), so the error body can follow the conventions of the routes under it
+    /// (`Configuration.errorResponse`: OpenAI's error shape under `/v1/`); nil otherwise.
+    public var path: String?
 
-    public init(status: Int, code: String, message: String) {
+    public init(status: Int, code: String, message: String, path: String? = nil) {
         self.status = status
         self.code = code
         self.message = message
+        self.path = path
     }
 
     public var description: String { "\(status) \(code): \(message)" }

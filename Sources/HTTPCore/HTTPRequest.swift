@@ -15,6 +15,9 @@ public struct HTTPRequest: Sendable {
     public var remoteAddress: String
     /// 0 for HTTP/1.0, 1 for HTTP/1.1.
     public var minorVersion: Int
+    /// Says when the client goes away before the answer (set by the server for a request it read
+    /// from a connection; nil for one made by hand).
+    public var hangUp: HTTPHangUp?
 
     public init(
         method: String, path: String, queryString: String = "", headers: [(name: String, value: String)] = [],

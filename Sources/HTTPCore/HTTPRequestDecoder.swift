@@ -38,6 +38,9 @@ public struct HTTPRequestDecoder {
     public let remoteAddress: String
     private var buffer: [UInt8] = []
     private var state = State.head
+    /// The path of the request being read, from the moment its head is read until the next head
+    /// starts: every failure meanwhile carries it (``HTTPFramingError/path``).
+    public private(set) var pathBeingRead: String?
 
     public init(limits: Limits = Limits(), remoteAddress: String = "") {
         self.limits = limits
@@ -51,6 +54,9 @@ public struct HTTPRequestDecoder {
     public mutating func append(_ bytes: [UInt8]) {
         buffer.append(contentsOf: bytes)
     }
+
+    /// Bytes received and not yet returned as a request.
+    var bufferedByteCount: Int { buffer.count }
 
     /// True between requests with nothing of the next one received yet.
     public var isIdle: Bool {
@@ -111,6 +117,8 @@ public struct HTTPRequestDecoder {
     private mutating func fail(_ error: HTTPFramingError) -> Result<HTTPRequest, HTTPFramingError> {
         state = .failed
         buffer.removeAll()
+        var error = error
+        if error.path == nil { error.path = pathBeingRead }
         return .failure(error)
     }
 
@@ -123,6 +131,7 @@ public struct HTTPRequestDecoder {
     }
 
     private mutating func parseHead() -> Result<HTTPRequest, HTTPFramingError>? {
+        pathBeingRead = nil
         // RFC 9112 §2.2 lets a server ignore empty lines before the request line.
         while buffer.count >= 2 && buffer[0] == 0x0D && buffer[1] == 0x0A { buffer.removeFirst(2) }
         guard !buffer.isEmpty else { return nil }
@@ -199,6 +208,7 @@ public struct HTTPRequestDecoder {
             method: parsed.method, path: String(pathAndQuery[..<(question ?? pathAndQuery.endIndex)]),
             queryString: question.map { String(pathAndQuery[pathAndQuery.index(after: $0)...]) } ?? "",
             headers: parsed.headers, remoteAddress: remoteAddress, minorVersion: Int(minor))
+        pathBeingRead = request.path
         let hosts = request.headerValues("Host")
         if minor == 1 && hosts.count != 1 {
             return fail(.bad(hosts.isEmpty ? "missing Host header" : "more than one Host header"))

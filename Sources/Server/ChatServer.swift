@@ -145,7 +145,8 @@ public final class ChatServer: Sendable {
         // get threads of their own and stay quick while sends queue for a commit.
         httpConfiguration.quickLane = { request in request.method == "GET" || request.method == "HEAD" }
         httpConfiguration.errorResponse = { error in
-            APIError(status: error.status, code: error.code, message: error.message).response
+            if let path = error.path, OpenAIAPI.owns(path) { return OpenAIError(framing: error).response }
+            return APIError(status: error.status, code: error.code, message: error.message).response
         }
         http = HTTPServer(configuration: httpConfiguration, responder: router, webSocket: ("/api/connect", hub))
     }

@@ -3,16 +3,18 @@ import OpenAIModel
 import Server
 
 /// The hybrid fallback of `sotto serve`: a model behind an OpenAI-compatible endpoint that
-/// writes the reply suggestions while the local model is unavailable. Off unless
+/// serves the AI features (reply suggestions, writing tools, translation, summaries, date
+/// actions, search suggestions, the assistant) while the local model is unavailable. Off unless
 /// `--fallback-url` is given: nothing leaves the machine otherwise.
 extension ServeCommand {
     static let fallbackUsage = """
           --fallback-url URL  an OpenAI-compatible API (ending in /v1: another sotto serve,
-                              llama-server, a hosted one) that writes the reply suggestions while
-                              the local model is unavailable (not downloaded, machine too small,
+                              llama-server, a hosted one) that serves the AI features (suggestions,
+                              writing tools, translation, summaries, the assistant) while the
+                              local model is unavailable (not downloaded, machine too small,
                               SOTTO_MODEL=off, --model off). Off by default: nothing leaves this
-                              machine unless this is set; when it is, the messages of a
-                              conversation are sent there to draft its replies
+                              machine unless this is set; when it is, what those features read
+                              (a conversation, a draft, a message, an assistant chat) is sent there
           --fallback-model M  the model name at that endpoint (required with --fallback-url)
           --fallback-key-file PATH  a file holding its API key (default: $SOTTO_FALLBACK_KEY, else none)
         """
@@ -46,7 +48,8 @@ extension ServeCommand {
         return (OpenAICompatibleModel(baseURL: url, model: name, apiKey: key), "\(name) at \(url.absoluteString)")
     }
 
-    /// The suggestions with the fallback in, when the local model left none and one is configured.
+    /// The suggestions and the features' model with the fallback in, when the local model left
+    /// none and one is configured.
     static func withFallback(_ suggestions: Suggestions, _ arguments: Arguments) throws -> (Suggestions, String) {
         guard let fallback = try fallbackModel(arguments) else {
             return (suggestions, "off (nothing leaves this machine)")
@@ -56,7 +59,11 @@ extension ServeCommand {
         }
         var replaced = suggestions
         replaced.suggester = ModelSuggester(fallback: fallback.model, name: fallback.name)
+        replaced.model = suggestions.model.withFallback(fallback.model, name: fallback.name)
         replaced.status = "from the fallback \(fallback.name) (the local model is unavailable)"
-        return (replaced, "\(fallback.name): conversations are sent there to draft replies")
+        return (
+            replaced,
+            "\(fallback.name): the AI features send what they read (conversations, drafts, assistant chats) there"
+        )
     }
 }

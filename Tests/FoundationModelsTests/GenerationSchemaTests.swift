@@ -155,6 +155,18 @@ import Testing
         }
     }
 
+    /// The schema of `response_format: json_object` (any object) survives the trip, apart from an
+    /// object of no properties (`additionalProperties` tells them apart).
+    @Test func anyObjectRoundTripsApartFromAnEmptyObject() throws {
+        let any = GenerationSchema(primitive: .anyObject)
+        let empty = GenerationSchema(primitive: .object(ObjectNode(name: nil, description: nil, properties: [])))
+        for schema in [any, empty] {
+            let decoded = try JSONDecoder().decode(GenerationSchema.self, from: JSONEncoder().encode(schema))
+            #expect(decoded.root == schema.root)
+        }
+        #expect(any.jsonSchemaString == #"{"type":"object","additionalProperties":true}"#)
+    }
+
     @Test func schemaGoesIntoThePromptAsJSONSchema() throws {
         let text = ReplySuggestions.generationSchema.jsonSchemaString
         let schema = try GeneratedContent(json: text)

@@ -164,7 +164,18 @@ enum RandomSchemas {
             return value is NSNull ? [] : ["\(path): not null"]
         case .anyOf(let options):
             return options.contains { violations(value, $0, path: path).isEmpty } ? [] : ["\(path): matches no option"]
+        case .anyObject(let maximumDepth):
+            guard value is [String: Any] else { return ["\(path): not an object"] }
+            let depth = nesting(value)
+            return depth <= maximumDepth ? [] : ["\(path): nested \(depth) deep, over \(maximumDepth)"]
         }
+    }
+
+    /// How many containers deep a JSONSerialization value nests (0 for a scalar).
+    static func nesting(_ value: Any) -> Int {
+        if let object = value as? [String: Any] { return 1 + (object.values.map(nesting).max() ?? 0) }
+        if let array = value as? [Any] { return 1 + (array.map(nesting).max() ?? 0) }
+        return 0
     }
 
     /// Whether a JSONSerialization value is `true` or `false` (NSNumber bridges 0 and 1 to Bool).

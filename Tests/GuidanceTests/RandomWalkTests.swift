@@ -50,4 +50,31 @@ struct RandomWalkTests {
             RandomSchemas.verify(output, schema, grammar: grammar, context: "\(model) seed \(seed)")
         }
     }
+
+    /// Any JSON object (`response_format: json_object`): random walks over the synthetic and a
+    /// real vocabulary, masks checked token by token, each end in an object that parses and nests
+    /// no deeper than the bound.
+    @Test func anyObjectWalksEndInObjectsWithinTheDepth() throws {
+        let schema = Schema.anyObject(maximumDepth: Schema.anyObjectDepth)
+        let grammar = try Grammar(schema: schema)
+        for (name, index) in [
+            ("synthetic", Fixtures.syntheticIndex), ("qwen", try Fixtures.index("qwen2.5-coder-0.5b")),
+        ] {
+            let matcher = TokenMatcher(grammar: grammar, index: index)
+            var checked = 0
+            for seed in 0..<30 {
+                var random = SplitMix64(seed: UInt64(seed) &* 104_729)
+                let output = try RandomSchemas.walk(matcher, budget: 80, using: &random) { matcher, mask in
+                    checked += 1
+                    guard checked % 16 == 0 else { return }
+                    let wrong = (0..<index.vocabularySize).filter { mask.contains($0) != matcher.canAccept($0) }
+                    #expect(wrong.isEmpty, "\(name) seed \(seed): mask differs on \(wrong.prefix(8))")
+                }
+                RandomSchemas.verify(output, schema, grammar: grammar, context: "\(name) seed \(seed)")
+            }
+        }
+        #expect(
+            grammar.dfa.stateCount < 100_000,
+            "the depth-\(Schema.anyObjectDepth) automaton has \(grammar.dfa.stateCount) states")
+    }
 }

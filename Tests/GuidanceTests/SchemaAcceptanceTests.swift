@@ -127,6 +127,21 @@ struct SchemaAcceptanceTests {
             name: "choices filtered by pattern",
             schema: .string(pattern: "[a-z]+", choices: ["ok", "NO", "fine"], maxLength: 3),
             accepted: [#""ok""#], rejected: [#""NO""#, #""fine""#]),
+        Case(
+            name: "any object", schema: .anyObject(maximumDepth: 3),
+            accepted: [
+                "{}", #"{"a": 1}"#, #"{"": "", "b": [], "c": {}}"#, #"{"x": [1, "two", true, false, null, -0.5]}"#,
+                #"{"a": {"b": [1, 2]}}"#, #"{"a": {"b": {"c": 1}}}"#, #"{"a": [[1], {"k": "v"}]}"#,
+                #"{"a \"b\"": "\u00e9\n"}"#,
+            ],
+            rejected: [
+                "[]", "1", #""a""#, "null", #"{"a": {"b": {"c": {}}}}"#, #"{"a": [[[1]]]}"#, #"{"a": 1,}"#,
+                #"{, "a": 1}"#, #"{"a" 1}"#, #"{a: 1}"#, #"{"a":1}"#, "{ }", #"{"a": 1} "#, #"{"a": [1,]}"#,
+                #"{"a": 1e5}"#,
+            ]),
+        Case(
+            name: "any object, one level", schema: .anyObject(maximumDepth: 1),
+            accepted: ["{}", #"{"a": "b", "c": 3}"#], rejected: [#"{"a": []}"#, #"{"a": {}}"#]),
     ]
 
     @Test(arguments: cases)

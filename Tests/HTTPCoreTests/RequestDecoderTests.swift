@@ -127,6 +127,23 @@ import Testing
         #expect(failure(chunked + "15\r\n\(tooLong)\r\n0\r\n\r\n", limits: limits)?.status == 413)
     }
 
+    /// A failure after the head was read names the request's path (so the error body can follow
+    /// the conventions of the routes under it); one before it, or of the next request, does not.
+    @Test func failuresAfterTheHeadCarryThePath() {
+        var limits = HTTPRequestDecoder.Limits()
+        limits.maxBodyBytes = 10
+        let large = "POST /v1/chat/completions HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\n"
+        #expect(failure(large, limits: limits)?.path == "/v1/chat/completions")
+        let chunked =
+            "POST /v1/x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nb\r\nhello world\r\n0\r\n\r\n"
+        #expect(failure(chunked, limits: limits)?.path == "/v1/x")
+        let twoLengths = "POST /v1/x HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n"
+        #expect(failure(twoLengths)?.status == 400 && failure(twoLengths)?.path == "/v1/x")
+        #expect(failure("POST /v1/x HTTP/1.1\nHost: h\n\n")?.path == nil)  // bare LF: no head read
+        let pipelined = "GET /v1/models HTTP/1.1\r\nHost: h\r\n\r\nGARBAGE\r\n\r\n"
+        #expect(failure(pipelined)?.path == nil)
+    }
+
     @Test func aShortBodyWaitsAndIsNotHandedOn() {
         var decoder = HTTPRequestDecoder()
         decoder.append(Array("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 20\r\n\r\n{}".utf8))

@@ -70,6 +70,19 @@ private final class EchoSockets: WebSocketResponder, @unchecked Sendable {
     func closed(_ socket: WebSocket) { note("closed \(socket.id)") }
 }
 
+/// Waits (at most 5 s) for its request's client to hang up, and notes when it does.
+private final class HangUpResponder: HTTPResponder, @unchecked Sendable {
+    // @unchecked Sendable: only the semaphore, which is thread-safe.
+    let noticed = DispatchSemaphore(value: 0)
+
+    func respond(to request: HTTPRequest) -> HTTPResponse {
+        let gone = DispatchSemaphore(value: 0)
+        request.hangUp?.onHangUp { gone.signal() }
+        if gone.wait(timeout: .now() + 5) == .success { noticed.signal() }
+        return .text("too late")
+    }
+}
+
 @Suite struct ServerTests {
     private static func start(_ configure: (inout HTTPServer.Configuration) -> Void = { _ in }) throws -> (
         HTTPServer, Int, EchoSockets
@@ -125,6 +138,21 @@ private final class EchoSockets: WebSocketResponder, @unchecked Sendable {
         #expect(chunked.status == 413)
         let fits = try client.request("POST", "/x", body: [UInt8](repeating: 65, count: 1024))
         #expect(fits.status == 200)
+    }
+
+    /// A handler still making its answer hears its client hang up (the connection keeps reading
+    /// while it works), so that long work for nobody can stop.
+    @Test func aHandlerHearsItsClientHangUp() throws {
+        let responder = HangUpResponder()
+        let server = HTTPServer(configuration: HTTPServer.Configuration(port: 0), responder: responder)
+        let port = try server.start()
+        defer { server.stop() }
+        do {
+            let socket = try TestSocket(port: port)
+            try socket.write("GET /long HTTP/1.1\r\nHost: h\r\n\r\n")
+            Thread.sleep(forTimeInterval: 0.3)  // the handler is waiting now
+        }  // the socket closes here
+        #expect(responder.noticed.wait(timeout: .now() + 3) == .success)
     }
 
     @Test func keepAliveServesSeveralRequestsAndPipelines() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import FoundationModels
 import ModelStore
 import Testing
 
@@ -55,5 +56,26 @@ import Testing
         #expect(throws: ModelStoreError.self) {
             try ServerModel.resolve(named: nil, in: configured, physicalMemory: 24 * Self.gigabyte)
         }
+    }
+
+    /// With a fallback configured, the features run on it while the local model is unavailable,
+    /// named as configured, and the page's state says so; a local model that is there is always
+    /// the one chosen (nothing goes to the fallback).
+    @Test func theFallbackStandsInOnlyForAMissingLocalModel() throws {
+        let remote = SystemLanguageModel(model: .path("/nonexistent/remote.gguf"))
+        let missing = ServerModel.turnedOffByFlag.withFallback(remote, name: "m at http://127.0.0.1:9/v1")
+        let choice = try missing.required()
+        #expect(choice.name == "m at http://127.0.0.1:9/v1" && choice.local == nil)
+        let state = ModelState(missing)
+        #expect(state.available && state.fallback && state.name == "m at http://127.0.0.1:9/v1")
+        #expect(state.reason == "turned_off" && state.message.contains("turned off"))
+
+        let local = SystemLanguageModel(model: .path("/nonexistent/local.gguf"))
+        let ready = ServerModel.ready(local, name: "local-model").withFallback(remote, name: "m")
+        #expect(try ready.required().name == "local-model" && ready.required().local === local)
+        #expect(!ModelState(ready).fallback && ModelState(ready).name == "local-model")
+
+        #expect(throws: APIError.self) { try ServerModel.none.required() }
+        #expect(!ModelState(.none).available && !ModelState(.none).fallback)
     }
 }

@@ -44,6 +44,8 @@ struct ServeFallbackTests {
             lines.dropFirst().first
                 == "Reply suggestions: from the fallback m at http://127.0.0.1:9/v1 (the local model is unavailable)")
         #expect(
-            lines.last == "Fallback model: m at http://127.0.0.1:9/v1: conversations are sent there to draft replies")
+            lines.last
+                == "Fallback model: m at http://127.0.0.1:9/v1: the AI features send what they read (conversations, drafts, assistant chats) there"
+        )
     }
 }

@@ -96,6 +96,41 @@ def test_json_schema_is_followed(client, name):
     jsonschema.validate(json.loads(text), SCHEMAS[name])
 
 
+JSON_OBJECT_PROMPTS = [
+    "Describe a cat as a JSON object with its name, age and favourite toys.",
+    "Give me the weather forecast for the next three days.",  # says nothing of JSON
+    "Write a nested configuration for a web server: ports, routes with their handlers, TLS.",
+    "Reply with the number 42 only.",  # would not be an object unless enforced
+    "List three fruits.",
+]
+
+
+def nesting(value):
+    if isinstance(value, dict):
+        return 1 + max(map(nesting, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(nesting, value), default=0)
+    return 0
+
+
+@pytest.mark.parametrize("index", range(len(JSON_OBJECT_PROMPTS)))
+def test_json_object_output_always_parses_as_an_object(client, index):
+    """`response_format: json_object` is enforced by the constrained decoder: whatever the prompt,
+    whole and streamed (sampled, with different seeds), the output is one finished JSON object
+    nested at most 6 deep."""
+    request = dict(model=MODEL, messages=[{"role": "user", "content": JSON_OBJECT_PROMPTS[index]}],
+                   response_format={"type": "json_object"}, max_tokens=600, temperature=0.8)
+    whole = client.chat.completions.create(**request, seed=index)
+    chunks = list(client.chat.completions.create(**request, seed=100 + index, stream=True))
+    streamed = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    endings = [c.choices[0].finish_reason for c in chunks if c.choices and c.choices[0].finish_reason]
+    for text, finish in ((whole.choices[0].message.content, whole.choices[0].finish_reason), (streamed, endings[-1])):
+        assert finish == "stop", f"cut at {finish}: {text!r}"
+        value = json.loads(text)
+        assert isinstance(value, dict), text
+        assert nesting(value) <= 6, text
+
+
 WEATHER = {"type": "function", "function": {
     "name": "get_weather", "description": "The current weather in a city.",
     "parameters": {"type": "object", "required": ["city"], "additionalProperties": False,
@@ -149,9 +184,39 @@ def test_bad_parameters_get_400_naming_them(client):
 
 
 def test_an_oversized_request_gets_413(client):
+    """Refused by the HTTP layer before any route runs, yet in OpenAI's error shape (on /v1/)."""
     with pytest.raises(openai.APIStatusError) as raised:
         client.chat.completions.create(model=MODEL, messages=[{"role": "user", "content": "x" * 200_000}])
     assert raised.value.status_code == 413
+    error = raised.value.response.json()["error"]
+    assert set(error) == {"message", "type", "param", "code"}, error
+    assert error["type"] == "invalid_request_error" and error["code"] == "body_too_large" and error["param"] is None
+    assert "65536 bytes" in error["message"]
+
+
+def test_framing_errors_under_v1_are_in_openais_shape(server):
+    """A request the HTTP layer refuses (two Content-Length headers) on /v1/ gets OpenAI's error
+    shape; elsewhere the server's own."""
+    url = urllib.parse.urlparse(server.base_url)
+
+    def refused(path):
+        raw = socket.create_connection((url.hostname, url.port), timeout=10)
+        raw.sendall((f"POST {path} HTTP/1.1\r\nHost: {url.netloc}\r\nContent-Type: application/json\r\n"
+                     "Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}").encode())
+        answer = b""
+        while chunk := raw.recv(4096):
+            answer += chunk
+        raw.close()
+        head, _, body = answer.partition(b"\r\n\r\n")
+        return head.split(b"\r\n")[0], json.loads(body)
+
+    status, body = refused("/v1/chat/completions")
+    assert status.startswith(b"HTTP/1.1 400")
+    assert body == {"error": {"message": body["error"]["message"], "type": "invalid_request_error", "param": None,
+                              "code": "bad_request"}}, body
+    status, body = refused("/api/channels")
+    assert status.startswith(b"HTTP/1.1 400") and set(body["error"]) >= {"code", "message"}
+    assert "type" not in body["error"], body
 
 
 def test_a_client_that_disconnects_stops_the_generation(server, client):
@@ -177,6 +242,34 @@ def test_a_client_that_disconnects_stops_the_generation(server, client):
     deadline = time.time() + 15
     while running() != 0:
         assert time.time() < deadline, "the dropped stream's generation is still running"
+        time.sleep(0.2)
+    quick = client.chat.completions.create(model=MODEL, messages=PROMPT, max_tokens=4, temperature=0)
+    assert quick.choices[0].message.content
+
+
+def test_a_client_that_disconnects_from_a_whole_completion_stops_it(server, client):
+    """The same for an unstreamed completion: the client hangs up while the server is still
+    generating (nothing has been sent back yet), and the generation stops within seconds."""
+    url = urllib.parse.urlparse(server.base_url)
+    body = json.dumps({"model": MODEL, "max_tokens": 2000, "temperature": 0,
+                       "messages": [{"role": "user", "content": "Write a very long story about a lighthouse."}]})
+
+    def running():
+        return int(client.models.with_raw_response.list().headers["x-sotto-completions"])
+
+    raw = socket.create_connection((url.hostname, url.port), timeout=60)
+    raw.sendall((f"POST /v1/chat/completions HTTP/1.1\r\nHost: {url.netloc}\r\n"
+                 f"Authorization: Bearer {server.token()}\r\nContent-Type: application/json\r\n"
+                 f"Content-Length: {len(body)}\r\n\r\n{body}").encode())
+    deadline = time.time() + 15
+    while running() != 1:
+        assert time.time() < deadline, "the completion did not start"
+        time.sleep(0.05)
+    time.sleep(1)  # well into the generation, which would take minutes
+    raw.close()
+    deadline = time.time() + 15
+    while running() != 0:
+        assert time.time() < deadline, "the abandoned completion's generation is still running"
         time.sleep(0.2)
     quick = client.chat.completions.create(model=MODEL, messages=PROMPT, max_tokens=4, temperature=0)
     assert quick.choices[0].message.content

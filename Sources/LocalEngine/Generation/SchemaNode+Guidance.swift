@@ -56,6 +56,8 @@ extension SchemaNode {
         case .reference(let name):
             throw LanguageModelSession.GenerationError.unsupportedGuide(
                 .init(debugDescription: "at \(path): the reference '\(name)' was not inlined"))
+        case .anyObject:
+            return .anyObject(maximumDepth: Schema.anyObjectDepth)
         case .anyValue:
             throw LanguageModelSession.GenerationError.unsupportedGuide(
                 .init(

@@ -252,15 +252,11 @@ struct IntelligenceAPI: Sendable {
 
     /// What the web app needs to know about the model.
     var state: ModelState {
-        ModelState(
-            available: model.model != nil, name: model.name, reason: model.unavailability?.rawValue,
-            message: model.message,
-            tools: WritingTool.allCases.map { .init(id: $0.rawValue, title: $0.title) },
-            languages: model.model.map { TranslationLanguage.supported(by: $0) } ?? TranslationLanguage.all)
+        ModelState(model)
     }
 
     private func features() throws -> ModelFeatures {
-        ModelFeatures(model: try model.required())
+        ModelFeatures(try model.required())
     }
 
     private func job(_ kind: String, for user: UserID, _ work: @escaping ModelJobs.Work) throws -> HTTPResponse {
@@ -409,12 +405,30 @@ struct ModelState: Encodable, Sendable {
         var title: String
     }
 
+    /// Whether the features work: the local model is there, or the fallback stands in for it.
     var available: Bool
+    /// The model the features use (the fallback's "m at http://host/v1" when it stands in).
     var name: String?
-    /// `not_downloaded`, `machine_too_small`, `turned_off` or `no_model` when unavailable.
+    /// True when the features run on the fallback: what is written is sent to its endpoint.
+    var fallback: Bool
+    /// Why the local model is unavailable: `not_downloaded`, `machine_too_small`, `turned_off` or
+    /// `no_model` (also when the fallback stands in for it).
     var reason: String?
-    /// What is wrong and what to do about it; empty when available.
+    /// What is wrong with the local model and what to do about it; empty when it is there.
     var message: String
     var tools: [Tool]
+    /// The languages offered: those the local model supports, or all of them for a fallback
+    /// (whose languages the server cannot know).
     var languages: [TranslationLanguage]
+
+    init(_ model: ServerModel) {
+        let choice = model.choice
+        available = choice != nil
+        name = choice?.name
+        fallback = choice != nil && choice?.local == nil
+        reason = model.unavailability?.rawValue
+        message = model.message
+        tools = WritingTool.allCases.map { .init(id: $0.rawValue, title: $0.title) }
+        languages = model.model.map { TranslationLanguage.supported(by: $0) } ?? TranslationLanguage.all
+    }
 }

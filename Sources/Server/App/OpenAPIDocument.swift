@@ -359,12 +359,13 @@ enum OpenAPIDocument {
             },
             "ModelState": {
               "type": "object",
-              "required": ["available", "message", "tools", "languages"],
+              "required": ["available", "fallback", "message", "tools", "languages"],
               "properties": {
-                "available": {"type": "boolean"},
-                "name": {"type": "string"},
+                "available": {"type": "boolean", "description": "Whether the AI features work: the local model is there, or the fallback stands in for it."},
+                "name": {"type": "string", "description": "The model the features use; a fallback's is 'model at URL'."},
+                "fallback": {"type": "boolean", "description": "True when the features run on the configured fallback (an OpenAI-compatible endpoint) because the local model is unavailable: what is written is sent there."},
                 "reason": {"type": "string", "enum": ["not_downloaded", "machine_too_small", "turned_off", "no_model"]},
-                "message": {"type": "string", "description": "Why the model is unavailable and what to do; empty when it is there."},
+                "message": {"type": "string", "description": "Why the local model is unavailable and what to do; empty when it is there."},
                 "tools": {"type": "array", "items": {"type": "object", "required": ["id", "title"], "properties": {"id": {"type": "string"}, "title": {"type": "string"}}}},
                 "languages": {"type": "array", "items": {"type": "object", "required": ["code", "name"], "properties": {"code": {"type": "string"}, "name": {"type": "string"}}}}
               }
@@ -398,6 +399,7 @@ enum OpenAPIDocument {
                 "result": {
                   "type": "object",
                   "properties": {
+                    "model": {"type": "string", "description": "The model that produced the result: the local model's name, or the fallback's 'model at URL'."},
                     "text": {"type": "string"},
                     "language": {"type": "string"},
                     "terms": {"type": "array", "items": {"type": "string"}},

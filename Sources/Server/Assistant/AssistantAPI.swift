@@ -240,15 +240,15 @@ struct AssistantAPI: Sendable {
             guard !engine.isAnswering(id) else { throw Self.answering }
             let messages = try store.assistantMessages(in: id, for: user)
             let (divider, history) = AssistantEngine.currentSession(of: messages)
-            let session = engine.session(for: conversation, divider: divider, history: history, model: model)
+            let session = engine.session(for: conversation, divider: divider, history: history, model: model.model)
             let prompt = AssistantEngine.prompt(text, images: images)
-            try fits(prompt, in: session, model: model)
+            // Only the local model counts tokens (a fallback's endpoint refuses what overflows it).
+            if let local = model.local { try fits(prompt, in: session, model: local) }
             let stream = try body.stream ?? settings(of: user).stream_responses
             let message = try store.appendAssistantMessage(
                 NewAssistantMessage(role: .user, text: text), to: id, for: user, attaching: imageIDs)
             let turn = try engine.startAnswer(
-                prompt, in: session, conversation: conversation, owner: user, stream: stream,
-                modelName: self.model.name ?? "local")
+                prompt, in: session, conversation: conversation, owner: user, stream: stream, modelName: model.name)
             return JSONBody.response(TurnStarted(message: AssistantMessageView(message), turn: turn), status: 202)
         }
         routes.add(
@@ -271,12 +271,11 @@ struct AssistantAPI: Sendable {
                 throw APIError(status: 409, code: "nothing_to_regenerate", message: "there is no answer to write again")
             }
             let (divider, history) = AssistantEngine.currentSession(of: messages)
-            let session = engine.session(for: conversation, divider: divider, history: history, model: model)
+            let session = engine.session(for: conversation, divider: divider, history: history, model: model.model)
             let images = try prompt.images.map { try store.assistantImage($0.id, in: id, for: user) }
             let turn = try engine.startAnswer(
                 AssistantEngine.prompt(prompt.text, images: images), in: session, conversation: conversation,
-                owner: user,
-                stream: try settings(of: user).stream_responses, modelName: self.model.name ?? "local")
+                owner: user, stream: try settings(of: user).stream_responses, modelName: model.name)
             return JSONBody.response(TurnStarted(message: nil, turn: turn), status: 202)
         }
         routes.add(
@@ -309,7 +308,8 @@ struct AssistantAPI: Sendable {
             let conversation = try store.assistantConversation(id, for: user)
             let model = try model.required()
             let messages = try store.assistantMessages(in: id, for: user)
-            let turn = try engine.startContinuation(of: conversation, messages: messages, owner: user, model: model)
+            let turn = try engine.startContinuation(
+                of: conversation, messages: messages, owner: user, model: model.model)
             return JSONBody.response(TurnStarted(message: nil, turn: turn), status: 202)
         }
         routes.add(
@@ -328,7 +328,7 @@ struct AssistantAPI: Sendable {
             guard messages.contains(where: { $0.role != .divider }) else {
                 throw APIError(status: 409, code: "empty_conversation", message: "there is nothing to summarize yet")
             }
-            let turn = try engine.startSummary(of: conversation, messages: messages, owner: user, model: model)
+            let turn = try engine.startSummary(of: conversation, messages: messages, owner: user, model: model.model)
             return JSONBody.response(TurnStarted(message: nil, turn: turn), status: 202)
         }
         addImageRoutes(to: &routes)

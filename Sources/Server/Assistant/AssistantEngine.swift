@@ -95,7 +95,7 @@ final class AssistantEngine: @unchecked Sendable {
     /// messages, oldest first): the kept one when it still matches, else a new one.
     func session(
         for conversation: AssistantConversation, divider: AssistantMessage?, history: [AssistantMessage],
-        model: SystemLanguageModel
+        model: any LanguageModel
     ) -> LanguageModelSession {
         let summary = divider.flatMap {
             Self.isSummary($0.text) ? String($0.text.dropFirst(Self.summaryPrefix.count)) : nil
@@ -137,7 +137,9 @@ final class AssistantEngine: @unchecked Sendable {
         withLock { _ = sessions.removeValue(forKey: conversationID) }
     }
 
-    /// The tokens the conversation's session holds now, instructions included, of its window.
+    /// The tokens the conversation's session holds now, instructions included, of its window; nil
+    /// without the local model: the seam counts tokens only for a system model, and a fallback's
+    /// endpoint does not say its window (it refuses a request that overflows it, with its error).
     func context(of conversation: AssistantConversation, for owner: UserID) async throws -> AssistantContext? {
         guard let model = model.model else { return nil }
         let messages = try store.assistantMessages(in: conversation.id, for: owner)
@@ -216,7 +218,7 @@ final class AssistantEngine: @unchecked Sendable {
     /// Summarizes the conversation into a new session ("Continue in a new session"): a fresh
     /// session with summarizer instructions writes it, and a divider holding it is stored.
     func startContinuation(
-        of conversation: AssistantConversation, messages: [AssistantMessage], owner: UserID, model: SystemLanguageModel
+        of conversation: AssistantConversation, messages: [AssistantMessage], owner: UserID, model: any LanguageModel
     ) throws -> AssistantTurnView {
         let text = Self.conversationText(messages, characterLimit: 6000)
         let work = Self.summaryWork(text, sentences: 4, model: model)
@@ -234,7 +236,7 @@ final class AssistantEngine: @unchecked Sendable {
 
     /// A 3-sentence summary for the Summarize panel, from a fresh session; nothing is stored.
     func startSummary(
-        of conversation: AssistantConversation, messages: [AssistantMessage], owner: UserID, model: SystemLanguageModel
+        of conversation: AssistantConversation, messages: [AssistantMessage], owner: UserID, model: any LanguageModel
     ) throws -> AssistantTurnView {
         let text = Self.conversationText(messages, characterLimit: 6000)
         return try begin(
@@ -381,7 +383,7 @@ final class AssistantEngine: @unchecked Sendable {
         return String(lines.joined(separator: "\n").suffix(characterLimit))
     }
 
-    static func summaryWork(_ text: String, sentences: Int, model: SystemLanguageModel) -> Work {
+    static func summaryWork(_ text: String, sentences: Int, model: any LanguageModel) -> Work {
         { update in
             let session = LanguageModelSession(
                 model: model,
@@ -402,7 +404,7 @@ final class AssistantEngine: @unchecked Sendable {
     /// a new turn cancelled the title), the model writes a title from the first messages (a
     /// schema-bounded `AssistantTitle`), in the background.
     private func titleIfFirst(_ conversation: AssistantConversation, owner: UserID) {
-        guard let model = model.model,
+        guard let model = model.choice?.model,
             let messages = try? store.assistantMessages(in: conversation.id, for: owner),
             let current = try? store.assistantConversation(conversation.id, for: owner),
             current.title == AssistantAPI.defaultTitle,
@@ -435,7 +437,7 @@ final class AssistantEngine: @unchecked Sendable {
     /// Three replies the user might send after `answer`, in the background, from a fresh
     /// session; published as an `assistant.replies` frame unless a new turn began meanwhile.
     private func suggestReplies(after answer: AssistantMessage, in conversation: AssistantConversation, owner: UserID) {
-        guard let model = model.model else { return }
+        guard let model = model.choice?.model else { return }
         let context = String(answer.text.prefix(1500))
         let id = UUID()
         let task = Task.detached(executorPreference: ModelExecutor.assistant) { [self] in

@@ -4,13 +4,21 @@ import Foundation
 import FoundationModels
 
 /// The server's model features as job work: each turns ChatIntelligence's stream into the
-/// results ``ModelJobs`` publishes.
+/// results ``ModelJobs`` publishes, every result naming the model that produced it.
 struct ModelFeatures: Sendable {
-    let model: SystemLanguageModel
+    /// The local model, or the fallback while the local one is unavailable.
+    let model: any LanguageModel
+    /// Its name, as each result carries it.
+    let name: String
+
+    init(_ choice: ServerModel.Choice) {
+        model = choice.model
+        name = choice.name
+    }
 
     func writing(_ tool: WritingTool, text: String, attempt: Int) -> ModelJobs.Work {
         let tools = WritingTools(model: model)
-        return Self.streaming {
+        return streaming {
             tools.stream(tool, on: text, attempt: attempt)
         } result: {
             JobResult(text: $0)
@@ -19,7 +27,7 @@ struct ModelFeatures: Sendable {
 
     func translation(_ text: String, into language: TranslationLanguage) -> ModelJobs.Work {
         let translator = Translator(model: model)
-        return Self.streaming {
+        return streaming {
             translator.stream(text, into: language)
         } result: {
             JobResult(text: $0, language: language.code)
@@ -28,7 +36,7 @@ struct ModelFeatures: Sendable {
 
     func summary(of messages: [ChatMessage]) -> ModelJobs.Work {
         let summarizer = ThreadSummarizer(model: model)
-        return Self.streaming {
+        return streaming {
             summarizer.stream(messages)
         } result: {
             JobResult(text: $0)
@@ -37,7 +45,7 @@ struct ModelFeatures: Sendable {
 
     func searchSuggestions(for topic: String, messages: [String]) -> ModelJobs.Work {
         let suggester = SearchSuggester(model: model)
-        return Self.streaming {
+        return streaming {
             suggester.stream(for: topic, messages: messages)
         } result: {
             JobResult(terms: $0)
@@ -60,6 +68,7 @@ struct ModelFeatures: Sendable {
                 uid: "\(message.id.rawValue)@sotto", stamp: Date(),
                 description: "From \(author)'s message: \(message.text)")
             return JobResult(
+                model: name,
                 event: .init(
                     title: event.title, start: Timestamp(event.start), end: Timestamp(event.end),
                     all_day: event.isAllDay, location: event.location, time_zone: event.timeZone),
@@ -68,14 +77,16 @@ struct ModelFeatures: Sendable {
     }
 
     /// Work that reads a stream of cumulative values, publishing each, and returns the last.
-    static func streaming<Value: Sendable>(
+    func streaming<Value: Sendable>(
         _ makeStream: @escaping @Sendable () -> AsyncThrowingStream<Value, any Error>,
         result: @escaping @Sendable (Value) -> JobResult
     ) -> ModelJobs.Work {
-        { update in
+        let name = name
+        return { update in
             var last: JobResult?
             for try await value in makeStream() {
-                let partial = result(value)
+                var partial = result(value)
+                partial.model = name
                 last = partial
                 update(partial)
             }

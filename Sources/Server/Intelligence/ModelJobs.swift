@@ -4,6 +4,9 @@ import Foundation
 
 /// What a model job has produced so far (each field for the kinds that make it).
 struct JobResult: Encodable, Sendable, Equatable {
+    /// The model that produced the result: the local model's name, or the fallback's
+    /// ("m at http://host/v1").
+    var model: String?
     /// Writing tools, translations, summaries: the text so far.
     var text: String?
     /// Translations: the target language's code.

@@ -4,8 +4,9 @@ import FoundationModels
 import ModelStore
 
 /// The local model behind the server's features (reply suggestions, writing tools, translation,
-/// summaries, date actions, search suggestions), or why there is none, in words a user can act
-/// on: the web app shows ``message`` where a feature would be.
+/// summaries, date actions, search suggestions, the assistant), or why there is none, in words a
+/// user can act on: the web app shows ``message`` where a feature would be. With a ``fallback``
+/// configured, the features run on it while the local model is unavailable.
 public struct ServerModel: Sendable {
     /// Why there is no model.
     public enum Unavailability: String, Sendable, Codable {
@@ -27,10 +28,38 @@ public struct ServerModel: Sendable {
     /// What is wrong and what to do about it; empty when the model is there.
     public let message: String
 
-    /// The model, or the API's 409 `model_unavailable` with `message`, for a route that needs it.
-    func required() throws -> SystemLanguageModel {
-        guard let model else { throw APIError(status: 409, code: "model_unavailable", message: message) }
-        return model
+    /// The hybrid fallback (`sotto serve --fallback-url`): a model behind an OpenAI-compatible
+    /// endpoint that the features use while the local model is unavailable; nil unless configured.
+    public private(set) var fallback: Fallback?
+
+    /// A model of the seam other than the local one, and its name as results show it
+    /// ("m at http://host/v1").
+    public struct Fallback: Sendable {
+        public let model: any LanguageModel
+        public let name: String
+    }
+
+    /// The model a feature runs on: the local one when it is there, else the fallback.
+    struct Choice: Sendable {
+        let model: any LanguageModel
+        /// What each result says produced it.
+        let name: String
+        /// The local model when it is the one chosen: what only it can answer (token counts, its
+        /// context size, its languages, loading) is asked of it.
+        let local: SystemLanguageModel?
+    }
+
+    /// What the features run on now; nil when neither the local model nor a fallback is there.
+    var choice: Choice? {
+        if let model { return Choice(model: model, name: name ?? "local", local: model) }
+        if let fallback { return Choice(model: fallback.model, name: fallback.name, local: nil) }
+        return nil
+    }
+
+    /// The model for a route that needs one, or the API's 409 `model_unavailable` with `message`.
+    func required() throws -> Choice {
+        guard let choice else { throw APIError(status: 409, code: "model_unavailable", message: message) }
+        return choice
     }
 
     /// The model `model`, named `name`.
@@ -41,6 +70,14 @@ public struct ServerModel: Sendable {
     /// No model, for `reason`, explained by `message`.
     public static func unavailable(_ reason: Unavailability, message: String) -> ServerModel {
         ServerModel(model: nil, name: nil, unavailability: reason, message: message)
+    }
+
+    /// This model with `fallback` (named `name`) behind it: the features use the fallback while
+    /// the local model is unavailable. Nothing is sent to it while the local model is there.
+    public func withFallback(_ fallback: some LanguageModel, name: String) -> ServerModel {
+        var copy = self
+        copy.fallback = Fallback(model: fallback, name: name)
+        return copy
     }
 
     /// No model, as when the server is made without one (tests, embedding).

@@ -87,12 +87,17 @@ extension ChatCompletionRequest {
 
         // The response's schema.
         var schema: GenerationSchema?
+        var schemaInPrompt = true
         var jsonInstruction: String?
         switch responseFormat?.type {
         case nil, "text"?: break
         case "json_object"?:
-            // Any JSON object cannot be enforced by the grammar (it needs fixed properties), so
-            // the model is asked for one; a json_schema is enforced.
+            // Enforced by the same constrained decoding as a json_schema: any object whose
+            // containers nest at most `Schema.anyObjectDepth` (6) deep, the object counting one
+            // (bounded, it is a regular language). The model is told in words, not shown the
+            // schema: a small model shown `{"type": "object"}` copies it as its answer.
+            schema = GenerationSchema(primitive: .anyObject)
+            schemaInPrompt = false
             jsonInstruction = "Answer with one JSON object and nothing else."
         case "json_schema"?:
             guard let format = responseFormat?.jsonSchema else {
@@ -127,11 +132,13 @@ extension ChatCompletionRequest {
             samplingMode: sampling, temperature: temperature == 0 ? nil : temperature, maximumResponseTokens: maximum,
             toolCallingMode: toolMode)
 
+        let context = ContextOptions(includeSchemaInPrompt: schemaInPrompt)
         let transcript = try Self.transcript(
-            messages, tools: definitions, options: options, schema: schema, extraInstruction: jsonInstruction)
+            messages, tools: definitions, options: options, schema: schema, context: context,
+            extraInstruction: jsonInstruction)
         let generation = LanguageModelExecutorGenerationRequest(
             id: UUID(), transcript: transcript, enabledTools: enabled, schema: schema, generationOptions: options,
-            contextOptions: ContextOptions(), metadata: [:])
+            contextOptions: context, metadata: [:])
         return CompletionPlan(
             generation: generation, stream: stream ?? false, includeUsage: streamOptions?.includeUsage ?? false,
             stopSequences: stopSequences, maximumTokens: maximum)
@@ -142,7 +149,7 @@ extension ChatCompletionRequest {
     /// calls, tool messages the outputs of the calls they answer.
     static func transcript(
         _ messages: [OpenAIMessage], tools: [Transcript.ToolDefinition], options: GenerationOptions,
-        schema: GenerationSchema?, extraInstruction: String?
+        schema: GenerationSchema?, context: ContextOptions, extraInstruction: String?
     ) throws -> Transcript {
         var instructions: [String] = []
         var entries: [Transcript.Entry] = []
@@ -166,7 +173,8 @@ extension ChatCompletionRequest {
                     .prompt(
                         Transcript.Prompt(
                             segments: [.text(.init(content: text))], options: isLast ? options : GenerationOptions(),
-                            responseFormat: isLast ? schema.map { Transcript.ResponseFormat(schema: $0) } : nil)))
+                            responseFormat: isLast ? schema.map { Transcript.ResponseFormat(schema: $0) } : nil,
+                            contextOptions: isLast ? context : ContextOptions())))
             case "assistant":
                 if let calls = message.toolCalls, !calls.isEmpty {
                     var transcriptCalls: [Transcript.ToolCall] = []

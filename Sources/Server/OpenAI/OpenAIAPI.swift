@@ -18,6 +18,10 @@ struct OpenAIAPI: Sendable {
     /// How many completions a server admits at once, running or waiting for the engine.
     static let defaultQueueCapacity = 4
 
+    /// Whether `path` is under the API (`/v1/…`): errors there are in OpenAI's shape, the HTTP
+    /// layer's own included.
+    static func owns(_ path: String) -> Bool { path == "/v1" || path.hasPrefix("/v1/") }
+
     func add(to routes: inout RouteList) {
         routes.add(
             "GET", "/v1/models", authenticated: false,
@@ -97,18 +101,25 @@ struct OpenAIAPI: Sendable {
             return stream(plan, runner: runner, id: id, created: created, modelName: name)
         }
         defer { queue.leave() }
-        // The handler thread waits for the generation (the queue bounds how many do).
+        // The handler thread waits for the generation (the queue bounds how many do); a client
+        // that hangs up meanwhile cancels it, as a streamed one does.
         let result = OutcomeBox()
-        Task(executorPreference: ModelExecutor.completions) {
+        let task = Task(executorPreference: ModelExecutor.completions) {
             do {
                 result.set(.success(try await runner.run(plan) { _ in true }))
             } catch {
                 result.set(.failure(error))
             }
         }
+        context.request.hangUp?.onHangUp { task.cancel() }
         let outcome: CompletionRunner.Outcome
         do {
             outcome = try result.wait().get()
+        } catch is CancellationError where context.request.hangUp?.hasHungUp == true {
+            // Nobody reads this answer; a status below 500 keeps it out of the error log.
+            throw OpenAIError(
+                status: 499, message: "The client hung up; the generation was stopped.", type: "invalid_request_error",
+                param: nil, code: "client_closed_request")
         } catch {
             throw Self.translate(error)
         }

@@ -21,6 +21,14 @@ struct OpenAIError: Error, Equatable, Sendable, CustomStringConvertible {
         self.code = code
     }
 
+    /// A request the HTTP layer refused on its own (413 body too large, 400 framing, 408), in
+    /// this shape for a route of the API.
+    init(framing error: HTTPFramingError) {
+        self.init(
+            status: error.status, message: error.message,
+            type: error.status >= 500 ? "server_error" : "invalid_request_error", param: nil, code: error.code)
+    }
+
     static func invalidRequest(_ message: String, param: String?, code: String? = nil) -> OpenAIError {
         OpenAIError(status: 400, message: message, type: "invalid_request_error", param: param, code: code)
     }

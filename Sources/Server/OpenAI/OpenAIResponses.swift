@@ -177,7 +177,7 @@ enum OpenAISchemas {
           "stop": {"type": "array", "maxItems": 4, "items": {"type": "string", "minLength": 1}},
           "n": {"type": "integer", "enum": [1]},
           "response_format": {"type": "object", "required": ["type"], "properties": {
-            "type": {"type": "string", "enum": ["text", "json_object", "json_schema"]},
+            "type": {"type": "string", "enum": ["text", "json_object", "json_schema"], "description": "json_schema and json_object are enforced by constrained decoding; json_object: one JSON object of any keys and values nested at most 6 levels deep (the object is one), no whitespace but ': ' and ', ', numbers without exponents."},
             "json_schema": {"type": "object", "required": ["name"], "properties": {
               "name": {"type": "string"}, "description": {"type": "string"}, "strict": {"type": "boolean"},
               "schema": {"type": "object"}}}}},

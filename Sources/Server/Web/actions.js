@@ -2,7 +2,7 @@
 // the original, which stays) and, when the message mentions a day or time, "Add to calendar"
 // (the model reads the event; the page shows what it read and offers the .ics file).
 
-import { jobError } from './jobs.js';
+import { appendModelLabel, jobError } from './jobs.js';
 import { mentionsDate } from './dates.js';
 
 export class MessageActions {
@@ -54,6 +54,7 @@ export class MessageActions {
     control.disabled = false;
     box.dataset.status = job.status;
     label.textContent = job.status === 'done' ? `Translated to ${language.name}` : jobError(job);
+    if (job.status === 'done') appendModelLabel(box, job.result && job.result.model);
   }
 
   async addToCalendar(item, message, control) {
@@ -83,6 +84,7 @@ export class MessageActions {
     link.download = filename;
     link.href = URL.createObjectURL(new Blob([ics], { type: 'text/calendar' }));
     box.replaceChildren(summary, link);
+    appendModelLabel(box, job.result.model);
   }
 }
 

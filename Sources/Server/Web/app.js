@@ -127,7 +127,11 @@ async function signIn(token, { quiet = false } = {}) {
 function applyModel(model) {
   state.model = model;
   const reason = model.available ? '' : model.message;
-  $('model-status').textContent = reason ? `The local model is unavailable. ${reason}` : '';
+  $('model-status').textContent = reason
+    ? `The local model is unavailable. ${reason}`
+    : model.fallback
+      ? `The local model is unavailable, so the AI features use the fallback ${model.name}: what they read is sent there. ${model.message}`
+      : '';
   if (model.reason === 'not_downloaded') modelDownload.offer();
   else modelDownload.node.hidden = true;
   writingTools.configure(model.tools, reason);

@@ -3,7 +3,7 @@
 // safe mode); everything else (the user's text, titles, errors) with textContent.
 
 import { ApiError } from './api.js';
-import { jobError } from './jobs.js';
+import { appendModelLabel, jobError } from './jobs.js';
 import { WritingTools } from './tools.js';
 import { ModelDownloadView } from './download.js';
 
@@ -154,7 +154,10 @@ export class Assistant {
   renderModelState() {
     const model = this.state.model;
     const line = this.$('model-state');
-    if (model.available) {
+    if (model.available && model.fallback) {
+      line.textContent = `The local model is unavailable, so the assistant uses the fallback ${model.name}: what you write here is sent there.`;
+      line.dataset.state = 'fallback';
+    } else if (model.available) {
       line.textContent = this.state.model_loading
         ? `Loading the model ${model.name}…`
         : `Model ${model.name} is ready. It runs on this computer: nothing you write leaves it.`;
@@ -307,6 +310,7 @@ export class Assistant {
       if (this.state.settings.show_token_counts && message.output_tokens != null) {
         footer.append(element('span', 'tokens', `${numberFormat.format(message.output_tokens)} tokens`));
       }
+      appendModelLabel(footer, message.model);
       if (message === this.messages[this.messages.length - 1] && !this.turn) {
         footer.append(button('Regenerate', () => this.regenerate(), 'link'));
       }
@@ -347,6 +351,8 @@ export class Assistant {
     const text = box.querySelector('.translation-text');
     text.lang = translation.code;
     text.textContent = translation.text;
+    for (const label of box.querySelectorAll('.model-source')) label.remove();
+    if (translation.status === 'done') appendModelLabel(box, translation.model);
   }
 
   async translate(message) {
@@ -373,6 +379,7 @@ export class Assistant {
       job = { status: 'failed', error: error.message };
     }
     translation.status = job.status;
+    translation.model = job.result && job.result.model;
     if (job.status !== 'done') translation.error = jobError(job);
     redraw();
   }

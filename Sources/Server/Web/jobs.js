@@ -62,3 +62,14 @@ export class Jobs {
 export function jobError(job) {
   return job.error || 'The model could not finish this request.';
 }
+
+/// Appends the small "by <model>" line every AI result carries to `parent`: the model that
+/// produced the result (a remote fallback's name says where it runs: "m at http://host/v1").
+/// Nothing without a name.
+export function appendModelLabel(parent, name, className = 'model-source') {
+  if (!name) return;
+  const label = document.createElement('span');
+  label.className = className;
+  label.textContent = `by ${name}`;
+  parent.append(label);
+}

@@ -2,7 +2,7 @@
 // local model for the topic in the search field, each a click away from running. The button is
 // disabled while the field is empty or the model is unavailable, and the page says why.
 
-import { jobError } from './jobs.js';
+import { appendModelLabel, jobError } from './jobs.js';
 
 export class Search {
   constructor({ form, input, suggestButton, note, suggested, results, api, jobs, open }) {
@@ -99,6 +99,7 @@ export class Search {
     this.suggesting = null;
     this.suggested.dataset.status = job.status;
     status.textContent = job.status === 'failed' ? jobError(job) : '';
+    if (job.status === 'done') appendModelLabel(status, job.result && job.result.model);
     this.refresh();
   }
 

@@ -7,6 +7,8 @@
 // Time to the first visible chip (from the moment suggestions were asked for or expected) and
 // to the finished set are kept in `timings`, for the page's tests and anyone curious.
 
+import { appendModelLabel } from './jobs.js';
+
 const TONE_KEY = 'sotto.tone';
 
 export class SuggestionsRow {
@@ -159,12 +161,7 @@ export class SuggestionsRow {
       this.element.append(chip);
     }
     // Every AI result says which model wrote it (a remote fallback names its endpoint).
-    if (this.last && this.last.model) {
-      const source = document.createElement('span');
-      source.className = 'suggestions-model';
-      source.textContent = `by ${this.last.model}`;
-      this.element.append(source);
-    }
+    if (this.last) appendModelLabel(this.element, this.last.model, 'suggestions-model');
   }
 
   insert(text) {

@@ -2,7 +2,7 @@
 // of the part that was unread when the channel was opened, or of the last N messages, naming
 // who said what.
 
-import { jobError } from './jobs.js';
+import { appendModelLabel, jobError } from './jobs.js';
 
 export class ThreadSummary {
   constructor({ button, panel, api, jobs }) {
@@ -68,6 +68,7 @@ export class ThreadSummary {
     this.jobId = null;
     this.panel.dataset.status = job.status;
     this.status.textContent = job.status === 'failed' ? jobError(job) : '';
+    if (job.status === 'done') appendModelLabel(this.status, job.result && job.result.model);
   }
 
   close() {

@@ -4,7 +4,7 @@
 // composer is read-only while the preview is open (Enter does nothing), Replace puts the result
 // in the composer, Dismiss puts back exactly what the user wrote. Usable on any composer.
 
-import { jobError } from './jobs.js';
+import { appendModelLabel, jobError } from './jobs.js';
 
 export class WritingTools {
   /// `composer`: the form; `textarea`: its text; `after`: the element the toolbar and preview
@@ -121,6 +121,7 @@ export class WritingTools {
     this.preview.dataset.status = job.status;
     if (job.status === 'done') {
       this.status.textContent = '';
+      appendModelLabel(this.status, job.result && job.result.model);
       this.replaceButton.disabled = !session.result.trim();
     } else if (job.status === 'failed') {
       this.status.textContent = jobError(job);
