@@ -16,14 +16,15 @@ public struct HTTPRequestDecoder {
         public var maxHeaderBytes = 16 * 1024
         public var maxHeaders = 64
         public var maxBodyBytes = 64 * 1024
-        /// A route's own body limit, from the method and path of the head (before any of the body
-        /// is read); nil for `maxBodyBytes`. An upload route can take more than the rest.
-        public var bodyLimit: @Sendable (_ method: String, _ path: String) -> Int? = { _, _ in nil }
+        /// A route's own body limit, from the request's head (method, path, headers: before any
+        /// of the body is read); nil for `maxBodyBytes`. An upload route can take more than the
+        /// rest, and only for a request that proves who sends it.
+        public var bodyLimit: @Sendable (_ head: HTTPRequest) -> Int? = { _ in nil }
         public init() {}
 
-        /// The most body bytes a request with this method and path may send.
-        public func maxBodyBytes(method: String, path: String) -> Int {
-            bodyLimit(method, path) ?? maxBodyBytes
+        /// The most body bytes the request with this head may send.
+        public func maxBodyBytes(for head: HTTPRequest) -> Int {
+            bodyLimit(head) ?? maxBodyBytes
         }
     }
 
@@ -215,7 +216,7 @@ public struct HTTPRequestDecoder {
         }
         if hosts.count > 1 { return fail(.bad("more than one Host header")) }
 
-        let limit = limits.maxBodyBytes(method: request.method, path: request.path)
+        let limit = limits.maxBodyBytes(for: request)
         let lengths = request.headerValues("Content-Length")
         let codings = request.headerValues("Transfer-Encoding")
         if !codings.isEmpty {

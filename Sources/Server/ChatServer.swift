@@ -135,7 +135,7 @@ public final class ChatServer: Sendable {
         document.bytes = Array(OpenAPIDocument.json(for: router.routes).utf8)
         var httpConfiguration = HTTPServer.Configuration(host: configuration.host, port: configuration.port)
         httpConfiguration.limits.maxBodyBytes = configuration.maxBodyBytes
-        httpConfiguration.limits.bodyLimit = Self.bodyLimit(maxImageBytes: configuration.maxImageBytes)
+        httpConfiguration.limits.bodyLimit = Self.bodyLimit(maxImageBytes: configuration.maxImageBytes, tokens: tokens)
         httpConfiguration.ioThreads = configuration.ioThreads
         httpConfiguration.handlerThreads = configuration.handlerThreads
         httpConfiguration.maxConnections = configuration.maxConnections
@@ -152,9 +152,15 @@ public final class ChatServer: Sendable {
     }
 
     /// The body limit of the routes that take more than `maxBodyBytes`: the assistant's image
-    /// upload. Decided from the request head, so a larger body is refused before it is read.
-    static func bodyLimit(maxImageBytes: Int) -> @Sendable (String, String) -> Int? {
-        { method, path in AssistantAPI.isImageUpload(method: method, path: path) ? maxImageBytes : nil }
+    /// upload, for a request with a valid token (without one, nobody may make the server hold
+    /// megabytes). Decided from the request head, so a larger body is refused before it is read.
+    static func bodyLimit(maxImageBytes: Int, tokens: TokenAuthority) -> @Sendable (HTTPRequest) -> Int? {
+        { head in
+            guard AssistantAPI.isImageUpload(method: head.method, path: head.path),
+                (try? authenticate(head, tokens: tokens)) != nil
+            else { return nil }
+            return maxImageBytes
+        }
     }
 
     /// Starts listening; returns the bound port.

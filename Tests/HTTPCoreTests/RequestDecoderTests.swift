@@ -108,7 +108,7 @@ import Testing
     @Test func aRouteCanHaveALargerBodyLimit() throws {
         var limits = HTTPRequestDecoder.Limits()
         limits.maxBodyBytes = 10
-        limits.bodyLimit = { method, path in method == "POST" && path == "/upload" ? 20 : nil }
+        limits.bodyLimit = { head in head.method == "POST" && head.path == "/upload" ? 20 : nil }
         let body = String(repeating: "x", count: 15)
         let upload = decode("POST /upload?a=1 HTTP/1.1\r\nHost: h\r\nContent-Length: 15\r\n\r\n" + body, limits: limits)
         #expect(try upload.first?.get().body.count == 15)

@@ -159,7 +159,8 @@ import Testing
     }
 
     @Test func repeatedSmartRepliesAreShownOnce() {
-        #expect(AssistantEngine.distinct(["Tell me more", "tell me more ", "What else?"]) == ["Tell me more", "What else?"])
+        #expect(
+            AssistantEngine.distinct(["Tell me more", "tell me more ", "What else?"]) == ["Tell me more", "What else?"])
         #expect(AssistantEngine.distinct(["a", "b", "c"]) == ["a", "b", "c"])
     }
 

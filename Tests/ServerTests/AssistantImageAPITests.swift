@@ -99,6 +99,16 @@ import Testing
                     + "Content-Length: \(256 * 1024 + 1)\r\n\r\n").utf8))
         let refused = try HTTPClient.readResponse(from: socket)
         #expect(refused.status == 413 && refused.errorCode == "body_too_large", "\(refused.text)")
+        // Without a valid token the route takes no more than any other: nobody unknown may make
+        // the server hold megabytes.
+        let anonymous = try TestSocket(port: server.port)
+        try anonymous.write(
+            Array(
+                ("POST /api/assistant/conversations/\(id)/images HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + "Authorization: Bearer not-a-token\r\nContent-Type: image/png\r\n"
+                    + "Content-Length: \(100 * 1024)\r\n\r\n").utf8))
+        let unknown = try HTTPClient.readResponse(from: anonymous)
+        #expect(unknown.status == 413 && unknown.text.contains("65536"), "\(unknown.text)")
         #expect(
             (try client.get("/api/assistant/conversations/\(id)").json()["pending_images"] as? [Any])?.count == 1)
     }
