@@ -3,7 +3,6 @@
 the OpenAI-compatible API, and every result says which model produced it."""
 
 import json
-import os
 import tempfile
 import time
 import urllib.request
@@ -21,6 +20,17 @@ def call(server, method, path, token, body=None):
         return json.loads(response.read())
 
 
+def start_with_fallback(server):
+    """A `sotto serve` with its local model off and `server` as its fallback (a Sotto token of
+    that server as the key, in a file removed once read); and the name its results carry."""
+    with tempfile.NamedTemporaryFile("w", suffix=".key") as key:
+        key.write(server.token("fallback") + "\n")
+        key.flush()
+        local = start_server(["--fallback-url", server.base_url + "/v1", "--fallback-model", MODEL,
+                              "--fallback-key-file", key.name], model="off")
+    return local, f"{MODEL} at {server.base_url}/v1"
+
+
 def test_without_configuration_nothing_leaves_the_machine():
     local = start_server(model="off")
     try:
@@ -31,12 +41,8 @@ def test_without_configuration_nothing_leaves_the_machine():
 
 
 def test_suggestions_come_from_the_fallback_and_say_so(server):
-    with tempfile.NamedTemporaryFile("w", suffix=".key", delete=False) as key:
-        key.write(server.token("fallback") + "\n")
-    local = start_server(["--fallback-url", server.base_url + "/v1", "--fallback-model", MODEL,
-                          "--fallback-key-file", key.name], model="off")
+    local, name = start_with_fallback(server)
     try:
-        name = f"{MODEL} at {server.base_url}/v1"
         assert any(f"Reply suggestions: from the fallback {name}" in line for line in local.startup), local.startup
         channel = "/api/channels/messaging%3Aweekend-hike"
         call(local, "POST", channel + "/messages", local.token("bob"), {"text": "Shall we leave at 8 tomorrow?"})
@@ -55,7 +61,6 @@ def test_suggestions_come_from_the_fallback_and_say_so(server):
         assert state["reason"] == "turned_off" and state["message"], state
     finally:
         stop_server(local)
-        os.unlink(key.name)
 
 
 def finished_job(server, token, started, timeout=180):
@@ -72,12 +77,8 @@ def test_tools_translation_and_the_assistant_come_from_the_fallback_and_say_so(s
     """With the local model off, a writing tool, a translation and an assistant answer are made by
     the other server's model, and each result names it; the assistant keeps no context meter (only
     the local model counts tokens), but the answer's token counts come from the endpoint's usage."""
-    with tempfile.NamedTemporaryFile("w", suffix=".key", delete=False) as key:
-        key.write(server.token("fallback") + "\n")
-    local = start_server(["--fallback-url", server.base_url + "/v1", "--fallback-model", MODEL,
-                          "--fallback-key-file", key.name], model="off")
+    local, name = start_with_fallback(server)
     try:
-        name = f"{MODEL} at {server.base_url}/v1"
         alice = local.token("alice")
         tool = finished_job(local, alice, call(local, "POST", "/api/tools/writing", alice,
                                                {"tool": "proofread", "text": "see you tomorow at the stasion"}))
@@ -110,4 +111,3 @@ def test_tools_translation_and_the_assistant_come_from_the_fallback_and_say_so(s
         assert state["model"]["fallback"] is True and state.get("context_size") is None, state
     finally:
         stop_server(local)
-        os.unlink(key.name)
