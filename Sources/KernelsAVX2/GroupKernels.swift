@@ -137,7 +137,7 @@
             var accMin = InlineArray<4, __m256>(repeating: _mm256_setzero_ps())
             for b in 0..<blocks {
                 let p = g + F.bytes * b
-                prefetch(W.self, p, bytes: F.bytes)
+                prefetchL2(W.self, p, bytes: F.bytes)
                 var low = InlineArray<4, __m256i>(repeating: _mm256_setzero_si256()), high = low
                 forEach4 { c in
                     var (l, h) = nibbles(load256(p + F.quants + 32 * c))
@@ -193,7 +193,7 @@
             var acc = InlineArray<4, __m256>(repeating: _mm256_setzero_ps())
             for b in 0..<blocks {
                 let p = g + 272 * b
-                prefetch(W.self, p, bytes: 272)
+                prefetchL2(W.self, p, bytes: 272)
                 var sums = InlineArray<4, __m256i>(repeating: _mm256_setzero_si256())
                 for c in 0..<8 {
                     let q = load256(p + 16 + 32 * c)

@@ -18,7 +18,7 @@
             var acc = InlineArray<4, __m256>(repeating: _mm256_setzero_ps())
             for sb in 0..<blocks {
                 let p = g + bytes * sb
-                prefetch(W.self, p, bytes: bytes)
+                prefetchL2(W.self, p, bytes: bytes)
                 let (scales, mins) = kScalesMins(p + 32)
                 var sumi = InlineArray<4, __m256i>(repeating: _mm256_setzero_si256())
                 if !fifth {
@@ -115,7 +115,7 @@
             let nibble = _mm256_set1_epi8(0x0F), top = _mm256_set1_epi8(0x30)
             for sb in 0..<blocks {
                 let p = g + 1680 * sb
-                prefetch(W.self, p, bytes: 1680)
+                prefetchL2(W.self, p, bytes: 1680)
                 var sumi = InlineArray<4, __m256i>(repeating: _mm256_setzero_si256())
                 // Written out over the four parts, so each part's shift of the high bits is a constant.
                 forEach4 { part in
