@@ -18,6 +18,7 @@ import time
 import uuid
 
 import pytest
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -44,7 +45,9 @@ SCREENSHOTS = screenshot_dir()
 
 
 def wait(driver, condition, timeout=TIMEOUT, message=""):
-    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda d: condition(d), message)
+    # An answer's element is replaced when it finishes: a condition that met the old one tries again.
+    return WebDriverWait(driver, timeout, poll_frequency=0.1, ignored_exceptions=(StaleElementReferenceException,)
+                         ).until(lambda d: condition(d), message)
 
 
 def by_label(driver, text):
@@ -268,10 +271,15 @@ def test_an_answer_translates_under_the_original(page, assistant_server):
 
 def test_stop_keeps_the_partial_answer_and_the_next_prompt_is_answered(page):
     before, _ = meter_used(page)
-    # A long answer to stop: the numbers keep the model writing. A small sampled model may still
-    # answer in a line (a refusal) before Stop lands: then the prompt is sent again.
-    for attempt in range(3):
-        send(page, "Count from 1 to 300, separated by commas.")
+    # Long answers to stop. A small sampled model may still answer in a line (a refusal, or
+    # "1, 2, 3, ..., 300") before Stop lands: then the next prompt is sent.
+    prompts = [
+        "Write a story about a dragon, then count from 1 to 300 separated by commas.",
+        "Write a long story, at least 400 words, about a dragon who learns to sail.",
+        "Write a detailed essay of at least 400 words about the history of lighthouses.",
+    ]
+    for attempt, prompt in enumerate(prompts):
+        send(page, prompt)
         wait(page, lambda d: len(d.find_element(By.CSS_SELECTOR, "#assistant .streaming .markdown").text) > 20
              if d.find_elements(By.CSS_SELECTOR, "#assistant .streaming") else part(d, "send").text == "Send",
              MODEL_TIMEOUT, "no partial text")

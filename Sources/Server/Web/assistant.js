@@ -491,7 +491,7 @@ export class Assistant {
 
   /// Smart replies as chips: a tap puts the text in the composer, and never sends it.
   showReplies(replies) {
-    const chips = replies.filter((text) => text.trim()).map((text) => button(text, () => {
+    const chips = replies.map((text) => text.trim()).filter(Boolean).map((text) => button(text, () => {
       const input = this.$('input');
       input.value = text;
       input.focus();
