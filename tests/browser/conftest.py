@@ -84,6 +84,21 @@ def start_server(extra=(), env_overrides=None, seed=True, link_models=True):
     return Server(binary, home, env, process, base_url)
 
 
+def start_model_server():
+    """`start_server()` for the tests that need the real model: fails, naming what to do, without one."""
+    server = start_server()
+    if not server.get("/api/health")["suggestions"]:
+        stop_server(server)
+        pytest.fail("no model: these tests need one (scripts/test pulls qwen2.5-coder-0.5b; set SOTTO_MODEL)")
+    return server
+
+
+@pytest.fixture(scope="module")
+def downloads():
+    """A folder the module's browser saves downloads into."""
+    return tempfile.mkdtemp(prefix="sotto-downloads-")
+
+
 def stop_server(server):
     server.process.terminate()
     try:

@@ -20,7 +20,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from conftest import REPORT, language_of, make_driver, start_server, stop_server
+from conftest import REPORT, language_of, make_driver, start_model_server, start_server, stop_server
 
 MODEL_TIMEOUT = float(os.environ.get("SOTTO_SUGGESTION_TIMEOUT", "300"))
 TIMEOUT = 15
@@ -76,17 +76,9 @@ def sign_in(driver, server, user):
 
 @pytest.fixture(scope="module")
 def model_server():
-    server = start_server()
-    if not server.get("/api/health")["suggestions"]:
-        stop_server(server)
-        pytest.fail("no model: these tests need one (scripts/test pulls qwen2.5-coder-0.5b; set SOTTO_MODEL)")
+    server = start_model_server()
     yield server
     stop_server(server)
-
-
-@pytest.fixture(scope="module")
-def downloads():
-    return tempfile.mkdtemp(prefix="sotto-downloads-")
 
 
 @pytest.fixture(scope="module")
