@@ -123,7 +123,7 @@ public struct ActivationBuffer {
     }
 
     /// Quantizes `x[row]` (a row of `columns` floats) into row `row` with `kernels`' quantizers.
-    public func quantize(_ x: UnsafePointer<Float>, row: Int, with kernels: any KernelSet.Type) {
+    public func quantize<Kernels: KernelSet>(_ x: UnsafePointer<Float>, row: Int, with kernels: Kernels.Type) {
         let p = base + row * rowStride
         switch kind {
         case .float: break

@@ -1,0 +1,1 @@
+@_extern(c, "expf") @usableFromInline func expf(_ x: Float) -> Float
