@@ -150,7 +150,7 @@ extension ChatStore {
     ) throws -> AssistantMessage {
         guard
             new.role == .divider || !new.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
-                || !new.images.isEmpty || new.stopped
+                || !new.images.isEmpty || !uploadIDs.isEmpty || new.stopped
         else { throw ChatStoreError.invalidArgument(field: "text", reason: "must not be empty") }
         guard new.text.utf8.count <= Self.maxAssistantMessageBytes else {
             throw ChatStoreError.invalidArgument(

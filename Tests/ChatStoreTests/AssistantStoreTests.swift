@@ -165,6 +165,15 @@ import Testing
         #expect(throws: ChatStoreError.notFound(what: "image", id: png.id)) {
             try store.deleteAssistantUpload(png.id, in: conversation.id, for: "alice")
         }
+        // An image may go without text; no text and no image is refused.
+        let alone = try store.addAssistantUpload(
+            AssistantImage(mimeType: "image/png", bytes: [3]), to: conversation.id, for: "alice")
+        let imageOnly = try store.appendAssistantMessage(
+            .init(role: .user, text: ""), to: conversation.id, for: "alice", attaching: [alone.id])
+        #expect(imageOnly.text.isEmpty && imageOnly.images.map(\.id) == [alone.id])
+        #expect(throws: ChatStoreError.invalidArgument(field: "text", reason: "must not be empty")) {
+            try store.appendAssistantMessage(.init(role: .user, text: " "), to: conversation.id, for: "alice")
+        }
         // At most four wait at once.
         for _ in 0..<ChatStore.maxAssistantImages {
             _ = try store.addAssistantUpload(

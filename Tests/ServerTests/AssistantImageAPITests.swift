@@ -75,6 +75,27 @@ import Testing
         #expect(try client.get("/api/assistant").json()["max_image_bytes"] as? Int == 8 * 1024 * 1024)
     }
 
+    /// Images may be sent without text (the model is asked what they show); text alone may not be empty.
+    @Test func imagesMayGoWithoutText() throws {
+        let server = try TestServer(model: AssistantAPITests.noModel)
+        defer { server.server.stop() }
+        let (alice, _, _) = try server.pair()
+        let client = server.client(alice)
+        let id = try conversation(server, alice)
+        let path = "/api/assistant/conversations/\(id)/messages"
+        let empty = try client.post(path, ["text": "  "])
+        #expect(empty.status == 400 && empty.text.contains("text must not be empty"), "\(empty.text)")
+        let imageID = try #require(try upload(client, id, Self.png).json()["id"] as? String)
+        // Past the text check, the next refusal is this server's: it has no model.
+        let withImage = try client.post(path, ["text": "", "image_ids": [imageID]])
+        #expect(withImage.status == 409 && withImage.errorCode == "model_unavailable", "\(withImage.text)")
+
+        #expect(AssistantEngine.question(" ", images: 1) == "What does this image show?")
+        #expect(AssistantEngine.question("", images: 2) == "What do these images show?")
+        #expect(AssistantEngine.question("Which room?", images: 1) == "Which room?")
+        #expect(AssistantEngine.question("", images: 0) == "")
+    }
+
     @Test func onlyTheImageRouteTakesALargeBodyAndTooLargeIsRefusedBeforeItIsRead() throws {
         let server = try TestServer(model: AssistantAPITests.noModel) { $0.maxImageBytes = 256 * 1024 }
         defer { server.server.stop() }

@@ -501,6 +501,30 @@ def test_an_attached_screenshot_of_an_error_lets_the_model_quote_it(page):
     wait(page, lambda d: image_loaded(d, sent), TIMEOUT, "the thumbnail is not shown after a reload")
 
 
+def test_an_image_goes_without_text_and_is_answered(page):
+    button(page, "Assistant").click()
+    button(page, "New chat").click()
+    wait(page, lambda d: current_title(d) == "New chat" and by_label(d, "Message").is_enabled())
+    shot = pathlib.Path(tempfile.mkdtemp(prefix="sotto-files-")) / "error.png"
+    error_screenshot(page, shot)
+    part(page, "image-input").send_keys(str(shot))
+    thumbnail = wait(page, lambda d: pending_thumbnails(d))[0]
+    wait(page, lambda d: image_loaded(d, thumbnail), TIMEOUT, "the pending thumbnail is not shown")
+    assert by_label(page, "Message").get_attribute("value") == ""
+    count = len(answers(page))
+    by_label(page, "Message").send_keys(Keys.ENTER)
+    # Sent with no text: the message is its image, and the model is asked what it shows.
+    sent = wait(page, lambda d: d.find_elements(
+        By.CSS_SELECTOR, "#assistant .assistant-message.role-user .message-images img.thumbnail"))[-1]
+    wait(page, lambda d: image_loaded(d, sent), TIMEOUT, "the thumbnail in the message is not shown")
+    assert not pending_thumbnails(page) and not part(page, "notice").text
+    answer = wait_answered(page, count + 1)
+    text = answer.find_element(By.CSS_SELECTOR, ".markdown").text
+    REPORT.append(f"answer to an image sent without text: {text!r}")
+    assert text.strip(), "the answer to an image without text is empty"
+    screenshot(page, "image-without-text")
+
+
 def test_dark_mode(page):
     button(page, "Settings").click()
     Select(by_label(page, "Appearance")).select_by_visible_text("Dark")

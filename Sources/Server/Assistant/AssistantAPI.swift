@@ -217,9 +217,9 @@ struct AssistantAPI: Sendable {
             APIOperation(
                 id: "sendAssistantMessage",
                 summary:
-                    "Send a message, with the images attached to the conversation that image_ids names (the model reads each as \"[Image context: …]\" before the text); the answer is written at once, streamed as assistant.updated frames on /api/connect and stored when it ends. A message that would not fit the session's context window is refused (409 context_full) before any work.",
+                    "Send a message, with the images attached to the conversation that image_ids names (the model reads each as \"[Image context: …]\" before the text; with images the text may be empty, and the model is asked what they show); the answer is written at once, streamed as assistant.updated frames on /api/connect and stored when it ends. A message that would not fit the session's context window is refused (409 context_full) before any work.",
                 body:
-                    ##"{"type": "object", "required": ["text"], "properties": {"text": {"type": "string", "minLength": 1, "maxLength": 4000, "pattern": "\\S"}, "stream": {"type": "boolean"}, "image_ids": {"type": "array", "maxItems": 4, "items": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"}}}}"##,
+                    ##"{"type": "object", "required": ["text"], "properties": {"text": {"type": "string", "maxLength": 4000}, "stream": {"type": "boolean"}, "image_ids": {"type": "array", "maxItems": 4, "items": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"}}}}"##,
                 answers: [.init(202, "Your stored message and the answer being written.", ref("AssistantTurnStarted"))],
                 errors: [404, 409])
         ) { context in
@@ -227,14 +227,14 @@ struct AssistantAPI: Sendable {
             let id = try conversationID(context)
             let body = try JSONBody.decode(SendBody.self, from: context.request)
             let text = body.text
-            guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-                throw APIError.badRequest("text must not be empty")
+            let imageIDs = body.image_ids ?? []
+            guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || !imageIDs.isEmpty else {
+                throw APIError.badRequest("text must not be empty (unless images are attached)")
             }
             guard text.count <= Self.maxMessageLength else {
                 throw APIError.badRequest("text is longer than \(Self.maxMessageLength) characters")
             }
             let conversation = try store.assistantConversation(id, for: user)
-            let imageIDs = body.image_ids ?? []
             let images = try images(named: imageIDs, in: id, for: user)
             let model = try model.required()
             guard !engine.isAnswering(id) else { throw Self.answering }

@@ -159,8 +159,15 @@ final class AssistantEngine: @unchecked Sendable {
     static func prompt(_ text: String, images: [AssistantImage]) -> Prompt {
         Prompt {
             images.map { Attachment(imageData: Data($0.bytes)) }
-            text
+            question(text, images: images.count)
         }
+    }
+
+    /// What the model is asked: the user's text, or for images sent without any, a request to
+    /// describe them (the stored message keeps what the user wrote: nothing).
+    static func question(_ text: String, images: Int) -> String {
+        guard images > 0, text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return text }
+        return images == 1 ? "What does this image show?" : "What do these images show?"
     }
 
     /// Checks that `prompt` and an answer fit after what the session holds, before any work.

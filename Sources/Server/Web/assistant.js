@@ -423,7 +423,8 @@ export class Assistant {
   async send() {
     const input = this.$('input');
     const text = input.value;
-    if (!text.trim() || !this.current) return;
+    // Images may go without text: the model is asked what they show.
+    if ((!text.trim() && this.pending.length === 0) || !this.current) return;
     this.$('notice').replaceChildren();
     try {
       const started = await this.api().sendAssistantMessage(
