@@ -55,7 +55,12 @@ extension ServeCommand {
             return (suggestions, "off (nothing leaves this machine)")
         }
         guard suggestions.suggester == nil, !arguments.has("no-suggestions") else {
-            return (suggestions, "\(fallback.name), unused: the local model is there")
+            let reason =
+                arguments.has("no-suggestions")
+                ? "--no-suggestions turns the features off"
+                : arguments.has("canned-suggestions")
+                    ? "--canned-suggestions stands in for a model" : "the local model is there"
+            return (suggestions, "\(fallback.name), unused: \(reason)")
         }
         var replaced = suggestions
         replaced.suggester = ModelSuggester(fallback: fallback.model, name: fallback.name)

@@ -48,4 +48,19 @@ struct ServeFallbackTests {
                 == "Fallback model: m at http://127.0.0.1:9/v1: the AI features send what they read (conversations, drafts, assistant chats) there"
         )
     }
+
+    /// With the features turned off or stood in for, the fallback line says why it is unused.
+    @Test(arguments: [
+        ("--canned-suggestions", "--canned-suggestions stands in for a model"),
+        ("--no-suggestions", "--no-suggestions turns the features off"),
+    ])
+    func anUnusedFallbackSaysWhy(_ flag: String, reason: String) throws {
+        let home = try TemporaryHome()
+        let lines = try SottoBinary.firstLines(
+            3,
+            of: [
+                "serve", "--port", "0", flag, "--fallback-url", "http://127.0.0.1:9/v1", "--fallback-model", "m",
+            ], home: home.url)
+        #expect(lines.last == "Fallback model: m at http://127.0.0.1:9/v1, unused: \(reason)", "\(lines)")
+    }
 }
