@@ -37,16 +37,8 @@ struct KernelChecks {
     func saturatedBlocks(_ type: GGMLType, repack: Bool) {
         var rng = SeededGenerator(seed: 0x5A7 ^ UInt64(type.rawValue))
         let columns = 1536, rows = 11
-        // The half-precision fields of each block, which `randomWeights` fills with model-like scales.
-        let halves: Range<Int> =
-            switch type {
-            case .q4_0, .q5_0, .q8_0: 0..<2
-            case .q6_K: 208..<210
-            default: 0..<4
-            }
         for pattern: UInt8 in [0xFF, 0x00, 0xF0, 0x0F, 0x80, 0x7F] {
-            var bytes = randomWeights(type, rows: rows, columns: columns, using: &rng)
-            for i in bytes.indices where !halves.contains(i % type.bytesPerBlock) { bytes[i] = pattern }
+            let bytes = saturatedWeights(type, rows: rows, columns: columns, pattern: pattern, using: &rng)
             for sign: Float in [1, -1] {
                 let x = (0..<(4 * columns)).map { sign * ($0 % 3 == 0 ? -2 : 2) as Float }
                 compareWithScalar(
@@ -200,35 +192,9 @@ struct KernelChecks {
                     let q = randomFloats(4 * dimension, using: &rng, range: -1...1)
                     let keys = randomFloats(padded * dimension, using: &rng, range: -1...1)
                     let values = randomFloats(padded * dimension, using: &rng, range: -1...1)
-                    func run(_ k: any KernelSet.Type) -> [Float] {
-                        var scores = [Float](repeating: 0, count: 4 * padded)
-                        var out = [Float](repeating: .nan, count: 4 * dimension)
-                        q.withUnsafeBufferPointer { q in
-                            scores.withUnsafeMutableBufferPointer { s in
-                                out.withUnsafeMutableBufferPointer { o in
-                                    let (q, s, o) = (q.baseAddress!, s.baseAddress!, o.baseAddress!)
-                                    // Missing heads repeat the last, as `Attention` passes them.
-                                    let h = (0..<4).map { min($0, heads - 1) }
-                                    k.attend(
-                                        AttentionItem(
-                                            queries: (
-                                                q + h[0] * dimension, q + h[1] * dimension, q + h[2] * dimension,
-                                                q + h[3] * dimension
-                                            ),
-                                            scores: (
-                                                s + h[0] * padded, s + h[1] * padded, s + h[2] * padded,
-                                                s + h[3] * padded
-                                            ),
-                                            outputs: (
-                                                o + h[0] * dimension, o + h[1] * dimension, o + h[2] * dimension,
-                                                o + h[3] * dimension
-                                            ),
-                                            keys: keys, values: values, dimension: dimension, length: length,
-                                            scale: 1 / Float(dimension).squareRoot(), heads: heads))
-                                }
-                            }
-                        }
-                        return Array(out.prefix(heads * dimension))
+                    func run<Set: KernelSet>(_ k: Set.Type) -> [Float] {
+                        attentionOutputs(
+                            k, q: q, keys: keys, values: values, dimension: dimension, length: length, heads: heads)
                     }
                     let fast = run(kernels), slow = run(ScalarKernels.self)
                     let worst = zip(fast, slow).map { abs($0 - $1) }.max()!

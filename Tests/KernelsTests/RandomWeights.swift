@@ -48,3 +48,19 @@ func randomWeights(_ type: GGMLType, rows: Int, columns: Int, using rng: inout S
     }
     return bytes
 }
+
+/// Random blocks with every quant byte set to `pattern`; the half-precision scales keep the
+/// model-like values `randomWeights` gives them.
+func saturatedWeights(
+    _ type: GGMLType, rows: Int, columns: Int, pattern: UInt8, using rng: inout SeededGenerator
+) -> [UInt8] {
+    let halves: Range<Int> =
+        switch type {
+        case .q4_0, .q5_0, .q8_0: 0..<2
+        case .q6_K: 208..<210
+        default: 0..<4
+        }
+    var bytes = randomWeights(type, rows: rows, columns: columns, using: &rng)
+    for i in bytes.indices where !halves.contains(i % type.bytesPerBlock) { bytes[i] = pattern }
+    return bytes
+}
