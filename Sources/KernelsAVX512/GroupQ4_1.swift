@@ -16,7 +16,7 @@
             let nibble = _mm512_set1_epi8(0x0F)
             for b in 0..<blocks {
                 let p = g + 320 * b
-                prefetch(W.self, p, bytes: 320)
+                prefetchL2(W.self, p, bytes: 320)
                 let q0 = load512(p + 64), q1 = load512(p + 128), q2 = load512(p + 192), q3 = load512(p + 256)
                 let l0 = _mm512_and_si512(q0, nibble), l1 = _mm512_and_si512(q1, nibble)
                 let l2 = _mm512_and_si512(q2, nibble), l3 = _mm512_and_si512(q3, nibble)

@@ -15,7 +15,7 @@
             let nibble = _mm512_set1_epi8(0x0F)
             for sb in 0..<blocks {
                 let p = g + 2304 * sb
-                prefetch(W.self, p, bytes: 2304)
+                prefetchL2(W.self, p, bytes: 2304)
                 let scales = q4_KScales(p + 64)
                 // Sub-block sums scaled in float: vpmulld would take two µops on vpdpbusd's port.
                 var sum = InlineArray<4, __m512>(repeating: _mm512_setzero_ps())
@@ -79,7 +79,7 @@
             var acc = InlineArray<4, __m512>(repeating: _mm512_setzero_ps())
             for sb in 0..<blocks {
                 let p = g + 3360 * sb
-                prefetch(W.self, p, bytes: 3360)
+                prefetchL2(W.self, p, bytes: 3360)
                 // Sub-block sums scaled in float: vpmulld would take two µops on vpdpbusd's port.
                 var sum = InlineArray<4, __m512>(repeating: _mm512_setzero_ps())
                 for u in 0..<4 {

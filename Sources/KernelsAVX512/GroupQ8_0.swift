@@ -15,7 +15,7 @@
             var acc = InlineArray<4, __m512>(repeating: _mm512_setzero_ps())
             for b in 0..<blocks {
                 let p = g + 544 * b
-                prefetch(W.self, p, bytes: 544)
+                prefetchL2(W.self, p, bytes: 544)
                 let q0 = load512(p + 32), q1 = load512(p + 96), q2 = load512(p + 160), q3 = load512(p + 224)
                 let q4 = load512(p + 288), q5 = load512(p + 352), q6 = load512(p + 416), q7 = load512(p + 480)
                 let d = halves16(p)
@@ -47,7 +47,7 @@
             let nibble = _mm512_set1_epi8(0x0F), bit4 = _mm512_set1_epi8(0x10)
             for b in 0..<blocks {
                 let p = g + 352 * b
-                prefetch(W.self, p, bytes: 352)
+                prefetchL2(W.self, p, bytes: 352)
                 let hb = (p + 288).assumingMemoryBound(to: UInt64.self)
                 @inline(__always) func quants(_ c: Int) -> (__m512i, __m512i) {
                     let q = load512(p + 32 + 64 * c)

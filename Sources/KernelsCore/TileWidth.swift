@@ -42,10 +42,11 @@ public func unroll<W: TileWidth>(_: W.Type, _ body: (Int) -> Void) {
     }
 }
 
-/// How far ahead of the block being computed decode kernels prefetch weights into L1; they also
-/// prefetch four times as far into L2. The hardware prefetcher stops at every 4 KB page and
-/// restarts cold; software prefetches that far ahead keep enough lines in flight for one core to
-/// stream at close to the memory's rate (1.5B decode on AVX-512: 17 → 25 tok/s on 2 threads).
+/// How far ahead of the block being computed the portable decode kernels prefetch weights into
+/// L1; they also prefetch four times as far into L2. The hardware prefetcher stops at every 4 KB
+/// page and restarts cold; software prefetches that far ahead keep enough lines in flight for one
+/// core to stream at close to the memory's rate (1.5B decode on AVX-512, on a Xeon: 17 → 25 tok/s
+/// on 2 threads). The AVX sets prefetch into L2 only (`prefetchL2`).
 @usableFromInline let prefetchDistance = 4096
 
 /// Requests the cache lines covering `bytes` bytes from `p`, for a block that a one-row kernel
@@ -61,14 +62,14 @@ public func prefetch<W: TileWidth>(_: W.Type, _ p: UnsafeRawPointer, bytes: Int)
     }
 }
 
-/// How far ahead the AVX2 decode kernels prefetch, into L2 only. Their tiles read half as much per
-/// step as the AVX-512 ones, and there the L1 prefetches only took load slots. Measured on the
-/// 1.5B model, 2 threads, AMD EPYC (Zen 4), avx2 decode, `sotto bench` alternating two builds
-/// over 8 rounds: L1 at 4 KB + L2 at 16 KB 22.4 tok/s, L2 alone at 12 KB 25.6 (better in each
-/// round). On avx512 the same change was a wash (±10 % either way), so `prefetch` stays as it is.
+/// How far ahead the AVX2 and AVX-512 decode kernels prefetch, into L2 only: there the L1
+/// prefetches only took load slots. Measured on the 1.5B model, 2 threads, AMD EPYC (Zen 4),
+/// `sotto bench` alternating two builds: avx2 over 8 rounds, L1 at 4 KB + L2 at 16 KB 22.4 tok/s,
+/// L2 alone at 12 KB 25.6 (better in each round); avx512 ahead in 11 of 14 rounds, and 24.2 vs
+/// 21.9 tok/s (1.11×) in one `scripts/bench --baseline` run.
 @usableFromInline let prefetchL2Distance = 12 * 1024
 
-/// As `prefetch`, into L2 only, `prefetchL2Distance` ahead (the AVX2 kernels).
+/// As `prefetch`, into L2 only, `prefetchL2Distance` ahead (the AVX2 and AVX-512 kernels).
 @inlinable @inline(__always)
 public func prefetchL2<W: TileWidth>(_: W.Type, _ p: UnsafeRawPointer, bytes: Int) {
     guard W.count == 1 else { return }
