@@ -54,11 +54,9 @@ public func unroll<W: TileWidth>(_: W.Type, _ body: (Int) -> Void) {
 @inlinable @inline(__always)
 public func prefetch<W: TileWidth>(_: W.Type, _ p: UnsafeRawPointer, bytes: Int) {
     guard W.count == 1 else { return }
-    var line = 0
-    while line < bytes {
+    forEachLine(bytes) { line in
         llvmPrefetch(p + prefetchDistance + line, 0, 3, 1)  // prefetcht0
         llvmPrefetch(p + 4 * prefetchDistance + line, 0, 2, 1)  // prefetcht1
-        line += 64
     }
 }
 
@@ -73,9 +71,15 @@ public func prefetch<W: TileWidth>(_: W.Type, _ p: UnsafeRawPointer, bytes: Int)
 @inlinable @inline(__always)
 public func prefetchL2<W: TileWidth>(_: W.Type, _ p: UnsafeRawPointer, bytes: Int) {
     guard W.count == 1 else { return }
+    forEachLine(bytes) { line in llvmPrefetch(p + prefetchL2Distance + line, 0, 2, 1) }  // prefetcht1
+}
+
+/// The offset of each 64-byte cache line in `bytes` bytes.
+@inlinable @inline(__always)
+func forEachLine(_ bytes: Int, _ body: (Int) -> Void) {
     var line = 0
     while line < bytes {
-        llvmPrefetch(p + prefetchL2Distance + line, 0, 2, 1)  // prefetcht1
+        body(line)
         line += 64
     }
 }

@@ -219,57 +219,56 @@ def test_framing_errors_under_v1_are_in_openais_shape(server):
     assert "type" not in body["error"], body
 
 
-def test_a_client_that_disconnects_stops_the_generation(server, client):
-    """A stream asked for 2000 tokens is dropped after its first pieces of text; the server's count
-    of running completions (X-Sotto-Completions) drops to 0 within seconds, where the generation
-    would take minutes, and the next request is served."""
+LONG_STORY = [{"role": "user", "content": "Write a very long story about a lighthouse."}]
+
+
+def running_completions(client):
+    """The server's count of completions being generated (X-Sotto-Completions)."""
+    return int(client.models.with_raw_response.list().headers["x-sotto-completions"])
+
+
+def post_raw_completion(server, request):
+    """A chat completion POSTed on a socket of its own, which the caller may drop."""
     url = urllib.parse.urlparse(server.base_url)
-    body = json.dumps({"model": MODEL, "stream": True, "max_tokens": 2000, "temperature": 0,
-                       "messages": [{"role": "user", "content": "Write a very long story about a lighthouse."}]})
+    body = json.dumps(request)
     raw = socket.create_connection((url.hostname, url.port), timeout=60)
     raw.sendall((f"POST /v1/chat/completions HTTP/1.1\r\nHost: {url.netloc}\r\n"
                  f"Authorization: Bearer {server.token()}\r\nContent-Type: application/json\r\n"
                  f"Content-Length: {len(body)}\r\n\r\n{body}").encode())
-    received = b""
-    while received.count(b"data: ") < 3:  # the role chunk and two pieces of text
-        received += raw.recv(4096)
+    return raw
 
-    def running():
-        return int(client.models.with_raw_response.list().headers["x-sotto-completions"])
 
-    assert running() == 1
-    raw.close()
+def assert_generation_stops_and_the_next_is_served(client, what):
     deadline = time.time() + 15
-    while running() != 0:
-        assert time.time() < deadline, "the dropped stream's generation is still running"
+    while running_completions(client) != 0:
+        assert time.time() < deadline, f"the {what}'s generation is still running"
         time.sleep(0.2)
     quick = client.chat.completions.create(model=MODEL, messages=PROMPT, max_tokens=4, temperature=0)
     assert quick.choices[0].message.content
+
+
+def test_a_client_that_disconnects_stops_the_generation(server, client):
+    """A stream asked for 2000 tokens is dropped after its first pieces of text; the server's count
+    of running completions (X-Sotto-Completions) drops to 0 within seconds, where the generation
+    would take minutes, and the next request is served."""
+    raw = post_raw_completion(
+        server, {"model": MODEL, "stream": True, "max_tokens": 2000, "temperature": 0, "messages": LONG_STORY})
+    received = b""
+    while received.count(b"data: ") < 3:  # the role chunk and two pieces of text
+        received += raw.recv(4096)
+    assert running_completions(client) == 1
+    raw.close()
+    assert_generation_stops_and_the_next_is_served(client, "dropped stream")
 
 
 def test_a_client_that_disconnects_from_a_whole_completion_stops_it(server, client):
     """The same for an unstreamed completion: the client hangs up while the server is still
     generating (nothing has been sent back yet), and the generation stops within seconds."""
-    url = urllib.parse.urlparse(server.base_url)
-    body = json.dumps({"model": MODEL, "max_tokens": 2000, "temperature": 0,
-                       "messages": [{"role": "user", "content": "Write a very long story about a lighthouse."}]})
-
-    def running():
-        return int(client.models.with_raw_response.list().headers["x-sotto-completions"])
-
-    raw = socket.create_connection((url.hostname, url.port), timeout=60)
-    raw.sendall((f"POST /v1/chat/completions HTTP/1.1\r\nHost: {url.netloc}\r\n"
-                 f"Authorization: Bearer {server.token()}\r\nContent-Type: application/json\r\n"
-                 f"Content-Length: {len(body)}\r\n\r\n{body}").encode())
+    raw = post_raw_completion(server, {"model": MODEL, "max_tokens": 2000, "temperature": 0, "messages": LONG_STORY})
     deadline = time.time() + 15
-    while running() != 1:
+    while running_completions(client) != 1:
         assert time.time() < deadline, "the completion did not start"
         time.sleep(0.05)
     time.sleep(1)  # well into the generation, which would take minutes
     raw.close()
-    deadline = time.time() + 15
-    while running() != 0:
-        assert time.time() < deadline, "the abandoned completion's generation is still running"
-        time.sleep(0.2)
-    quick = client.chat.completions.create(model=MODEL, messages=PROMPT, max_tokens=4, temperature=0)
-    assert quick.choices[0].message.content
+    assert_generation_stops_and_the_next_is_served(client, "abandoned completion")
