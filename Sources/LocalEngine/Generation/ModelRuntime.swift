@@ -63,6 +63,9 @@ package final class ModelRuntime: Sendable {
     {
         guard let prompt = try? promptTokens(for: request, images: images), prompt.count < contextSize else { return }
         _ = loaded.vocabularyIndex
+        // Read already (a session prewarmed again, or by several callers): leasing a slot again
+        // to find it cached would only keep that slot from the request that needs it.
+        if await pool.holds(prompt) { return }
         let lease = await pool.acquire(for: prompt)
         let cached = try? await lease.session.withEvaluator { evaluator in
             _ = try evaluator.prepare(prompt: prompt)

@@ -64,6 +64,12 @@ actor SlotPool {
     /// The tokens each slot's cache holds (for tests).
     var cachedTokens: [[Int]] { slots.map(\.tokens) }
 
+    /// Whether a slot's cache already holds `prompt` (all but possibly its last token, which
+    /// an evaluation keeps to read with the next step).
+    func holds(_ prompt: [Int]) -> Bool {
+        slots.contains { Self.sharedPrefix($0.tokens, prompt) >= prompt.count - 1 }
+    }
+
     private func lend(for prompt: [Int]) -> Lease? {
         clock += 1
         var best: (id: Int, shared: Int)?
