@@ -65,8 +65,7 @@ package final class ModelRuntime: Sendable {
         _ = loaded.vocabularyIndex
         // Read already (a session prewarmed again, or by several callers): leasing a slot again
         // to find it cached would only keep that slot from the request that needs it.
-        if await pool.holds(prompt) { return }
-        let lease = await pool.acquire(for: prompt)
+        guard let lease = await pool.acquireUnlessHeld(prompt) else { return }
         let cached = try? await lease.session.withEvaluator { evaluator in
             _ = try evaluator.prepare(prompt: prompt)
             return evaluator.cachedTokens

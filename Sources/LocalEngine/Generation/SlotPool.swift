@@ -70,6 +70,16 @@ actor SlotPool {
         slots.contains { Self.sharedPrefix($0.tokens, prompt) >= prompt.count - 1 }
     }
 
+    /// As `acquire`, for reading `prompt` ahead: nil once a slot holds it, checked again after
+    /// every wait (prewarms queued together must not lease the warm slot one of them filled).
+    func acquireUnlessHeld(_ prompt: [Int]) async -> Lease? {
+        while true {
+            if holds(prompt) { return nil }
+            if let lease = lend(for: prompt) { return lease }
+            await withCheckedContinuation { waiters.append($0) }
+        }
+    }
+
     private func lend(for prompt: [Int]) -> Lease? {
         clock += 1
         var best: (id: Int, shared: Int)?
