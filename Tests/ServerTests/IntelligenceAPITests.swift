@@ -88,7 +88,10 @@ import Testing
 
     /// On the real 135M model: a writing tool's job streams `job.updated` frames to its owner
     /// only, ends done with the text, and GET returns the same; a cancelled job stays cancelled.
-    @Test func jobsRunOnTheModelAndStreamToTheirOwner() throws {
+    /// Async, its waits for the model off Swift's cooperative threads: a synchronous test that
+    /// blocks on the model holds one of them, and two such tests at once on a 2-core machine
+    /// leave none for the engine's actors (a deadlock that only tests can make).
+    @Test func jobsRunOnTheModelAndStreamToTheirOwner() async throws {
         // The engine in this process, as in `sotto serve` (a test process has no engine service).
         let model = LocalLanguageModel(model: .path(try RealModels.path(RealModels.smollm))).system
         let server = try TestServer(model: .ready(model, name: RealModels.smollm))
@@ -102,10 +105,18 @@ import Testing
             "/api/tools/writing", ["tool": "concise", "text": "i think that maybe we could possibly meet at 3pm"])
         #expect(started.status == 202)
         let id = try #require((try started.json()["job"] as? [String: Any])?["id"] as? String)
+        let frames = try await offPool {
+            var frames: [[String: Any]] = []
+            while true {
+                let frame = try aliceSocket.receive(until: { $0["type"] as? String == "job.updated" }, timeout: 120)
+                frames.append(frame)
+                let status = (frame["job"] as? [String: Any])?["status"] as? String
+                if status != "running" && status != "queued" { return frames }
+            }
+        }
         var statuses: [String] = []
         var finished: [String: Any] = [:]
-        while finished.isEmpty {
-            let frame = try aliceSocket.receive(until: { $0["type"] as? String == "job.updated" }, timeout: 120)
+        for frame in frames {
             let job = try #require(frame["job"] as? [String: Any])
             #expect(job["id"] as? String == id && frame["seq"] == nil)  // live, not in the event log
             let status = try #require(job["status"] as? String)
@@ -127,7 +138,7 @@ import Testing
         let secondID = try #require((second["job"] as? [String: Any])?["id"] as? String)
         let cancelled = try server.client(alice).request("DELETE", "/api/jobs/\(secondID)").json()
         #expect((cancelled["job"] as? [String: Any])?["status"] as? String == "cancelled")
-        Thread.sleep(forTimeInterval: 1)
+        try await Task.sleep(for: .seconds(1))
         #expect(
             (try server.client(alice).get("/api/jobs/\(secondID)").json()["job"] as? [String: Any])?["status"]
                 as? String

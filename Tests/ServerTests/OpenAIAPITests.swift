@@ -50,18 +50,22 @@ import Testing
         #expect((models["data"] as? [Any])?.isEmpty == true)
     }
 
-    @Test func completionsRunOnTheModel() throws {
+    /// Async, its waits for the model off Swift's cooperative threads (see
+    /// `IntelligenceAPITests.jobsRunOnTheModelAndStreamToTheirOwner`).
+    @Test func completionsRunOnTheModel() async throws {
         let model = LocalLanguageModel(model: .path(try RealModels.path(RealModels.qwen))).system
         let server = try TestServer(model: .ready(model, name: RealModels.qwen))
         defer { server.server.stop() }
         let (alice, _, _) = try server.pair()
         var client = server.client(alice)
         client.timeout = 180  // a whole completion, the model's first load included
+        let post = { [client] (json: [String: Any]) in
+            try await offPool { try client.post("/v1/chat/completions", json) }
+        }
         let models = try client.get("/v1/models").json()
         #expect(((models["data"] as? [[String: Any]])?.first)?["id"] as? String == RealModels.qwen)
 
-        let plain = try client.post(
-            "/v1/chat/completions",
+        let plain = try await post(
             [
                 "model": RealModels.qwen, "max_tokens": 8, "temperature": 0,
                 "messages": [["role": "system", "content": "Be brief."], ["role": "user", "content": "Say hello."]],
@@ -83,11 +87,14 @@ import Testing
             "model": RealModels.qwen, "max_tokens": 6, "temperature": 0, "stream": true,
             "stream_options": ["include_usage": true], "messages": [["role": "user", "content": "Count to five."]],
         ])
-        try socket.write(
+        let head =
             "POST /v1/chat/completions HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer \(server.token(alice))\r\n"
-                + "Content-Type: application/json\r\nContent-Length: \(payload.count)\r\n\r\n")
-        try socket.write(Array(payload))
-        let streamed = try HTTPClient.readResponse(from: socket)
+            + "Content-Type: application/json\r\nContent-Length: \(payload.count)\r\n\r\n"
+        let streamed = try await offPool {
+            try socket.write(head)
+            try socket.write(Array(payload))
+            return try HTTPClient.readResponse(from: socket)
+        }
         #expect(streamed.status == 200)
         #expect(streamed.headers["content-type"] == "text/event-stream")
         let events = streamed.text.components(separatedBy: "\n\n").filter { !$0.isEmpty }
@@ -114,8 +121,7 @@ import Testing
                 "mood": ["type": "string", "enum": ["happy", "sad"]],
             ],
         ]
-        let structured = try client.post(
-            "/v1/chat/completions",
+        let structured = try await post(
             [
                 "model": RealModels.qwen, "temperature": 0,
                 "messages": [["role": "user", "content": "Describe a person."]],
@@ -133,8 +139,7 @@ import Testing
         #expect(["happy", "sad"].contains(person["mood"] as? String))
 
         // A named tool choice returns the call, in OpenAI's shape.
-        let called = try client.post(
-            "/v1/chat/completions",
+        let called = try await post(
             [
                 "model": RealModels.qwen, "temperature": 0,
                 "messages": [["role": "user", "content": "What is the weather in Paris?"]],
