@@ -11,8 +11,9 @@ public enum EventType {
 
 /// One event in a user's log.
 public struct StoredEvent: Hashable, Sendable {
-    /// Position in the user's log: strictly increasing, starting at 1. Gaps mean stale typing
-    /// or suggestion events that were skipped.
+    /// Position in the server's event log: every recipient of an event gets the same seq, so
+    /// a user's seqs increase but have gaps (events of channels they are not in, and stale
+    /// typing or suggestion events that were skipped).
     public var seq: Int64
     public var type: String
     public var cid: ChannelID?
@@ -23,38 +24,70 @@ public struct StoredEvent: Hashable, Sendable {
     public var createdAt: Timestamp
 
     /// The event as sent to the client: `payload` with `"seq"` as its first member.
-    public var json: String {
+    public var json: String { Self.json(seq: seq, payload: payload) }
+
+    static func json(seq: Int64, payload: String) -> String {
         precondition(payload.hasPrefix("{"), "event payload must be a JSON object")
         let rest = payload.dropFirst()
         return rest.hasPrefix("}") ? "{\"seq\":\(seq)}" : "{\"seq\":\(seq)," + rest
     }
 }
 
-/// An event just appended to some users' logs: its payload and where it landed in each log,
-/// so that connected clients can be sent it without reading it back.
-public struct AppendedEvent: Hashable, Sendable {
-    /// The event as a JSON object, without `seq` (as `StoredEvent.payload`).
-    public var payload: String
-    /// Each recipient's sequence number for it.
-    public var seqs: [UserID: Int64]
+/// Who an event is for.
+public enum EventAudience: Hashable, Sendable {
+    /// Every member of the channel, but `except` (if set).
+    case channel(ChannelID, except: UserID?)
+    /// One user; `cid` is the channel the event is about, if any.
+    case user(UserID, cid: ChannelID?)
+}
 
-    /// The event as one recipient is sent it.
-    public func json(seq: Int64) -> String {
-        StoredEvent(seq: seq, type: "", cid: nil, payload: payload, ephemeral: false, createdAt: .now).json
+/// An event just appended to the log: what its recipients are sent, so that connected
+/// clients can be sent it without reading it back.
+public struct AppendedEvent: Hashable, Sendable {
+    public var seq: Int64
+    /// The event as sent (as `StoredEvent.json`).
+    public var json: String
+    public var recipients: [Recipient]
+
+    public struct Recipient: Hashable, Sendable {
+        public var user: UserID
+        /// The seq of the event before this one in the user's log, when the store knows it
+        /// (not until their first event after the store was opened). A socket that has sent
+        /// that one (or later) can send this one at once.
+        public var previous: Int64?
+
+        public init(user: UserID, previous: Int64?) {
+            self.user = user
+            self.previous = previous
+        }
     }
 }
 
-/// Where a user's event log stands.
+/// Where the event log stands.
 public struct EventCursor: Hashable, Sendable {
     /// Sequence number of the newest event (0 when none).
     public var lastSeq: Int64
     /// Durable events up to this sequence number were pruned.
     public var prunedThrough: Int64
 
+    public init(lastSeq: Int64, prunedThrough: Int64) {
+        self.lastSeq = lastSeq
+        self.prunedThrough = prunedThrough
+    }
+
     /// Whether a client that saw everything up to `since` can catch up by replay.
     public func canResume(since: Int64) -> Bool {
         since >= prunedThrough && since <= lastSeq
     }
+}
+
+/// The newest seq in each user's log, as the writer appended it since the store was opened.
+///
+/// Only the writer thread touches it, inside transactions. A write rolled back leaves its seqs
+/// here, which is harmless: a recorded seq is never below the user's true newest, so a socket
+/// that has sent it has sent everything before the next one; at worst a socket reads the log.
+final class LogTails: @unchecked Sendable {
+    var newest: [UserID: Int64] = [:]
 }
 
 /// The body of the events the store itself emits.
@@ -86,15 +119,16 @@ private struct EventHeader: Encodable {
 }
 
 extension ChatStore {
-    /// Appends an event to each recipient's log.
+    /// Appends an event to the log for `audience`.
     ///
     /// The stored JSON is `{"type", "cid", "created_at"}` followed by the members of `fields`
     /// (which must encode as a JSON object). Ephemeral events (typing, suggestions) are
     /// delivered live but not replayed once older than `options.ephemeralRetention`.
-    public func recordEvent(
-        type: String, cid: ChannelID?, fields: some Encodable, to recipients: [UserID], ephemeral: Bool
-    ) throws {
-        let header = try Self.encoder.encode(EventHeader(type: type, cid: cid, createdAt: .now))
+    @discardableResult
+    public func recordEvent(type: String, fields: some Encodable, to audience: EventAudience, ephemeral: Bool) throws
+        -> AppendedEvent
+    {
+        let header = try Self.encoder.encode(EventHeader(type: type, cid: audience.cid, createdAt: .now))
         let body = try Self.encoder.encode(fields)
         guard body.first == UInt8(ascii: "{"), header.last == UInt8(ascii: "}") else {
             throw ChatStoreError.invalidArgument(field: "fields", reason: "event fields must encode as a JSON object")
@@ -107,38 +141,57 @@ extension ChatStore {
             payload.append(UInt8(ascii: "}"))
         }
         let text = String(decoding: payload, as: UTF8.self)
-        _ = try write { db in
-            try Self.appendEvent(type: type, cid: cid, payload: text, to: recipients, ephemeral: ephemeral, db)
+        let tails = logTails
+        return try write { db in
+            try Self.appendEvent(type: type, payload: text, to: audience, ephemeral: ephemeral, tails, db)
         }
     }
 
     /// Events in the user's log after `seq`, oldest first, skipping stale ephemeral ones.
+    ///
+    /// A user's log is the events of the channels they are in (members are fixed when a
+    /// channel is created, so that is each channel's whole log) and the events for them alone.
     public func events(for user: UserID, after seq: Int64, limit: Int = 500) throws -> [StoredEvent] {
         let freshAfter = Timestamp.now.milliseconds - options.ephemeralRetention.milliseconds
+        let limit = max(1, limit)
+        let columns = "seq, type, cid, payload, ephemeral, created_at"
+        func row(_ row: Statement) -> StoredEvent {
+            StoredEvent(
+                seq: row.int64(0), type: row.string(1),
+                cid: row.optionalString(2).flatMap { try? ChannelID.parse($0) },
+                payload: row.string(3), ephemeral: row.int(4) != 0, createdAt: Timestamp(milliseconds: row.int64(5)))
+        }
         return try read { db in
-            try db.rows(
+            // Each source's first `limit` after `seq`, merged: the log's first `limit` are among them.
+            var events = try db.rows(
                 """
-                SELECT ue.seq, e.type, e.cid, e.payload, e.ephemeral, e.created_at
-                FROM user_events ue JOIN events e ON e.id = ue.event_id
-                WHERE ue.user_id = ? AND ue.seq > ? AND (e.ephemeral = 0 OR e.created_at >= ?)
-                ORDER BY ue.seq LIMIT ?
-                """, [.text(user.rawValue), .integer(seq), .integer(freshAfter), .int(max(1, limit))]
-            ) { row in
-                StoredEvent(
-                    seq: row.int64(0), type: row.string(1),
-                    cid: row.optionalString(2).flatMap { try? ChannelID.parse($0) },
-                    payload: row.string(3), ephemeral: row.int(4) != 0, createdAt: Timestamp(milliseconds: row.int64(5))
-                )
+                SELECT \(columns) FROM event_log
+                WHERE user_id = ? AND seq > ? AND (ephemeral = 0 OR created_at >= ?)
+                ORDER BY seq LIMIT ?
+                """, [.text(user.rawValue), .integer(seq), .integer(freshAfter), .int(limit)], row)
+            let channels = try db.rows("SELECT cid FROM members WHERE user_id = ?", [.text(user.rawValue)]) {
+                $0.string(0)
             }
+            for cid in channels {
+                events += try db.rows(
+                    """
+                    SELECT \(columns) FROM event_log
+                    WHERE cid = ? AND user_id IS NULL AND seq > ? AND (ephemeral = 0 OR created_at >= ?)
+                        AND (except_user IS NULL OR except_user != ?)
+                    ORDER BY seq LIMIT ?
+                    """,
+                    [.text(cid), .integer(seq), .integer(freshAfter), .text(user.rawValue), .int(limit)], row)
+            }
+            return Array(events.sorted { $0.seq < $1.seq }.prefix(limit))
         }
     }
 
-    /// Where the user's log stands; a user with no row yet has an empty log.
-    public func eventCursor(for user: UserID) throws -> EventCursor {
+    /// Where the event log stands.
+    public func eventCursor() throws -> EventCursor {
         try read { db in
-            try db.row("SELECT last_seq, pruned_through FROM users WHERE id = ?", [.text(user.rawValue)]) {
-                EventCursor(lastSeq: $0.int64(0), prunedThrough: $0.int64(1))
-            } ?? EventCursor(lastSeq: 0, prunedThrough: 0)
+            let last = try db.row("SELECT seq FROM sqlite_sequence WHERE name = 'event_log'") { $0.int64(0) } ?? 0
+            let pruned = try db.row("SELECT pruned_through FROM event_log_state WHERE id = 1") { $0.int64(0) } ?? 0
+            return EventCursor(lastSeq: last, prunedThrough: pruned)
         }
     }
 
@@ -148,20 +201,17 @@ extension ChatStore {
         let durableCutoff = now.milliseconds - options.eventRetention.milliseconds
         let ephemeralCutoff = now.milliseconds - options.ephemeralRetention.milliseconds
         try write { db in
+            if let newestPruned = try db.row(
+                "SELECT seq FROM event_log WHERE created_at < ? ORDER BY created_at DESC, seq DESC LIMIT 1",
+                [.integer(durableCutoff)], { $0.int64(0) })
+            {
+                try db.run(
+                    "UPDATE event_log_state SET pruned_through = MAX(pruned_through, ?) WHERE id = 1",
+                    [.integer(newestPruned)])
+                try db.run("DELETE FROM event_log WHERE seq <= ?", [.integer(newestPruned)])
+            }
             try db.run(
-                """
-                UPDATE users SET pruned_through = MAX(pruned_through, COALESCE((
-                    SELECT MAX(ue.seq) FROM user_events ue JOIN events e ON e.id = ue.event_id
-                    WHERE ue.user_id = users.id AND e.created_at < ?), 0))
-                """, [.integer(durableCutoff)])
-            try db.run(
-                "DELETE FROM user_events WHERE seq <= (SELECT pruned_through FROM users WHERE users.id = user_events.user_id)"
-            )
-            try db.run(
-                """
-                DELETE FROM user_events WHERE event_id IN (SELECT id FROM events WHERE ephemeral = 1 AND created_at < ?)
-                """, [.integer(ephemeralCutoff)])
-            try db.run("DELETE FROM events WHERE id NOT IN (SELECT event_id FROM user_events)")
+                "DELETE FROM event_log WHERE ephemeral = 1 AND created_at < ?", [.integer(ephemeralCutoff)])
         }
     }
 
@@ -171,44 +221,59 @@ extension ChatStore {
         return encoder
     }()
 
-    /// Appends the event to each recipient's log; returns it with every recipient's new seq.
-    @discardableResult
-    static func appendEvent(_ body: EventBody, to recipients: [UserID], ephemeral: Bool, _ db: Connection) throws
-        -> AppendedEvent
-    {
-        let payload = String(decoding: try encoder.encode(body), as: UTF8.self)
-        return try appendEvent(
-            type: body.type, cid: body.cid, payload: payload, to: recipients, ephemeral: ephemeral, db)
-    }
-
+    /// Appends the event for `audience`; returns it with its recipients.
     @discardableResult
     static func appendEvent(
-        type: String, cid: ChannelID?, payload: String, to recipients: [UserID], ephemeral: Bool, _ db: Connection
+        _ body: EventBody, to audience: EventAudience, ephemeral: Bool, _ tails: LogTails, _ db: Connection
     ) throws -> AppendedEvent {
-        var appended = AppendedEvent(payload: payload, seqs: [:])
-        guard !recipients.isEmpty else { return appended }
-        try db.run(
-            "INSERT INTO events(type, cid, payload, ephemeral, created_at) VALUES (?, ?, ?, ?, ?)",
-            [
-                .text(type), .optionalText(cid?.cid), .text(payload), .int(ephemeral ? 1 : 0),
-                .integer(Timestamp.now.milliseconds),
-            ])
-        let eventID = try db.row("SELECT last_insert_rowid()") { $0.int64(0) } ?? 0
-        // Set-based, three statements whatever the number of recipients: the writer is the one
-        // thread every message passes through. Unknown users have no log and are skipped.
-        let ids = String(decoding: try encoder.encode(recipients.map(\.rawValue)), as: UTF8.self)
-        for (user, seq) in try db.rows(
-            "UPDATE users SET last_seq = last_seq + 1 WHERE id IN (SELECT value FROM json_each(?)) RETURNING id, last_seq",
-            [.text(ids)], { (UserID(rawValue: $0.string(0)), $0.int64(1)) })
-        {
-            appended.seqs[user] = seq
+        let payload = String(decoding: try encoder.encode(body), as: UTF8.self)
+        return try appendEvent(type: body.type, payload: payload, to: audience, ephemeral: ephemeral, tails, db)
+    }
+
+    /// One row whatever the number of recipients: the writer is the one thread every message
+    /// passes through, and each recipient's copy used to cost it a random page.
+    @discardableResult
+    static func appendEvent(
+        type: String, payload: String, to audience: EventAudience, ephemeral: Bool, _ tails: LogTails,
+        _ db: Connection
+    ) throws -> AppendedEvent {
+        let recipients: [UserID]
+        let user: UserID?
+        let except: UserID?
+        switch audience {
+        case .channel(let cid, let excluded):
+            recipients = try memberIDs(cid, db).filter { $0 != excluded }
+            (user, except) = (nil, excluded)
+        case .user(let id, _):
+            recipients = [id]
+            (user, except) = (id, nil)
         }
         try db.run(
             """
-            INSERT INTO user_events(user_id, seq, event_id)
-            SELECT id, last_seq, ? FROM users WHERE id IN (SELECT value FROM json_each(?))
-            """, [.integer(eventID), .text(ids)])
+            INSERT INTO event_log(type, cid, user_id, except_user, payload, ephemeral, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .text(type), .optionalText(audience.cid?.cid), .optionalText(user?.rawValue),
+                .optionalText(except?.rawValue), .text(payload), .int(ephemeral ? 1 : 0),
+                .integer(Timestamp.now.milliseconds),
+            ])
+        let seq = try db.row("SELECT last_insert_rowid()") { $0.int64(0) } ?? 0
+        let appended = AppendedEvent(
+            seq: seq, json: StoredEvent.json(seq: seq, payload: payload),
+            recipients: recipients.map { .init(user: $0, previous: tails.newest[$0]) })
+        for recipient in recipients { tails.newest[recipient] = seq }
         return appended
+    }
+}
+
+extension EventAudience {
+    /// The channel the event is about.
+    public var cid: ChannelID? {
+        switch self {
+        case .channel(let cid, _): cid
+        case .user(_, let cid): cid
+        }
     }
 }
 

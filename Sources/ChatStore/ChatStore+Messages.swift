@@ -26,7 +26,7 @@ public struct SendResult: Hashable, Sendable {
     public var created: Bool
     /// Users who got a new event and should be notified.
     public var recipients: [UserID]
-    /// The `message.new` event with each recipient's seq (nil for a retry: nothing appended).
+    /// The `message.new` event and its recipients (nil for a retry: nothing appended).
     public var event: AppendedEvent? = nil
 }
 
@@ -36,6 +36,8 @@ public struct ReadResult: Hashable, Sendable {
     /// False when the read position did not move.
     public var changed: Bool
     public var recipients: [UserID]
+    /// The `message.read` event (nil when nothing changed).
+    public var event: AppendedEvent? = nil
 }
 
 extension ChatStore {
@@ -73,6 +75,7 @@ extension ChatStore {
             decoding: try Self.encoder.encode(
                 EventBody(type: EventType.messageNew, cid: new.cid, createdAt: now, message: message)),
             as: UTF8.self)
+        let tails = logTails
         return try write { db in
             try Self.requireMember(new.author, new.cid, db)
             if let existing = try Self.message(id, db) {
@@ -108,10 +111,11 @@ extension ChatStore {
                     .integer(position), .text(id.rawValue), .integer(now.milliseconds), .text(new.cid.cid),
                     .text(new.author.rawValue),
                 ])
-            let recipients = try Self.memberIDs(new.cid, db)
             let event = try Self.appendEvent(
-                type: EventType.messageNew, cid: new.cid, payload: payload, to: recipients, ephemeral: false, db)
-            return SendResult(message: message, created: true, recipients: recipients, event: event)
+                type: EventType.messageNew, payload: payload, to: .channel(new.cid, except: nil), ephemeral: false,
+                tails, db)
+            return SendResult(
+                message: message, created: true, recipients: event.recipients.map(\.user), event: event)
         }
     }
 
@@ -166,6 +170,7 @@ extension ChatStore {
     /// and appends `message.read` to every member's log when it moved.
     public func markRead(_ user: UserID, in cid: ChannelID, upTo messageID: MessageID? = nil) throws -> ReadResult {
         let now = Timestamp.now
+        let tails = logTails
         return try write { db in
             try Self.requireMember(user, cid, db)
             let target: (position: Int64, id: String)?
@@ -206,11 +211,10 @@ extension ChatStore {
                     .text(user.rawValue),
                 ])
             let read = ReadState(user: user, lastReadMessageID: MessageID(rawValue: target.id), lastReadAt: now)
-            let recipients = try Self.memberIDs(cid, db)
-            try Self.appendEvent(
+            let event = try Self.appendEvent(
                 EventBody(type: EventType.messageRead, cid: cid, createdAt: now, user: user, read: read),
-                to: recipients, ephemeral: false, db)
-            return ReadResult(read: read, changed: true, recipients: recipients)
+                to: .channel(cid, except: nil), ephemeral: false, tails, db)
+            return ReadResult(read: read, changed: true, recipients: event.recipients.map(\.user), event: event)
         }
     }
 

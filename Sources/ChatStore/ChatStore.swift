@@ -41,6 +41,8 @@ public final class ChatStore: Sendable {
     private let writer: GroupCommit
     private let readers: [SerializedConnection]
     private let nextReader = ReaderCounter()
+    /// The newest seq of each user's log, kept by the writer.
+    let logTails = LogTails()
 
     /// Opens (creating and migrating if needed) the database at `path`.
     ///
@@ -55,7 +57,7 @@ public final class ChatStore: Sendable {
         // Checkpoints run on the writer, in the path of every commit that crosses the threshold;
         // a larger WAL (up to ~32 MB) checkpoints a hot page once instead of many times.
         try writerConnection.execute("PRAGMA wal_autocheckpoint=8000")
-        // A page cache that holds the hot pages of a busy server (users, the event logs' index)
+        // A page cache that holds the hot pages of a busy server (users, members, the event log's indexes)
         // instead of SQLite's 2 MB default, which rereads them from the file on every commit.
         try writerConnection.execute("PRAGMA cache_size=-65536")
         try writerConnection.execute(

@@ -20,6 +20,17 @@ package struct Migrator {
         migrations.append((identifier, migrate))
     }
 
+    /// The migrations up to and including `identifier`: how a database of an older build is
+    /// made, to test the migrations after it.
+    package func through(_ identifier: String) -> Migrator {
+        guard let last = migrations.firstIndex(where: { $0.identifier == identifier }) else {
+            preconditionFailure("no migration \(identifier)")
+        }
+        var older = Migrator()
+        older.migrations = Array(migrations[...last])
+        return older
+    }
+
     /// Identifiers of every registered migration, in order.
     package var identifiers: [String] { migrations.map(\.identifier) }
 

@@ -1,6 +1,6 @@
 /// The chat database's migrations, oldest first. Append new ones; never edit applied ones.
-enum Schema {
-    static var migrator: Migrator {
+package enum Schema {
+    package static var migrator: Migrator {
         var migrator = Migrator()
         migrator.registerMigration("v1: users, channels, members, messages, events") { db in
             try db.execute(
@@ -163,6 +163,44 @@ enum Schema {
                     created_at INTEGER NOT NULL
                 );
                 CREATE INDEX assistant_uploads_by_conversation ON assistant_uploads(conversation_id);
+                """)
+        }
+        migrator.registerMigration("v6: one event log, read by channel") { db in
+            // Before, every event was copied into each recipient's log (`user_events`, keyed by
+            // user and a per-user seq): a message to 20 members dirtied about 40 B-tree pages
+            // at random, and the writer could not keep up at 1,000 messages a second. Now an
+            // event is one row with one seq for all its recipients: a channel's members read
+            // it through `event_log_by_channel`, a user's own events through `event_log_by_user`.
+            // A user's seqs increase but have gaps (other channels' events).
+            //
+            // Clients keep the old per-user seqs; none exceeds the old highest event id, so the
+            // new log starts after it and calls everything up to it pruned: a client resumes
+            // from there or gets a resync, never a wrong replay.
+            try db.execute(
+                """
+                CREATE TABLE event_log(
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    type TEXT NOT NULL,
+                    cid TEXT,
+                    user_id TEXT,      -- set: this user's alone; null: every member of cid
+                    except_user TEXT,  -- a channel event this member is not sent (typing: the typist)
+                    payload TEXT NOT NULL,       -- JSON object without "seq"
+                    ephemeral INTEGER NOT NULL,  -- typing, suggestions: not replayed once stale
+                    created_at INTEGER NOT NULL
+                );
+                CREATE INDEX event_log_by_channel ON event_log(cid, seq) WHERE user_id IS NULL;
+                CREATE INDEX event_log_by_user ON event_log(user_id, seq) WHERE user_id IS NOT NULL;
+                CREATE INDEX event_log_by_time ON event_log(created_at);
+                CREATE TABLE event_log_state(
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    pruned_through INTEGER NOT NULL  -- durable events up to here are gone
+                );
+                INSERT INTO event_log_state(id, pruned_through) VALUES (1, (SELECT COALESCE(MAX(id), 0) FROM events));
+                INSERT INTO sqlite_sequence(name, seq) VALUES ('event_log', (SELECT COALESCE(MAX(id), 0) FROM events));
+                DROP TABLE user_events;
+                DROP TABLE events;
+                ALTER TABLE users DROP COLUMN last_seq;
+                ALTER TABLE users DROP COLUMN pruned_through;
                 """)
         }
         return migrator

@@ -79,9 +79,10 @@ public final class ChatServer: Sendable {
                 user_id: key.user, status: snapshot.status, suggestions: snapshot.suggestions,
                 signature: snapshot.signature, model: suggester?.modelName)
             do {
-                try store.recordEvent(
-                    type: EventType.suggestionsUpdated, cid: key.cid, fields: fields, to: [key.user], ephemeral: true)
-                hub.notify([key.user])
+                let event = try store.recordEvent(
+                    type: EventType.suggestionsUpdated, fields: fields, to: .user(key.user, cid: key.cid),
+                    ephemeral: true)
+                hub.deliver(event)
             } catch {
                 // Suggestions are best-effort; the client can still GET them.
             }

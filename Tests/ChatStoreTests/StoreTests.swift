@@ -6,8 +6,8 @@ import Testing
     @Test func migrationsRunOnceAndSurviveReopening() throws {
         let temporary = try TemporaryStore()
         let applied = try temporary.store.appliedMigrations()
-        #expect(applied.count == 5)
-        #expect(applied.last == "v5: assistant uploads")
+        #expect(applied.count == 6)
+        #expect(applied.last == "v6: one event log, read by channel")
         let reopened = try ChatStore(path: temporary.folder + "/chat.sqlite")
         #expect(try reopened.appliedMigrations() == applied)
     }
@@ -70,7 +70,7 @@ import Testing
         #expect(first.created && !retry.created)
         #expect(retry.message == first.message)
         #expect(try store.messages(in: cid, for: "bob").messages.count == 1)
-        #expect(try store.eventCursor(for: "bob").lastSeq == 1)  // one message.new, not two
+        #expect(try store.eventCursor().lastSeq == 1)  // one message.new, not two
         #expect(throws: ChatStoreError.conflict(reason: "message id 'm-1' is already used for a different message")) {
             try store.sendMessage(NewMessage(id: "m-1", cid: cid, author: "alice", text: "Different"))
         }
@@ -186,17 +186,20 @@ import Testing
 @Suite struct EventLogTests {
     struct Typing: Encodable { var user_id: String }
 
-    @Test func everyMemberGetsNumberedEvents() throws {
+    @Test func membersShareNumberedEventsAndSeeOnlyTheirOwn() throws {
         let temporary = try TemporaryStore()
         let store = temporary.store
         let cid = try temporary.seeded()
         _ = try store.sendMessage(NewMessage(id: "m1", cid: cid, author: "alice", text: "one"))
         _ = try store.markRead("bob", in: cid)
         try store.recordEvent(
-            type: EventType.typingStart, cid: cid, fields: Typing(user_id: "bob"), to: ["alice"], ephemeral: true)
+            type: EventType.typingStart, fields: Typing(user_id: "bob"), to: .channel(cid, except: "bob"),
+            ephemeral: true)
         let alice = try store.events(for: "alice", after: 0)
         #expect(alice.map(\.seq) == [1, 2, 3])
         #expect(alice.map(\.type) == ["message.new", "message.read", "typing.start"])
+        // Bob is not sent his own typing; carol is in no channel.
+        #expect(try store.events(for: "bob", after: 0).map(\.seq) == [1, 2])
         #expect(try store.events(for: "bob", after: 1).map(\.type) == ["message.read"])
         #expect(try store.events(for: "carol", after: 0).isEmpty)
         let json = try JSONSerialization.jsonObject(with: Data(alice[2].json.utf8)) as? [String: Any]
@@ -207,6 +210,44 @@ import Testing
         #expect((message?["message"] as? [String: Any])?["text"] as? String == "one")
     }
 
+    @Test func anotherChannelsEventsAreGapsInALog() throws {
+        let temporary = try TemporaryStore()
+        let store = temporary.store
+        let hike = try temporary.seeded()
+        let lunch = ChannelID(type: "messaging", id: "lunch")
+        _ = try store.getOrCreateChannel(lunch, name: "Lunch", members: ["carol"], by: "bob")
+        _ = try store.sendMessage(NewMessage(cid: hike, author: "alice", text: "1"))
+        _ = try store.sendMessage(NewMessage(cid: lunch, author: "carol", text: "2"))
+        try store.recordEvent(
+            type: EventType.suggestionsUpdated, fields: Typing(user_id: "carol"), to: .user("carol", cid: lunch),
+            ephemeral: true)
+        _ = try store.sendMessage(NewMessage(cid: hike, author: "bob", text: "4"))
+        #expect(try store.events(for: "alice", after: 0).map(\.seq) == [1, 4])
+        #expect(try store.events(for: "bob", after: 0).map(\.seq) == [1, 2, 4])
+        #expect(try store.events(for: "carol", after: 0).map(\.seq) == [2, 3])
+        #expect(try store.events(for: "carol", after: 2).map(\.type) == [EventType.suggestionsUpdated])
+        // A page of a merged log is its first events, in order, whichever channel they came from.
+        #expect(try store.events(for: "bob", after: 0, limit: 2).map(\.seq) == [1, 2])
+    }
+
+    @Test func anAppendedEventNamesEachRecipientsPreviousEvent() throws {
+        let temporary = try TemporaryStore()
+        let store = temporary.store
+        let cid = try temporary.seeded()
+        let first = try #require(try store.sendMessage(NewMessage(cid: cid, author: "alice", text: "1")).event)
+        // Nothing was appended for them since the store was opened: the store does not know.
+        #expect(first.recipients == [.init(user: "alice", previous: nil), .init(user: "bob", previous: nil)])
+        let typing = try store.recordEvent(
+            type: EventType.typingStart, fields: Typing(user_id: "bob"), to: .channel(cid, except: "bob"),
+            ephemeral: true)
+        #expect(typing.recipients == [.init(user: "alice", previous: 1)])
+        let second = try #require(try store.sendMessage(NewMessage(cid: cid, author: "bob", text: "3")).event)
+        #expect(second.seq == 3)
+        #expect(second.recipients == [.init(user: "alice", previous: 2), .init(user: "bob", previous: 1)])
+        let sent = try JSONSerialization.jsonObject(with: Data(second.json.utf8)) as? [String: Any]
+        #expect(sent?["seq"] as? Int == 3 && sent?["type"] as? String == "message.new")
+    }
+
     @Test func pruningOldEventsForcesResync() throws {
         var options = ChatStore.Options()
         options.eventRetention = .seconds(60)
@@ -214,14 +255,17 @@ import Testing
         let store = temporary.store
         let cid = try temporary.seeded()
         for index in 0..<3 { _ = try store.sendMessage(NewMessage(cid: cid, author: "alice", text: "\(index)")) }
-        #expect(try store.eventCursor(for: "bob").canResume(since: 0))
+        #expect(try store.eventCursor().canResume(since: 0))
         try store.pruneEvents(now: Timestamp(milliseconds: Timestamp.now.milliseconds + 120_000))
-        let cursor = try store.eventCursor(for: "bob")
+        let cursor = try store.eventCursor()
         #expect(cursor.lastSeq == 3 && cursor.prunedThrough == 3)
         #expect(!cursor.canResume(since: 1))
         #expect(cursor.canResume(since: 3))
         #expect(!cursor.canResume(since: 4))  // from the future: another database
         #expect(try store.events(for: "bob", after: 0).isEmpty)
+        // Numbering goes on after the pruned events, even with the log empty and the store reopened.
+        let reopened = try ChatStore(path: temporary.folder + "/chat.sqlite", options: options)
+        #expect(try reopened.sendMessage(NewMessage(cid: cid, author: "bob", text: "later")).event?.seq == 4)
     }
 
     @Test func staleEphemeralEventsAreNotReplayed() throws {
@@ -231,10 +275,41 @@ import Testing
         let store = temporary.store
         let cid = try temporary.seeded()
         try store.recordEvent(
-            type: EventType.typingStart, cid: cid, fields: Typing(user_id: "bob"), to: ["alice"], ephemeral: true)
+            type: EventType.typingStart, fields: Typing(user_id: "bob"), to: .channel(cid, except: "bob"),
+            ephemeral: true)
         Thread.sleep(forTimeInterval: 0.01)
         _ = try store.sendMessage(NewMessage(cid: cid, author: "bob", text: "hi"))
         #expect(try store.events(for: "alice", after: 0).map(\.seq) == [2])
+        try store.pruneEvents()
+        #expect(try store.eventCursor() == EventCursor(lastSeq: 2, prunedThrough: 0))
+    }
+
+    /// A database of the per-user logs (v5): clients hold per-user seqs, none above the old
+    /// highest event id, so all of them resume from there or get a resync.
+    @Test func theOldPerUserLogsMigrateToAResyncPoint() throws {
+        let folder = try TestFolders.make("store")
+        let path = folder + "/chat.sqlite"
+        do {
+            let old = try Connection(path: path)
+            try Schema.migrator.through("v5: assistant uploads").migrate(old)
+            try old.execute(
+                """
+                INSERT INTO users(id, name, created_at, updated_at, last_seq) VALUES ('alice', 'Alice', 0, 0, 2);
+                INSERT INTO channels(cid, type, name, created_by, created_at) VALUES ('messaging:hike', 'messaging', 'Hike', 'alice', 0);
+                INSERT INTO members(cid, user_id, joined_at) VALUES ('messaging:hike', 'alice', 0);
+                INSERT INTO events(id, type, cid, payload, ephemeral, created_at) VALUES
+                    (6, 'message.new', 'messaging:hike', '{}', 0, 0), (7, 'message.new', 'messaging:hike', '{}', 0, 0);
+                INSERT INTO user_events(user_id, seq, event_id) VALUES ('alice', 1, 6), ('alice', 2, 7);
+                """)
+        }
+        let store = try ChatStore(path: path)
+        let cursor = try store.eventCursor()
+        #expect(cursor == EventCursor(lastSeq: 7, prunedThrough: 7))
+        #expect(!cursor.canResume(since: 2))
+        #expect(try store.user("alice")?.name == "Alice")
+        let cid = ChannelID(type: "messaging", id: "hike")
+        #expect(try store.sendMessage(NewMessage(cid: cid, author: "alice", text: "new")).event?.seq == 8)
+        #expect(try store.events(for: "alice", after: 7).map(\.seq) == [8])
     }
 }
 
@@ -260,7 +335,9 @@ import Testing
         let stored = try store.messages(in: cid, for: "alice", limit: 200).messages
         #expect(stored.count == 180)
         #expect(Set(stored.map(\.id.rawValue)) == Set((0..<200).filter { $0 % 10 != 9 }.map { "c\($0)" }))
-        #expect(try store.eventCursor(for: "alice").lastSeq == 180)  // one event per stored message
+        // One event per stored message: a write rolled back gives its seq back.
+        #expect(try store.eventCursor().lastSeq == 180)
+        #expect(try store.events(for: "bob", after: 0, limit: 500).map(\.seq) == Array(1...180))
         let reopened = try ChatStore(path: temporary.folder + "/chat.sqlite")
         #expect(try reopened.messages(in: cid, for: "bob", limit: 200).messages.count == 180)
     }

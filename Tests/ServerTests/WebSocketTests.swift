@@ -17,7 +17,9 @@ import Testing
 
         _ = try server.client(bob).post(channelPath(cid, "/messages"), ["text": "Are you there?"])
         let event = try socket.receive(until: { $0["type"] as? String == "message.new" })
-        #expect(event["seq"] as? Int == startSeq + 1)
+        // One log for the server: other channels' events (other tests) fall between a user's.
+        let messageSeq = try #require(event["seq"] as? Int)
+        #expect(messageSeq > startSeq)
         #expect(event["cid"] as? String == cid.cid)
         #expect((event["message"] as? [String: Any])?["text"] as? String == "Are you there?")
         #expect((event["message"] as? [String: Any])?["user_id"] as? String == bob.rawValue)
@@ -25,11 +27,12 @@ import Testing
         _ = try server.client(bob).post(channelPath(cid, "/typing"), ["typing": true])
         let typing = try socket.receive(until: { $0["type"] as? String == "typing.start" })
         #expect(typing["user_id"] as? String == bob.rawValue)
-        #expect(typing["seq"] as? Int == startSeq + 2)
+        let typingSeq = try #require(typing["seq"] as? Int)
+        #expect(typingSeq > messageSeq)
 
         _ = try server.client(alice).post(channelPath(cid, "/messages"), ["id": "reply-\(cid.id)", "text": "Yes"])
         let own = try socket.receive(until: { $0["type"] as? String == "message.new" })
-        #expect(own["seq"] as? Int == startSeq + 3)  // the author gets their own message too
+        #expect(try #require(own["seq"] as? Int) > typingSeq)  // the author gets their own message too
         _ = try server.client(bob).post(channelPath(cid, "/read"), [String: Any]())
         let read = try socket.receive(until: { $0["type"] as? String == "message.read" })
         #expect(read["user_id"] as? String == bob.rawValue)
@@ -59,12 +62,12 @@ import Testing
             }
         }
         #expect(replayed.map(\.1) == ["two", "three", "four"])
-        #expect(replayed.map(\.0) == [lastSeq + 1, lastSeq + 2, lastSeq + 3])
+        #expect(replayed.first!.0 > lastSeq && replayed.map(\.0) == replayed.map(\.0).sorted())
 
         // And live delivery carries on after the replay.
         _ = try bobClient.post(channelPath(cid, "/messages"), ["text": "five"])
         let live = try resumed.receive(until: { $0["type"] as? String == "message.new" })
-        #expect(live["seq"] as? Int == lastSeq + 4)
+        #expect(try #require(live["seq"] as? Int) > replayed.last!.0)
     }
 
     @Test func aSequenceNumberThatIsGoneGetsAResync() throws {

@@ -201,7 +201,7 @@ struct ChatAPI: Sendable {
             let body = try JSONBody.decode(MarkReadRequest.self, from: context.request, emptyAs: MarkReadRequest())
             let upTo = try body.messageID.map { try MessageID.validated($0, field: "message_id") }
             let result = try store.markRead(context.authenticatedUser, in: try cid(context), upTo: upTo)
-            if result.changed { hub.notify(result.recipients) }
+            if let event = result.event { hub.deliver(event) }
             return JSONBody.response(ReadResponse(read: result.read))
         }
         let typingSchema =
@@ -279,11 +279,10 @@ struct ChatAPI: Sendable {
             guard try store.channel(cid) != nil else { throw ChatStoreError.notFound(what: "channel", id: cid.cid) }
             throw ChatStoreError.notMember(user: user, channel: cid)
         }
-        let others = members.filter { $0 != user }
-        try store.recordEvent(
-            type: started ? EventType.typingStart : EventType.typingStop, cid: cid,
-            fields: TypingEventFields(user_id: user), to: others, ephemeral: true)
-        hub.notify(others)
+        let event = try store.recordEvent(
+            type: started ? EventType.typingStart : EventType.typingStop, fields: TypingEventFields(user_id: user),
+            to: .channel(cid, except: user), ephemeral: true)
+        hub.deliver(event)
     }
 
     /// The conversation as `user` sees it, for the suggester.

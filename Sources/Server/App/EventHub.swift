@@ -10,7 +10,8 @@ import HTTPCore
 ///   `&since=<seq>` (last seq seen) and `&suggestions=off`;
 /// - the server answers `{"type":"hello","connection_id","user_id","last_seq"}`, then either
 ///   the events after `since` or `{"type":"resync","last_seq"}` when they are gone, then live
-///   events, each with `seq`;
+///   events, each with `seq` (the server's event log numbers every event once, so a user's
+///   seqs increase with gaps: events of channels they are not in);
 /// - clients may send `{"type":"ping"}` (→ `pong`) and `{"type":"typing.start"|"typing.stop","cid"}`.
 final class EventHub: WebSocketResponder, @unchecked Sendable {
     // @unchecked Sendable: `sessions`, `sessionsBySocket` and `waiting` are only touched inside
@@ -49,9 +50,11 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
     /// that is behind (it missed an earlier event) reads its log instead.
     func deliver(_ event: AppendedEvent) {
         let targets = withLock {
-            event.seqs.flatMap { user, seq in (sessions[user].map { Array($0.values) } ?? []).map { ($0, seq) } }
+            event.recipients.flatMap { recipient in
+                (sessions[recipient.user].map { Array($0.values) } ?? []).map { ($0, recipient.previous) }
+            }
         }
-        for (session, seq) in targets { session.offer(seq: seq, json: event.json(seq: seq)) }
+        for (session, previous) in targets { session.offer(seq: event.seq, after: previous, json: event.json) }
     }
 
     /// Sends `json` to every open socket of `user` now, outside the event log: no `seq`, never
@@ -185,7 +188,7 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
         do {
             claims = try tokens.verify(token)
             _ = try store.ensureUser(claims.user)
-            cursor = try store.eventCursor(for: claims.user)
+            cursor = try store.eventCursor()
         } catch {
             fail(socket, APIError(error), closeCode: APIError(error).status == 401 ? 4401 : 1011)
             return
@@ -265,8 +268,8 @@ func jsonString(_ text: String) -> String {
 
 /// One authenticated socket and how far its user's log has been sent on it.
 ///
-/// Events reach it two ways: `offer` hands over one just committed (sent at once when it is
-/// the next in the log), and `schedulePump` reads the log after `lastSent` (on connect, after a
+/// Events reach it two ways: `offer` hands over one just committed (sent at once when the
+/// event before it in the user's log has been sent), and `schedulePump` reads the log after `lastSent` (on connect, after a
 /// gap, for events recorded without an offer). Both send under `lock`, and only events after
 /// `lastSent`, so nothing is sent twice or out of order.
 final class Session: @unchecked Sendable {
@@ -291,10 +294,11 @@ final class Session: @unchecked Sendable {
         self.queue = DispatchQueue(label: "sotto.session.\(socket.id)")
     }
 
-    /// The event with sequence number `seq` was just appended to this user's log.
-    func offer(seq: Int64, json: String) {
+    /// The event with sequence number `seq` was just appended to this user's log, where
+    /// `previous` (when known) came before it.
+    func offer(seq: Int64, after previous: Int64?, json: String) {
         lock.lock()
-        if seq == lastSent + 1 {
+        if let previous, previous <= lastSent, seq > lastSent {
             if socket.send(json) { lastSent = seq }
             lock.unlock()
             return
