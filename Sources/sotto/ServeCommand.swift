@@ -1,3 +1,4 @@
+import ChatStore
 import Foundation
 import FoundationModels
 import Kernels
@@ -40,6 +41,9 @@ struct ServeCommand: Command {
                               (default 50; 0 turns the limit off)
           --cors-origin ORIGINS  comma-separated origins (https://chat.example.com) whose pages may
                               call the API; default none (CORS off)
+          --durability full|normal  full (default): every acknowledged write is synced to disk and
+                              survives a crash of the machine; normal: synced at checkpoints only,
+                              survives a crash of sotto but not of the machine (faster commits)
         \(fallbackUsage)
 
         The OpenAI-compatible API is at /v1 (GET /v1/models, POST /v1/chat/completions), a Sotto
@@ -47,7 +51,8 @@ struct ServeCommand: Command {
         """
     static let valueOptions: Set<String> = [
         "host", "port", "model", "threads", "io-threads", "max-connections", "max-connections-per-ip", "rate-limit",
-        "cors-origin", "kernels", "compute-threads", "fallback-url", "fallback-model", "fallback-key-file",
+        "cors-origin", "durability", "kernels", "compute-threads", "fallback-url", "fallback-model",
+        "fallback-key-file",
     ]
     static let switchOptions: Set<String> = ["no-suggestions", "canned-suggestions", "demo"]
 
@@ -96,6 +101,13 @@ struct ServeCommand: Command {
             }
         }
 
+        let durability: ChatStore.Durability
+        switch arguments.string("durability") ?? "full" {
+        case "full": durability = .full
+        case "normal": durability = .normal
+        case let other: throw UsageError(description: "--durability must be full or normal, got '\(other)'")
+        }
+
         let kernels = try computeSettings(arguments)
         let data = ModelStore()
         let local: Suggestions =
@@ -121,7 +133,7 @@ struct ServeCommand: Command {
                 signals.restart()
             }
         }
-        let store = try data.openChatStore()
+        let store = try data.openChatStore(durability: durability)
         let secret = try data.loadSecret()
         var signIn = "Sign in with a token from: sotto token <user-id>"
         if arguments.has("demo") {

@@ -75,6 +75,7 @@ struct ModelCLITests {
             ["generate", "--prompt", "x", "--threads", "0"],
             ["bench", "--prompt-tokens", "0"],
             ["tokenize", "stray"],
+            ["serve", "--durability", "sometimes"],
         ]
         for arguments in cases {
             let result = try SottoBinary.run(arguments, home: home.url)
