@@ -252,7 +252,7 @@ struct ChatAPI: Sendable {
             APIOperation(
                 id: "connect",
                 summary:
-                    "WebSocket of your events. Query: token (or send {\"type\":\"auth\",\"token\"} within 5 s), since (last seq seen; missed events are replayed, or {\"type\":\"resync\"} is sent when they are gone), suggestions=off. Every event carries a per-user 'seq'. Types: message.new, message.read, typing.start, typing.stop, suggestions.updated; control frames hello, resync, pong, error. The socket is closed with 4401 when its token expires (reconnect with a fresh token and since). A plain GET without an upgrade gets 426.",
+                    "WebSocket of your events. Query: token (or send {\"type\":\"auth\",\"token\"} within 5 s), since (last seq seen; missed events are replayed, or {\"type\":\"resync\"} is sent when they are gone), suggestions=off. Every event carries the server log's 'seq', the same for all its recipients: a user's seqs rise, with gaps. Types: message.new, message.read, typing.start, typing.stop, suggestions.updated; control frames hello, resync, pong, error. The socket is closed with 4401 when its token expires (reconnect with a fresh token and since). A plain GET without an upgrade gets 426.",
                 query: [
                     .init("token", ##"{"type": "string"}"##),
                     .init("since", ##"{"type": "integer", "minimum": 0}"##),
