@@ -25,14 +25,21 @@ extension ChatStore {
         let title = try Self.checkedTitle(title)
         try Self.check(settings)
         let now = Timestamp.now
-        let conversation = AssistantConversation(
+        var conversation = AssistantConversation(
             id: UUID().uuidString.lowercased(), owner: owner, title: title, persona: settings.persona,
             instructions: settings.instructions, temperature: settings.temperature, language: settings.language,
             createdAt: now, updatedAt: now, openedAt: now)
-        try write { db in
+        conversation.updatedAt = try write { db in
             guard try Self.user(owner, db) != nil else {
                 throw ChatStoreError.notFound(what: "user", id: owner.rawValue)
             }
+            // Later than every other conversation of the owner, as a new message makes its
+            // conversation (a message may have put another one a millisecond ahead of the clock).
+            let updated =
+                try db.row(
+                    "SELECT MAX(?, 1 + MAX(updated_at)) FROM assistant_conversations WHERE owner = ?",
+                    [.integer(now.milliseconds), .text(owner.rawValue)], { $0.optionalInt64(0) }) ?? nil
+            let updatedAt = updated.map(Timestamp.init(milliseconds:)) ?? now
             try db.run(
                 """
                 INSERT INTO assistant_conversations(id, owner, title, persona, instructions, temperature, language,
@@ -41,8 +48,9 @@ extension ChatStore {
                 [
                     .text(conversation.id), .text(owner.rawValue), .text(title), .text(settings.persona),
                     .text(settings.instructions), .real(settings.temperature), .optionalText(settings.language),
-                    .integer(now.milliseconds), .integer(now.milliseconds), .integer(now.milliseconds),
+                    .integer(now.milliseconds), .integer(updatedAt.milliseconds), .integer(now.milliseconds),
                 ])
+            return updatedAt
         }
         return conversation
     }

@@ -14,6 +14,19 @@ import Testing
         return temporary.store
     }
 
+    /// Messages sent faster than one a millisecond put their conversation ahead of the clock; a
+    /// conversation started then still goes to the top.
+    @Test func aNewConversationGoesAboveOneThatRanAheadOfTheClock() throws {
+        let store = try seeded()
+        let busy = try store.createAssistantConversation(for: "alice", title: "Busy", settings: Self.general)
+        for index in 0..<200 {
+            _ = try store.appendAssistantMessage(.init(role: .user, text: "\(index)"), to: busy.id, for: "alice")
+        }
+        let new = try store.createAssistantConversation(for: "alice", title: "New", settings: Self.general)
+        #expect(try store.assistantConversations(for: "alice").map(\.id) == [new.id, busy.id])
+        #expect(try store.assistantConversations(for: "alice").first?.updatedAt == new.updatedAt)
+    }
+
     @Test func conversationsAreListedNewestFirstAndTheLastOpenedIsRemembered() throws {
         let store = try seeded()
         #expect(try store.lastOpenedAssistantConversation(for: "alice") == nil)
