@@ -18,7 +18,7 @@ import time
 import uuid
 
 import pytest
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -279,7 +279,13 @@ def test_stop_keeps_the_partial_answer_and_the_next_prompt_is_answered(page):
             REPORT.append(f"stop, attempt {attempt + 1}: the answer ended before Stop")
             continue
         partial = page.find_element(By.CSS_SELECTOR, "#assistant .streaming .markdown").text
-        button(part(page, "composer"), "Stop").click()
+        try:
+            button(part(page, "composer"), "Stop").click()
+        except (NoSuchElementException, StaleElementReferenceException):
+            # The answer ended between reading its partial text and the click.
+            wait(page, lambda d: part(d, "send").text == "Send", MODEL_TIMEOUT, "the answer did not end")
+            REPORT.append(f"stop, attempt {attempt + 1}: the answer ended before Stop")
+            continue
         wait(page, lambda d: part(d, "send").text == "Send" and not d.find_elements(By.CSS_SELECTOR, "#assistant .streaming"))
         stopped = answers(page)[-1]
         if stopped.find_elements(By.CSS_SELECTOR, ".stopped"):
