@@ -33,13 +33,7 @@ extension ChatStore {
             guard try Self.user(owner, db) != nil else {
                 throw ChatStoreError.notFound(what: "user", id: owner.rawValue)
             }
-            // Later than every other conversation of the owner, as a new message makes its
-            // conversation (a message may have put another one a millisecond ahead of the clock).
-            let updated =
-                try db.row(
-                    "SELECT MAX(?, 1 + MAX(updated_at)) FROM assistant_conversations WHERE owner = ?",
-                    [.integer(now.milliseconds), .text(owner.rawValue)], { $0.optionalInt64(0) }) ?? nil
-            let updatedAt = updated.map(Timestamp.init(milliseconds:)) ?? now
+            let updatedAt = try Self.activityTime(of: owner, now: now, db)
             try db.run(
                 """
                 INSERT INTO assistant_conversations(id, owner, title, persona, instructions, temperature, language,
@@ -311,17 +305,28 @@ extension ChatStore {
                 [.text(image.id), .text(id), .text(image.mimeType), .blob(image.bytes), .integer(now.milliseconds)])
             infos.append(AssistantImageInfo(id: image.id, mimeType: image.mimeType, byteCount: image.bytes.count))
         }
-        // Strictly later than every other conversation of the owner, so the list order is the
-        // order of activity even within one millisecond.
-        try db.run(
-            """
-            UPDATE assistant_conversations SET updated_at = MAX(?, 1 + (SELECT MAX(other.updated_at)
-                FROM assistant_conversations other WHERE other.owner = assistant_conversations.owner))
-            WHERE id = ?
-            """, [.integer(now.milliseconds), .text(conversation)])
+        let owner = try db.row("SELECT owner FROM assistant_conversations WHERE id = ?", [.text(conversation)]) {
+            UserID(rawValue: $0.string(0))
+        }
+        if let owner {
+            try db.run(
+                "UPDATE assistant_conversations SET updated_at = ? WHERE id = ?",
+                [.integer(try activityTime(of: owner, now: now, db).milliseconds), .text(conversation)])
+        }
         return AssistantMessage(
             id: id, conversationID: conversation, role: new.role, text: new.text, inputTokens: new.inputTokens,
             outputTokens: new.outputTokens, model: new.model, stopped: new.stopped, createdAt: now, images: infos)
+    }
+
+    /// `now`, or strictly later than every conversation of `owner` when one is ahead of it: a
+    /// new conversation or message puts its conversation first in the list, even several within
+    /// one millisecond.
+    static func activityTime(of owner: UserID, now: Timestamp, _ db: Connection) throws -> Timestamp {
+        let latest = try db.row(
+            "SELECT MAX(updated_at) FROM assistant_conversations WHERE owner = ?", [.text(owner.rawValue)]
+        ) { $0.optionalInt64(0) }
+        guard let latest = latest ?? nil else { return now }
+        return Timestamp(milliseconds: max(now.milliseconds, latest + 1))
     }
 
     static func checkedTitle(_ title: String) throws -> String {

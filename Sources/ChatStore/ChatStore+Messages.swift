@@ -35,8 +35,7 @@ public struct ReadResult: Hashable, Sendable {
     public var read: ReadState
     /// False when the read position did not move.
     public var changed: Bool
-    public var recipients: [UserID]
-    /// The `message.read` event (nil when nothing changed).
+    /// The `message.read` event and its recipients (nil when nothing changed).
     public var event: AppendedEvent? = nil
 }
 
@@ -199,7 +198,7 @@ extension ChatStore {
             }
             guard let current else { throw ChatStoreError.notMember(user: user, channel: cid) }
             guard let target, target.position > current.0 else {
-                return ReadResult(read: current.1, changed: false, recipients: [])
+                return ReadResult(read: current.1, changed: false)
             }
             try db.run(
                 """
@@ -214,7 +213,7 @@ extension ChatStore {
             let event = try Self.appendEvent(
                 EventBody(type: EventType.messageRead, cid: cid, createdAt: now, user: user, read: read),
                 to: .channel(cid, except: nil), ephemeral: false, tails, db)
-            return ReadResult(read: read, changed: true, recipients: event.recipients.map(\.user), event: event)
+            return ReadResult(read: read, changed: true, event: event)
         }
     }
 

@@ -179,7 +179,7 @@ struct ChatAPI: Sendable {
                 parentID: try body.parentID.map { try MessageID.validated($0, field: "parent_id") })
             let result = try store.sendMessage(new)
             if result.created {
-                if let event = result.event { hub.deliver(event) } else { hub.notify(result.recipients) }
+                if let event = result.event { hub.deliver(event) }
                 refreshSuggestions(after: result.message, members: result.recipients)
             }
             return JSONBody.response(
@@ -274,8 +274,7 @@ struct ChatAPI: Sendable {
 
     /// Records a typing event for the other members of the channel.
     func typing(_ user: UserID, in cid: ChannelID, started: Bool) throws {
-        let members = try store.memberIDs(of: cid)
-        guard members.contains(user) else {
+        guard try store.isMember(user, of: cid) else {
             guard try store.channel(cid) != nil else { throw ChatStoreError.notFound(what: "channel", id: cid.cid) }
             throw ChatStoreError.notMember(user: user, channel: cid)
         }

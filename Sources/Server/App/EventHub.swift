@@ -40,12 +40,6 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
         self.limiter = limiter
     }
 
-    /// Pushes new events to these users' sockets.
-    func notify(_ users: [UserID]) {
-        let targets = withLock { users.flatMap { sessions[$0].map { Array($0.values) } ?? [] } }
-        for session in targets { session.schedulePump() }
-    }
-
     /// Sends a just-appended event to its recipients' sockets straight from memory; a socket
     /// that is behind (it missed an earlier event) reads its log instead.
     func deliver(_ event: AppendedEvent) {
@@ -269,9 +263,9 @@ func jsonString(_ text: String) -> String {
 /// One authenticated socket and how far its user's log has been sent on it.
 ///
 /// Events reach it two ways: `offer` hands over one just committed (sent at once when the
-/// event before it in the user's log has been sent), and `schedulePump` reads the log after `lastSent` (on connect, after a
-/// gap, for events recorded without an offer). Both send under `lock`, and only events after
-/// `lastSent`, so nothing is sent twice or out of order.
+/// event before it in the user's log has been sent), and `schedulePump` reads the log after
+/// `lastSent` (on connect, or when an earlier event has not been sent). Both send under `lock`,
+/// and only events after `lastSent`, so nothing is sent twice or out of order.
 final class Session: @unchecked Sendable {
     // @unchecked Sendable: `lastSent` and `scheduled` are only touched inside `lock`; pumps
     // run one at a time on `queue`.
