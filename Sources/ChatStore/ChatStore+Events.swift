@@ -81,15 +81,6 @@ public struct EventCursor: Hashable, Sendable {
     }
 }
 
-/// The newest seq in each user's log, as the writer appended it since the store was opened.
-///
-/// Only the writer thread touches it, inside transactions. A write rolled back leaves its seqs
-/// here, which is harmless: a recorded seq is never below the user's true newest, so a socket
-/// that has sent it has sent everything before the next one; at worst a socket reads the log.
-final class LogTails: @unchecked Sendable {
-    var newest: [UserID: Int64] = [:]
-}
-
 /// The body of the events the store itself emits.
 struct EventBody: Encodable {
     var type: String
@@ -141,9 +132,9 @@ extension ChatStore {
             payload.append(UInt8(ascii: "}"))
         }
         let text = String(decoding: payload, as: UTF8.self)
-        let tails = logTails
+        let memory = writerMemory
         return try write { db in
-            try Self.appendEvent(type: type, payload: text, to: audience, ephemeral: ephemeral, tails, db)
+            try Self.appendEvent(type: type, payload: text, to: audience, ephemeral: ephemeral, memory, db)
         }
     }
 
@@ -224,17 +215,17 @@ extension ChatStore {
     /// Appends the event for `audience`; returns it with its recipients.
     @discardableResult
     static func appendEvent(
-        _ body: EventBody, to audience: EventAudience, ephemeral: Bool, _ tails: LogTails, _ db: Connection
+        _ body: EventBody, to audience: EventAudience, ephemeral: Bool, _ memory: WriterMemory, _ db: Connection
     ) throws -> AppendedEvent {
         let payload = String(decoding: try encoder.encode(body), as: UTF8.self)
-        return try appendEvent(type: body.type, payload: payload, to: audience, ephemeral: ephemeral, tails, db)
+        return try appendEvent(type: body.type, payload: payload, to: audience, ephemeral: ephemeral, memory, db)
     }
 
     /// One row whatever the number of recipients: the writer is the one thread every message
     /// passes through, and each recipient's copy used to cost it a random page.
     @discardableResult
     static func appendEvent(
-        type: String, payload: String, to audience: EventAudience, ephemeral: Bool, _ tails: LogTails,
+        type: String, payload: String, to audience: EventAudience, ephemeral: Bool, _ memory: WriterMemory,
         _ db: Connection
     ) throws -> AppendedEvent {
         let recipients: [UserID]
@@ -242,7 +233,7 @@ extension ChatStore {
         let except: UserID?
         switch audience {
         case .channel(let cid, let excluded):
-            recipients = try memberIDs(cid, db).filter { $0 != excluded }
+            recipients = try memory.memberIDs(cid, db).filter { $0 != excluded }
             (user, except) = (nil, excluded)
         case .user(let id, _):
             recipients = [id]
@@ -258,11 +249,12 @@ extension ChatStore {
                 .optionalText(except?.rawValue), .text(payload), .int(ephemeral ? 1 : 0),
                 .integer(Timestamp.now.milliseconds),
             ])
-        let seq = try db.row("SELECT last_insert_rowid()") { $0.int64(0) } ?? 0
+        let seq = db.lastInsertRowID
         let appended = AppendedEvent(
             seq: seq, json: StoredEvent.json(seq: seq, payload: payload),
-            recipients: recipients.map { .init(user: $0, previous: tails.newest[$0]) })
-        for recipient in recipients { tails.newest[recipient] = seq }
+            recipients: recipients.map { .init(user: $0, previous: memory.newest[$0]) })
+        for recipient in recipients { memory.newest[recipient] = seq }
+        memory.recordAppended(appended)
         return appended
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import JSONSyntax
 
 /// A message to send.
 public struct NewMessage: Hashable, Sendable {
@@ -22,6 +23,8 @@ public struct NewMessage: Hashable, Sendable {
 public struct SendResult: Hashable, Sendable {
     /// The stored message.
     public var message: Message
+    /// `message` as a JSON object (keys sorted), as the API answers with it.
+    public var messageJSON: String
     /// False when the id was already stored (an idempotent retry): nothing changed.
     public var created: Bool
     /// Users who got a new event and should be notified.
@@ -69,21 +72,27 @@ extension ChatStore {
         let now = Timestamp.now
         let message = Message(
             id: id, cid: new.cid, author: new.author, text: text, createdAt: now, parentID: new.parentID)
-        // Encoded before the transaction: the writer is the one thread every message passes through.
-        let payload = String(
-            decoding: try Self.encoder.encode(
-                EventBody(type: EventType.messageNew, cid: new.cid, createdAt: now, message: message)),
-            as: UTF8.self)
-        let tails = logTails
+        // Encoded before the transaction (the writer is the one thread every message passes
+        // through), and once: the event and the API's answer hold the same message object. The
+        // event is EventBody's members, keys sorted, written out around it.
+        let messageJSON = String(decoding: try Self.encoder.encode(message), as: UTF8.self)
+        let payload =
+            #"{"cid":\#(JSONStringLiteral.encode(new.cid.cid)),"created_at":\#(JSONStringLiteral.encode(now.description)),"#
+            + #""message":\#(messageJSON),"type":\#(JSONStringLiteral.encode(EventType.messageNew))}"#
+        let memory = writerMemory
         return try write { db in
-            try Self.requireMember(new.author, new.cid, db)
+            if try !memory.memberIDs(new.cid, db).contains(new.author) {
+                try Self.requireMember(new.author, new.cid, db)  // throws the right error
+            }
             if let existing = try Self.message(id, db) {
                 guard existing.cid == new.cid, existing.author == new.author, existing.text == text,
                     existing.parentID == new.parentID
                 else {
                     throw ChatStoreError.conflict(reason: "message id '\(id)' is already used for a different message")
                 }
-                return SendResult(message: existing, created: false, recipients: [])
+                return SendResult(
+                    message: existing, messageJSON: String(decoding: try Self.encoder.encode(existing), as: UTF8.self),
+                    created: false, recipients: [])
             }
             if let parent = new.parentID {
                 guard let parentMessage = try Self.message(parent, db), parentMessage.cid == new.cid else {
@@ -96,7 +105,8 @@ extension ChatStore {
                     .text(id.rawValue), .text(new.cid.cid), .text(new.author.rawValue), .text(text),
                     .optionalText(new.parentID?.rawValue), .integer(now.milliseconds),
                 ])
-            let position = Int64(try db.row("SELECT last_insert_rowid()") { $0.int64(0) } ?? 0)
+            let position = db.lastInsertRowID
+            memory.messagesToIndex = true
             try db.run(
                 "UPDATE channels SET last_message_at = ? WHERE cid = ?",
                 [.integer(now.milliseconds), .text(new.cid.cid)])
@@ -112,9 +122,10 @@ extension ChatStore {
                 ])
             let event = try Self.appendEvent(
                 type: EventType.messageNew, payload: payload, to: .channel(new.cid, except: nil), ephemeral: false,
-                tails, db)
+                memory, db)
             return SendResult(
-                message: message, created: true, recipients: event.recipients.map(\.user), event: event)
+                message: message, messageJSON: messageJSON, created: true, recipients: event.recipients.map(\.user),
+                event: event)
         }
     }
 
@@ -169,7 +180,7 @@ extension ChatStore {
     /// and appends `message.read` to every member's log when it moved.
     public func markRead(_ user: UserID, in cid: ChannelID, upTo messageID: MessageID? = nil) throws -> ReadResult {
         let now = Timestamp.now
-        let tails = logTails
+        let memory = writerMemory
         return try write { db in
             try Self.requireMember(user, cid, db)
             let target: (position: Int64, id: String)?
@@ -212,7 +223,7 @@ extension ChatStore {
             let read = ReadState(user: user, lastReadMessageID: MessageID(rawValue: target.id), lastReadAt: now)
             let event = try Self.appendEvent(
                 EventBody(type: EventType.messageRead, cid: cid, createdAt: now, user: user, read: read),
-                to: .channel(cid, except: nil), ephemeral: false, tails, db)
+                to: .channel(cid, except: nil), ephemeral: false, memory, db)
             return ReadResult(read: read, changed: true, event: event)
         }
     }

@@ -23,6 +23,25 @@ public struct SearchHit: Hashable, Sendable, Codable {
     }
 }
 
+extension ChatStore {
+    /// Indexes the messages past the search index's mark and moves the mark: the writer runs it
+    /// once before committing a transaction that inserted messages (`WriterMemory`).
+    ///
+    /// FTS5 writes what it holds to disk at every savepoint, and the writer gives each write of a
+    /// group commit its own savepoint: indexing in a trigger made every message a segment of its
+    /// own, and a batch of twenty cost nearly twenty times one. (A message would have to be
+    /// indexed before it is edited or deleted in the same transaction, as those triggers remove
+    /// its old words; messages are neither today.)
+    static func indexNewMessages(_ db: Connection) throws {
+        try db.run(
+            """
+            INSERT INTO message_search(rowid, text)
+            SELECT position, text FROM messages WHERE position > (SELECT indexed_through FROM message_search_state)
+            """)
+        try db.run("UPDATE message_search_state SET indexed_through = (SELECT MAX(position) FROM messages)")
+    }
+}
+
 /// How search results are ranked, in the app's own code rather than by SQLite's `bm25`: the
 /// same query over the same messages always gives the same order.
 ///

@@ -71,6 +71,14 @@ extension ChatStore {
 
     /// Creates the user with their id as name if they do not exist yet (their id with a
     /// number when another user holds that name); returns the stored user.
+    /// Makes sure `id` exists, as `ensureUser`, reading the database only the first time: users
+    /// are never deleted, and every authenticated request asks.
+    public func ensureUserExists(_ id: UserID) throws {
+        guard !knownUsers.contains(id) else { return }
+        _ = try ensureUser(id)
+        knownUsers.insert(id)
+    }
+
     public func ensureUser(_ id: UserID) throws -> User {
         if let user = try user(id) { return user }
         let valid = try UserID.validated(id.rawValue)

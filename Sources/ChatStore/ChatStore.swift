@@ -41,8 +41,10 @@ public final class ChatStore: Sendable {
     private let writer: GroupCommit
     private let readers: [SerializedConnection]
     private let nextReader = ReaderCounter()
-    /// The newest seq of each user's log, kept by the writer.
-    let logTails = LogTails()
+    /// What the writer keeps between writes (see `WriterMemory`).
+    let writerMemory: WriterMemory
+    /// Users seen to exist (users are never deleted).
+    let knownUsers = KnownUsers()
 
     /// Opens (creating and migrating if needed) the database at `path`.
     ///
@@ -64,7 +66,9 @@ public final class ChatStore: Sendable {
             options.durability == .full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
         try writerConnection.execute("PRAGMA foreign_keys=ON")
         try Schema.migrator.migrate(writerConnection)
-        writer = GroupCommit(connection: writerConnection)
+        let writerMemory = WriterMemory()
+        self.writerMemory = writerMemory
+        writer = GroupCommit(connection: writerConnection, hooks: writerMemory)
         readers = try (0..<max(1, options.readerCount)).map { _ in
             let reader = try Connection(path: path)
             try reader.execute("PRAGMA query_only=ON")
@@ -107,9 +111,36 @@ public final class ChatStore: Sendable {
         try writer.write(body)
     }
 
+    /// Hands every event appended to the log to `sink` as soon as its transaction commits, in
+    /// seq order, on the writer thread and before the write that appended it returns (so the
+    /// sink must not wait for the store's writer); nil stops. One sink at a time.
+    public func deliverEvents(to sink: (@Sendable (AppendedEvent) -> Void)?) {
+        writerMemory.deliver(to: sink)
+    }
+
     /// Identifiers of the applied schema migrations, oldest first.
     public func appliedMigrations() throws -> [String] {
         try read { try Migrator.appliedIdentifiers($0) }
+    }
+}
+
+/// A set of user ids, shared by threads.
+///
+/// `@unchecked Sendable`: `ids` is only touched inside `lock`.
+final class KnownUsers: @unchecked Sendable {
+    private let lock = NSLock()
+    private var ids: Set<UserID> = []
+
+    func contains(_ id: UserID) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return ids.contains(id)
+    }
+
+    func insert(_ id: UserID) {
+        lock.lock()
+        ids.insert(id)
+        lock.unlock()
     }
 }
 

@@ -78,6 +78,9 @@ package final class Connection {
         return value
     }
 
+    /// The rowid of the last row inserted on this connection.
+    package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     package var changes: Int { Int(sqlite3_changes(handle)) }
 

@@ -1,5 +1,18 @@
 import Foundation
 
+/// What the store does around the writes of a transaction, on the writer thread.
+protocol TransactionHooks: AnyObject {
+    /// A write is about to run (inside its own savepoint when it shares the transaction).
+    func writeWillStart()
+    /// The write that started last threw and was rolled back alone; the transaction goes on.
+    func writeRolledBack()
+    /// After the writes, before COMMIT; when it throws, the whole transaction is rolled back.
+    func beforeCommit(_ db: Connection) throws
+    /// The transaction committed, or was rolled back as a whole. Runs before any writer of the
+    /// transaction is told: what it does for a committed write happens before the write returns.
+    func transactionEnded(committed: Bool)
+}
+
 /// Commits concurrent writes together: one transaction, one fsync, for every write that
 /// arrived while the previous commit was on disk.
 ///
@@ -27,6 +40,7 @@ final class GroupCommit: @unchecked Sendable {
     }
 
     private let connection: Connection
+    private let hooks: any TransactionHooks
     private let condition = NSCondition()
     private var queue: [Request] = []
     private var stopped = false
@@ -34,8 +48,9 @@ final class GroupCommit: @unchecked Sendable {
     /// Most writes in one transaction.
     private let maxBatch = 64
 
-    init(connection: Connection) {
+    init(connection: Connection, hooks: any TransactionHooks) {
         self.connection = connection
+        self.hooks = hooks
         let thread = Thread { [self] in run() }
         thread.name = "sotto.store.writer"
         thread.stackSize = 4 << 20
@@ -88,6 +103,24 @@ final class GroupCommit: @unchecked Sendable {
             fail(batch, error)
             return
         }
+        if batch.count == 1 {
+            // Alone in its transaction, a write needs no savepoint of its own (each one costs
+            // a statement, and every virtual table, the search index's among them, is told).
+            let request = batch[0]
+            hooks.writeWillStart()
+            do {
+                try request.perform(db)
+                try hooks.beforeCommit(db)
+                try db.execute("COMMIT")
+                hooks.transactionEnded(committed: true)
+            } catch {
+                try? db.execute("ROLLBACK")
+                hooks.transactionEnded(committed: false)
+                request.fail(error)
+            }
+            request.done.signal()
+            return
+        }
         for request in batch {
             do {
                 try db.execute("SAVEPOINT write")
@@ -95,6 +128,7 @@ final class GroupCommit: @unchecked Sendable {
                 request.fail(error)
                 continue
             }
+            hooks.writeWillStart()
             do {
                 try request.perform(db)
                 try db.execute("RELEASE write")
@@ -102,15 +136,19 @@ final class GroupCommit: @unchecked Sendable {
                 request.fail(error)
                 try? db.execute("ROLLBACK TO write")
                 try? db.execute("RELEASE write")
+                hooks.writeRolledBack()
             }
         }
         do {
+            try hooks.beforeCommit(db)
             try db.execute("COMMIT")
         } catch {
             try? db.execute("ROLLBACK")
+            hooks.transactionEnded(committed: false)
             fail(batch, error)
             return
         }
+        hooks.transactionEnded(committed: true)
         for request in batch { request.done.signal() }
     }
 

@@ -203,6 +203,22 @@ package enum Schema {
                 ALTER TABLE users DROP COLUMN pruned_through;
                 """)
         }
+        migrator.registerMigration("v7: messages indexed for search at the end of their transaction") { db in
+            // The insert trigger indexed each message at its savepoint, and FTS5 writes a
+            // segment at every savepoint: a group commit of twenty messages wrote twenty. Now the
+            // writer indexes the messages past `indexed_through` once, before each commit
+            // (`SearchIndexing`); every message so far was indexed by the trigger.
+            try db.execute(
+                """
+                DROP TRIGGER messages_search_insert;
+                CREATE TABLE message_search_state(
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    indexed_through INTEGER NOT NULL  -- messages.position; those after it are not indexed yet
+                );
+                INSERT INTO message_search_state(id, indexed_through)
+                    VALUES (1, (SELECT COALESCE(MAX(position), 0) FROM messages));
+                """)
+        }
         return migrator
     }
 }

@@ -128,4 +128,34 @@ public enum JSONStringLiteral {
         }
         return value
     }
+
+    /// Appends `text` to `output` as a JSON string literal: quotes, with `"`, `\\` and the control
+    /// characters escaped (the short escapes where JSON has them) and everything else as it is.
+    public static func encode(_ text: String, to output: inout String) {
+        output += "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case "\n": output += "\\n"
+            case "\r": output += "\\r"
+            case "\t": output += "\\t"
+            case "\u{08}": output += "\\b"
+            case "\u{0C}": output += "\\f"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default:
+                output.unicodeScalars.append(scalar)
+            }
+        }
+        output += "\""
+    }
+
+    /// `text` as a JSON string literal (see `encode(_:to:)`).
+    public static func encode(_ text: String) -> String {
+        var output = ""
+        encode(text, to: &output)
+        return output
+    }
 }

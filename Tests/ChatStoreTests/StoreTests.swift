@@ -6,8 +6,8 @@ import Testing
     @Test func migrationsRunOnceAndSurviveReopening() throws {
         let temporary = try TemporaryStore()
         let applied = try temporary.store.appliedMigrations()
-        #expect(applied.count == 6)
-        #expect(applied.last == "v6: one event log, read by channel")
+        #expect(applied.count == 7)
+        #expect(applied.last == "v7: messages indexed for search at the end of their transaction")
         let reopened = try ChatStore(path: temporary.folder + "/chat.sqlite")
         #expect(try reopened.appliedMigrations() == applied)
     }
@@ -340,6 +340,145 @@ import Testing
         #expect(try store.events(for: "bob", after: 0, limit: 500).map(\.seq) == Array(1...180))
         let reopened = try ChatStore(path: temporary.folder + "/chat.sqlite")
         #expect(try reopened.messages(in: cid, for: "bob", limit: 200).messages.count == 180)
+    }
+}
+
+@Suite struct MessageJSONTests {
+    /// The message is encoded once for the event and the API's answer: both hold it whole,
+    /// whatever its text, and the event's other members are those of any event.
+    @Test func theEventAndTheAnswerHoldTheSameMessage() throws {
+        let temporary = try TemporaryStore()
+        let cid = try temporary.seeded()
+        let text = "\"quoted\" back\\slash\nnew line\ttab \u{1} é 😀 </script> {\"a\":1}"
+        let result = try temporary.store.sendMessage(
+            NewMessage(id: "j1", cid: cid, author: "alice", text: text, parentID: nil))
+        let decoded = try JSONDecoder().decode(Message.self, from: Data(result.messageJSON.utf8))
+        #expect(decoded == result.message)
+        #expect(decoded.text == text)
+        let message = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.messageJSON.utf8)) as? [String: Any])
+        let event = try #require(result.event)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(event.json.utf8)) as? [String: Any])
+        #expect(Set(object.keys) == ["seq", "type", "cid", "created_at", "message"])
+        #expect(object["seq"] as? Int == Int(event.seq))
+        #expect(object["type"] as? String == "message.new")
+        #expect(object["cid"] as? String == cid.cid)
+        #expect(object["created_at"] as? String == message["created_at"] as? String)
+        #expect((object["message"] as? NSDictionary) == (message as NSDictionary))
+        // The stored event is the one sent live.
+        #expect(try temporary.store.events(for: "bob", after: event.seq - 1).first?.json == event.json)
+    }
+}
+
+@Suite struct EventDeliveryTests {
+    /// A thread-safe list of seqs.
+    final class Seqs: @unchecked Sendable {
+        // @unchecked Sendable: `values` is only touched inside `lock`.
+        private let lock = NSLock()
+        private var values: [Int64] = []
+
+        func append(_ seq: Int64) {
+            lock.lock()
+            values.append(seq)
+            lock.unlock()
+        }
+
+        var all: [Int64] {
+            lock.lock()
+            defer { lock.unlock() }
+            return values
+        }
+    }
+
+    /// Forty threads send at once (every fifth send fails and is rolled back alone): the sink
+    /// gets every committed event once, in seq order, and none of the rolled-back ones; each
+    /// before its send returns.
+    @Test func committedEventsReachTheSinkInOrderBeforeTheWriteReturns() throws {
+        let temporary = try TemporaryStore()
+        let cid = try temporary.seeded()
+        let store = temporary.store
+        let seen = Seqs()
+        store.deliverEvents { seen.append($0.seq) }
+        let lateDeliveries = Counter()
+        let group = DispatchGroup()
+        for index in 0..<40 {
+            group.enter()
+            Thread {
+                let result = try? store.sendMessage(
+                    NewMessage(
+                        id: MessageID(rawValue: "d\(index)"), cid: cid, author: "bob", text: "#\(index)",
+                        parentID: index % 5 == 4 ? "missing-parent" : nil))
+                if let seq = result?.event?.seq, !seen.all.contains(seq) { lateDeliveries.increment() }
+                group.leave()
+            }.start()
+        }
+        group.wait()
+        let logged = try temporary.store.events(for: "alice", after: 0, limit: 100).map(\.seq)
+        #expect(logged.count == 32)
+        #expect(seen.all == logged)
+        #expect(lateDeliveries.value == 0)
+        temporary.store.deliverEvents(to: nil)
+        _ = try temporary.store.sendMessage(NewMessage(cid: cid, author: "bob", text: "after"))
+        #expect(seen.all.count == 32)
+    }
+}
+
+@Suite struct SearchIndexingTests {
+    /// Forty threads send at once, so commits hold many writes; every fifth send names a parent
+    /// that does not exist and is rolled back alone. Each stored message is found once, the
+    /// rolled-back ones never, also after the store is reopened.
+    @Test func messagesCommittedTogetherAreEachIndexedOnce() throws {
+        let temporary = try TemporaryStore()
+        let cid = try temporary.seeded()
+        let store = temporary.store
+        let group = DispatchGroup()
+        for index in 0..<40 {
+            group.enter()
+            Thread {
+                _ = try? store.sendMessage(
+                    NewMessage(
+                        id: MessageID(rawValue: "s\(index)"), cid: cid, author: "alice", text: "word\(index)x together",
+                        parentID: index % 5 == 4 ? "missing-parent" : nil))
+                group.leave()
+            }.start()
+        }
+        group.wait()
+        func expectIndexed(_ store: ChatStore) throws {
+            for index in 0..<40 {
+                let hits = try store.searchMessages("word\(index)x", for: "bob").map(\.message.id.rawValue)
+                #expect(hits == (index % 5 == 4 ? [] : ["s\(index)"]), "word\(index)x")
+            }
+            #expect(try store.searchMessages("together", for: "bob", limit: 100).count == 32)
+        }
+        try expectIndexed(temporary.store)
+        let reopened = try ChatStore(path: temporary.folder + "/chat.sqlite")
+        try expectIndexed(reopened)
+        _ = try reopened.sendMessage(NewMessage(cid: cid, author: "bob", text: "lantern"))
+        #expect(try reopened.searchMessages("lantern", for: "alice").count == 1)
+    }
+
+    /// Messages indexed by the old insert trigger stay found once; new ones are indexed by the writer.
+    @Test func messagesIndexedByTheOldTriggerStayFoundOnce() throws {
+        let folder = try TestFolders.make("store")
+        let path = folder + "/chat.sqlite"
+        do {
+            let old = try Connection(path: path)
+            try Schema.migrator.through("v6: one event log, read by channel").migrate(old)
+            try old.execute(
+                """
+                INSERT INTO users(id, name, created_at, updated_at) VALUES ('alice', 'Alice', 0, 0);
+                INSERT INTO channels(cid, type, name, created_by, created_at) VALUES ('messaging:hike', 'messaging', 'Hike', 'alice', 0);
+                INSERT INTO members(cid, user_id, joined_at) VALUES ('messaging:hike', 'alice', 0);
+                INSERT INTO messages(id, cid, user_id, text, created_at) VALUES
+                    ('m1', 'messaging:hike', 'alice', 'bring the lantern', 0), ('m2', 'messaging:hike', 'alice', 'and a map', 0);
+                """)
+        }
+        let store = try ChatStore(path: path)
+        #expect(try store.searchMessages("lantern", for: "alice").map(\.message.id.rawValue) == ["m1"])
+        _ = try store.sendMessage(
+            NewMessage(id: "m3", cid: ChannelID(type: "messaging", id: "hike"), author: "alice", text: "lantern oil"))
+        #expect(Set(try store.searchMessages("lantern", for: "alice").map(\.message.id.rawValue)) == ["m1", "m3"])
+        #expect(try store.searchMessages("map", for: "alice").map(\.message.id.rawValue) == ["m2"])
     }
 }
 

@@ -50,4 +50,13 @@ import Testing
         // A high half followed by something else: U+FFFD, then the rest read on its own.
         #expect(try decode(#""\ud83d\u0041""#, lenient).text == "\u{FFFD}A")
     }
+
+    @Test func encodingEscapesWhatJSONRequiresAndDecodesBack() throws {
+        #expect(JSONStringLiteral.encode("a\"b\\c/d\n\t\r\u{8}\u{C}\u{1}é😀") == #""a\"b\\c/d\n\t\r\b\f\u0001é😀""#)
+        for text in ["", "plain", "</script>", "\u{0}\u{1F}\u{7F}", "日本語 😀 e\u{301}"] {
+            let encoded = JSONStringLiteral.encode(text)
+            #expect(try decode(encoded).text == text)
+            #expect(try decode(encoded).end == encoded.utf8.count)
+        }
+    }
 }

@@ -1,3 +1,5 @@
+import JSONSyntax
+
 extension GeneratedContent {
     /// Creates content from JSON text, which may be cut off anywhere.
     ///
@@ -69,23 +71,6 @@ extension GeneratedContent {
     }
 
     package static func writeJSONString(_ value: String, to output: inout String) {
-        output += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case "\u{08}": output += "\\b"
-            case "\u{0C}": output += "\\f"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default:
-                output.unicodeScalars.append(scalar)
-            }
-        }
-        output += "\""
+        JSONStringLiteral.encode(value, to: &output)
     }
 }

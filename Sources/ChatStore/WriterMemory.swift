@@ -1,0 +1,80 @@
+import Foundation
+
+/// What the writer keeps between writes, and what it does around each transaction
+/// (`TransactionHooks`), so that the path every message takes reads and writes less.
+///
+/// Only the writer thread touches it, inside transactions, except `sink`, which is set from any
+/// thread and read under its lock.
+/// - `newest`: the newest seq in each user's log, as the writer appended it since the store was
+///   opened. A write rolled back leaves its seqs here, which is harmless: a recorded seq is never
+///   below the user's true newest, so a socket that has sent it has sent everything before the
+///   next one; at worst a socket reads the log.
+/// - each channel's members, as read from the database. Members are written once, when the
+///   channel is created, and never change; any rollback empties the cache, so it never holds the
+///   members of a channel whose creation did not commit.
+/// - the events appended in the transaction, handed to the sink in seq order once it commits
+///   (those of a write rolled back alone are dropped), before the writes return.
+/// - whether messages were inserted, so the search index is brought up to date before COMMIT.
+final class WriterMemory: TransactionHooks, @unchecked Sendable {
+    // @unchecked Sendable: see above; `sink` is only touched inside `lock`.
+
+    var newest: [UserID: Int64] = [:]
+    /// A message was inserted in this transaction.
+    var messagesToIndex = false
+    private var members: [ChannelID: [UserID]] = [:]
+    private var appended: [AppendedEvent] = []
+    /// How many of `appended` the writes before the current one made.
+    private var appendedBeforeWrite = 0
+    private let lock = NSLock()
+    private var sink: (@Sendable (AppendedEvent) -> Void)?
+
+    /// The channel's members, in the order the database lists them (none for a missing channel).
+    func memberIDs(_ cid: ChannelID, _ db: Connection) throws -> [UserID] {
+        if let known = members[cid] { return known }
+        let ids = try ChatStore.memberIDs(cid, db)
+        if !ids.isEmpty { members[cid] = ids }
+        return ids
+    }
+
+    func recordAppended(_ event: AppendedEvent) {
+        appended.append(event)
+    }
+
+    func deliver(to sink: (@Sendable (AppendedEvent) -> Void)?) {
+        lock.lock()
+        self.sink = sink
+        lock.unlock()
+    }
+
+    // MARK: TransactionHooks
+
+    func writeWillStart() {
+        appendedBeforeWrite = appended.count
+    }
+
+    func writeRolledBack() {
+        appended.removeSubrange(appendedBeforeWrite...)
+        members.removeAll()
+    }
+
+    func beforeCommit(_ db: Connection) throws {
+        guard messagesToIndex else { return }
+        try ChatStore.indexNewMessages(db)
+        messagesToIndex = false
+    }
+
+    func transactionEnded(committed: Bool) {
+        let events = appended
+        appended.removeAll(keepingCapacity: true)
+        appendedBeforeWrite = 0
+        messagesToIndex = false
+        guard committed else {
+            members.removeAll()
+            return
+        }
+        lock.lock()
+        let sink = self.sink
+        lock.unlock()
+        if let sink { for event in events { sink(event) } }
+    }
+}
