@@ -300,13 +300,30 @@ final class Connection: @unchecked Sendable {
 
     // MARK: Writing and closing
 
-    /// Writes `bytes` (one uv_write); `completion` runs on the loop when it is done or failed.
+    /// Writes `bytes`; `completion` runs on the loop when it is done or failed (at once when
+    /// the kernel takes them all at once, as it mostly does).
     func write(_ bytes: [UInt8], completion: (() -> Void)? = nil) {
         guard !closed, !bytes.isEmpty else {
             completion?()
             return
         }
-        let request = WriteRequest(bytes: bytes, completion: completion)
+        // Straight to the socket when nothing is queued before: no copy and no write request
+        // (uv_try_write refuses while earlier writes wait, so the order holds).
+        let taken = bytes.withUnsafeBytes { raw in
+            var buffer = uv_buf_init(
+                UnsafeMutablePointer(mutating: raw.baseAddress!.assumingMemoryBound(to: CChar.self)), UInt32(raw.count))
+            return uv_try_write(sotto_uv_stream(tcp), &buffer, 1)
+        }
+        if taken == Int32(bytes.count) {
+            completion?()
+            return
+        }
+        guard taken >= 0 || taken == UV_EAGAIN.rawValue else {
+            abort()
+            completion?()
+            return
+        }
+        let request = WriteRequest(bytes: bytes[Int(max(0, taken))...], completion: completion)
         let status = request.start(on: sotto_uv_stream(tcp))
         if status < 0 { abort() }
     }
@@ -404,7 +421,7 @@ private final class WriteRequest {
     let completion: (() -> Void)?
     let request = UnsafeMutablePointer<uv_write_t>.allocate(capacity: 1)
 
-    init(bytes: [UInt8], completion: (() -> Void)?) {
+    init(bytes: ArraySlice<UInt8>, completion: (() -> Void)?) {
         storage = .allocate(byteCount: bytes.count, alignment: 1)
         storage.copyBytes(from: bytes)
         self.completion = completion

@@ -34,12 +34,23 @@ public struct HTTPRequest: Sendable {
 
     /// The first header with this name, compared case-insensitively.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { Self.namesMatch($0.name, name) }?.value
     }
 
     /// Every value of the headers with this name, in order.
     public func headerValues(_ name: String) -> [String] {
-        headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+        headers.filter { Self.namesMatch($0.name, name) }.map(\.value)
+    }
+
+    /// Header names are ASCII tokens (the parser refuses anything else), so an ASCII case fold
+    /// compares them; Foundation's locale-aware comparison cost more than the rest of a lookup.
+    static func namesMatch(_ a: String, _ b: String) -> Bool {
+        let a = a.utf8
+        let b = b.utf8
+        guard a.count == b.count else { return false }
+        return zip(a, b).allSatisfy { x, y in
+            x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= UInt8(ascii: "a") && (x | 0x20) <= UInt8(ascii: "z"))
+        }
     }
 
     /// Path segments, percent-decoded; `nil` when a segment is not valid percent-encoding or
@@ -47,6 +58,12 @@ public struct HTTPRequest: Sendable {
     public var pathSegments: [String]? {
         var segments: [String] = []
         for raw in path.split(separator: "/", omittingEmptySubsequences: true) {
+            // A segment without an escape decodes to itself (most do; Foundation's decoding
+            // costs more than the rest of the routing).
+            guard raw.utf8.contains(UInt8(ascii: "%")) else {
+                segments.append(String(raw))
+                continue
+            }
             guard let decoded = String(raw).removingPercentEncoding else { return nil }
             segments.append(decoded)
         }

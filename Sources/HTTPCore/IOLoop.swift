@@ -18,6 +18,9 @@ final class IOLoop: @unchecked Sendable {
     let readBufferSize = 64 * 1024
     private let lock = NSLock()
     private var jobs: [() -> Void] = []
+    /// Sockets with something in their outbox, in the order they were sent to (see
+    /// `scheduleFlush`).
+    private var flushes: [(WebSocket, Connection)] = []
     private var connections: [ObjectIdentifier: Connection] = [:]
     private var stopping = false
     /// Set (inside `lock`) when `wakeup` is closed: no more jobs.
@@ -80,7 +83,17 @@ final class IOLoop: @unchecked Sendable {
         guard !closed else { return }
         jobs.append(job)
         // Inside the lock: the closing job closes `wakeup` under the same lock.
-        if jobs.count == 1 { uv_async_send(wakeup) }
+        if jobs.count + flushes.count == 1 { uv_async_send(wakeup) }
+    }
+
+    /// Has `connection` write `socket`'s outbox soon. Like `post { connection.flush(socket) }`
+    /// without a closure per call: an event to twenty recipients schedules twenty flushes.
+    func scheduleFlush(of socket: WebSocket, on connection: Connection) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !closed else { return }
+        flushes.append((socket, connection))
+        if jobs.count + flushes.count == 1 { uv_async_send(wakeup) }
     }
 
     /// Milliseconds on the loop's clock (cached per loop iteration).
@@ -97,6 +110,7 @@ final class IOLoop: @unchecked Sendable {
             lock.lock()
             closed = true
             jobs.removeAll()
+            flushes.removeAll()
             uv_close(sotto_uv_handle(wakeup), nil)
             lock.unlock()
         }
@@ -111,7 +125,12 @@ final class IOLoop: @unchecked Sendable {
         lock.lock()
         let batch = jobs
         jobs.removeAll(keepingCapacity: true)
+        let sockets = flushes
+        flushes.removeAll(keepingCapacity: true)
         lock.unlock()
+        // Flushes first: a job may close a socket after what it was sent (a close frame follows
+        // the outbox either way, as `closeWebSocket` writes the outbox first).
+        for (socket, connection) in sockets { connection.flush(socket) }
         for job in batch { job() }
     }
 

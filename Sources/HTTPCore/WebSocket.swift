@@ -53,28 +53,31 @@ public final class WebSocket: @unchecked Sendable, Hashable {
     /// the unsent bytes past the limit (the socket is then dropped).
     @discardableResult
     public func send(_ text: String) -> Bool {
-        let frame = WebSocketFrame.encode(.text, Array(text.utf8))
+        send(WebSocketFrame.Text(text))
+    }
+
+    /// Sends a message framed beforehand, as `send(_:)`.
+    @discardableResult
+    public func send(_ frame: WebSocketFrame.Text) -> Bool {
+        let bytes = frame.bytes
         lock.lock()
         guard !isClosed else {
             lock.unlock()
             return false
         }
-        guard queuedBytes + frame.count <= maxQueuedBytes else {
+        guard queuedBytes + bytes.count <= maxQueuedBytes else {
             isClosed = true
             lock.unlock()
             let connection = self.connection
             loop.post { connection.abort() }
             return false
         }
-        outbox += frame
-        queuedBytes += frame.count
+        outbox += bytes
+        queuedBytes += bytes.count
         let schedule = !flushScheduled
         flushScheduled = true
         lock.unlock()
-        if schedule {
-            let connection = self.connection
-            loop.post { connection.flush(self) }
-        }
+        if schedule { loop.scheduleFlush(of: self, on: connection) }
         return true
     }
 

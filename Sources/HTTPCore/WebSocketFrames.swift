@@ -154,6 +154,16 @@ public struct WebSocketFrameDecoder {
 
 /// Server-to-client frames (unmasked, RFC 6455 §5.1).
 public enum WebSocketFrame {
+    /// A text message framed once, to be sent on any number of sockets (an event's recipients
+    /// all get the same bytes).
+    public struct Text: Sendable {
+        let bytes: [UInt8]
+
+        public init(_ text: String) {
+            bytes = WebSocketFrame.encode(.text, Array(text.utf8))
+        }
+    }
+
     public static func encode(_ opcode: WebSocketOpcode, _ payload: [UInt8]) -> [UInt8] {
         var frame: [UInt8] = [0x80 | opcode.rawValue]
         frame.reserveCapacity(payload.count + 10)

@@ -74,15 +74,18 @@ public final class ChatServer: Sendable {
         let limiter = RateLimiter(rate: configuration.userRequestsPerSecond, burst: configuration.userBurst)
         let hub = EventHub(store: store, tokens: tokens, cors: cors, limiter: limiter)
         self.hub = hub
+        // Every event goes out as its write commits, in seq order, from the store's writer: a
+        // socket gets its events in order and seldom has to read the log.
+        // (Weakly: the store holds the sink, and the hub holds the store.)
+        store.deliverEvents { [weak hub] event in hub?.deliver(event) }
         scheduler = SuggestionScheduler(suggester: suggester) { key, snapshot in
             let fields = SuggestionEventFields(
                 user_id: key.user, status: snapshot.status, suggestions: snapshot.suggestions,
                 signature: snapshot.signature, model: suggester?.modelName)
             do {
-                let event = try store.recordEvent(
+                try store.recordEvent(
                     type: EventType.suggestionsUpdated, fields: fields, to: .user(key.user, cid: key.cid),
                     ephemeral: true)
-                hub.deliver(event)
             } catch {
                 // Suggestions are best-effort; the client can still GET them.
             }
@@ -119,7 +122,7 @@ public final class ChatServer: Sendable {
             model: model,
             authenticate: { request in
                 let claims = try Self.authenticate(request, tokens: tokens)
-                _ = try store.ensureUser(claims.user)
+                try store.ensureUserExists(claims.user)
                 return claims
             }, queue: CompletionQueue(capacity: configuration.completionQueueCapacity)
         ).add(to: &routes)
@@ -129,7 +132,7 @@ public final class ChatServer: Sendable {
                 let claims = try Self.authenticate(request, tokens: tokens)
                 // A token names a user the operator vouched for: make sure they exist before
                 // any route relies on it (not only after they called /api/me).
-                _ = try store.ensureUser(claims.user)
+                try store.ensureUserExists(claims.user)
                 return claims
             },
             limiter: limiter, cors: cors, fallback: { files.respond(to: $0) })

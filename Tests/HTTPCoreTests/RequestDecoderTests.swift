@@ -90,6 +90,19 @@ import Testing
         #expect(request?.header("Authorization") == "Bearer t")
     }
 
+    @Test func headerNamesMatchWhateverTheirASCIICase() {
+        let request = HTTPRequest(
+            method: "GET", path: "/a%3Ab/c d/%F0%9F%98%80",
+            headers: [("content-LENGTH", "3"), ("X-A_1", "x"), ("Accept", "a"), ("accept", "b")])
+        #expect(request.header("Content-Length") == "3")
+        #expect(request.header("x-a_1") == "x")
+        #expect(request.header("Content-Lengt") == nil)
+        #expect(request.header("X-A\u{7F}1") == nil)  // ASCII case only: `_` and DEL are not a pair
+        #expect(request.headerValues("ACCEPT") == ["a", "b"])
+        #expect(request.pathSegments == ["a:b", "c d", "😀"])
+        #expect(HTTPRequest(method: "GET", path: "/a/%ZZ").pathSegments == nil)
+    }
+
     @Test func anOversizedHeadIs431EvenBeforeItEnds() {
         let text = "GET / HTTP/1.1\r\nHost: h\r\nX-Big: " + String(repeating: "a", count: 17_000)
         #expect(failure(text)?.status == 431)

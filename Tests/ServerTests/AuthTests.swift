@@ -37,6 +37,27 @@ import Testing
         #expect(throws: AuthError.notYetValid) { try authority.verify(future) }
     }
 
+    /// A token's claims are decoded once and remembered by signature: the times are still
+    /// checked on every use, and a payload changed under a remembered signature is still refused.
+    @Test func aTokenSeenBeforeIsCheckedAgainstTheClockEachTime() throws {
+        let issued = Date()
+        let token = authority.token(for: "alice", lifetime: 60, now: issued)
+        #expect(try authority.verify(token, now: issued).user == "alice")
+        #expect(try authority.verify(token, now: issued.addingTimeInterval(30)).user == "alice")
+        #expect(throws: AuthError.expired) { try authority.verify(token, now: issued.addingTimeInterval(61)) }
+        #expect(throws: AuthError.notYetValid) { try authority.verify(token, now: issued.addingTimeInterval(-3600)) }
+        let parts = token.split(separator: ".")
+        let tampered = parts[0] + "." + Base64URL.encode(Array(#"{"user_id":"admin","iat":1}"#.utf8)) + "." + parts[2]
+        #expect(throws: AuthError.badSignature) { try authority.verify(String(tampered), now: issued) }
+        // Without `iat`, a token is issued when it is checked, remembered or not.
+        let input = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9." + Base64URL.encode(Array(#"{"user_id":"bob"}"#.utf8))
+        let undated =
+            input + "." + HMACForTests.sign(Array(input.utf8), key: Array("a-secret-long-enough-for-tests".utf8))
+        for seconds in [1_700_000_000.0, 1_800_000_000] {
+            #expect(try authority.verify(undated, now: Date(timeIntervalSince1970: seconds)).issuedAt == Int64(seconds))
+        }
+    }
+
     @Test(arguments: [
         "", "abc", "a.b", "a.b.c.d", "!!!.e30.AAAA",
         Base64URL.encode(Array(#"{"alg":"none"}"#.utf8)) + "." + Base64URL.encode(Array(#"{"user_id":"a"}"#.utf8))

@@ -51,12 +51,6 @@ struct SendMessageRequest: Decodable {
     }
 }
 
-struct MessageResponse: Encodable {
-    var message: Message
-    /// False when this was a retry of an already stored message.
-    var created: Bool
-}
-
 struct MarkReadRequest: Decodable {
     var messageID: String?
 

@@ -179,11 +179,13 @@ struct ChatAPI: Sendable {
                 parentID: try body.parentID.map { try MessageID.validated($0, field: "parent_id") })
             let result = try store.sendMessage(new)
             if result.created {
-                if let event = result.event { hub.deliver(event) }
                 refreshSuggestions(after: result.message, members: result.recipients)
             }
-            return JSONBody.response(
-                MessageResponse(message: result.message, created: result.created), status: result.created ? 201 : 200)
+            // `{"created", "message"}` (false for a retry of a stored message), written around the
+            // message the store encoded once.
+            return HTTPResponse.json(
+                bytes: Array(#"{"created":\#(result.created),"message":\#(result.messageJSON)}"#.utf8),
+                status: result.created ? 201 : 200)
         }
         routes.add(
             "POST", "/api/channels/{cid}/read",
@@ -201,7 +203,6 @@ struct ChatAPI: Sendable {
             let body = try JSONBody.decode(MarkReadRequest.self, from: context.request, emptyAs: MarkReadRequest())
             let upTo = try body.messageID.map { try MessageID.validated($0, field: "message_id") }
             let result = try store.markRead(context.authenticatedUser, in: try cid(context), upTo: upTo)
-            if let event = result.event { hub.deliver(event) }
             return JSONBody.response(ReadResponse(read: result.read))
         }
         let typingSchema =
@@ -278,10 +279,9 @@ struct ChatAPI: Sendable {
             guard try store.channel(cid) != nil else { throw ChatStoreError.notFound(what: "channel", id: cid.cid) }
             throw ChatStoreError.notMember(user: user, channel: cid)
         }
-        let event = try store.recordEvent(
+        try store.recordEvent(
             type: started ? EventType.typingStart : EventType.typingStop, fields: TypingEventFields(user_id: user),
             to: .channel(cid, except: user), ephemeral: true)
-        hub.deliver(event)
     }
 
     /// The conversation as `user` sees it, for the suggester.

@@ -43,12 +43,16 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
     /// Sends a just-appended event to its recipients' sockets straight from memory; a socket
     /// that is behind (it missed an earlier event) reads its log instead.
     func deliver(_ event: AppendedEvent) {
-        let targets = withLock {
-            event.recipients.flatMap { recipient in
-                (sessions[recipient.user].map { Array($0.values) } ?? []).map { ($0, recipient.previous) }
+        let frame = WebSocketFrame.Text(event.json)  // the same bytes for every recipient
+        var targets: [(Session, Int64?)] = []
+        targets.reserveCapacity(event.recipients.count)
+        withLock {
+            for recipient in event.recipients {
+                guard let open = sessions[recipient.user] else { continue }
+                for session in open.values { targets.append((session, recipient.previous)) }
             }
         }
-        for (session, previous) in targets { session.offer(seq: event.seq, after: previous, json: event.json) }
+        for (session, previous) in targets { session.offer(seq: event.seq, after: previous, frame: frame) }
     }
 
     /// Sends `json` to every open socket of `user` now, outside the event log: no `seq`, never
@@ -181,7 +185,7 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
         let cursor: EventCursor
         do {
             claims = try tokens.verify(token)
-            _ = try store.ensureUser(claims.user)
+            try store.ensureUserExists(claims.user)
             cursor = try store.eventCursor()
         } catch {
             fail(socket, APIError(error), closeCode: APIError(error).status == 401 ? 4401 : 1011)
@@ -290,10 +294,10 @@ final class Session: @unchecked Sendable {
 
     /// The event with sequence number `seq` was just appended to this user's log, where
     /// `previous` (when known) came before it.
-    func offer(seq: Int64, after previous: Int64?, json: String) {
+    func offer(seq: Int64, after previous: Int64?, frame: WebSocketFrame.Text) {
         lock.lock()
         if let previous, previous <= lastSent, seq > lastSent {
-            if socket.send(json) { lastSent = seq }
+            if socket.send(frame) { lastSent = seq }
             lock.unlock()
             return
         }

@@ -30,11 +30,24 @@ public struct RequestContext: Sendable {
 /// description for the OpenAPI document, and the handler.
 public struct Route: Sendable {
     public var method: String
-    public var pattern: String
+    public let pattern: String
     public var authenticated: Bool
     public var operation: APIOperation
     public var handler: @Sendable (RequestContext) throws -> HTTPResponse
-    var segments: [Substring] { pattern.split(separator: "/") }
+    /// The pattern split at `/`, once: every request is matched against every route.
+    let segments: [Substring]
+
+    init(
+        method: String, pattern: String, authenticated: Bool, operation: APIOperation,
+        handler: @escaping @Sendable (RequestContext) throws -> HTTPResponse
+    ) {
+        self.method = method
+        self.pattern = pattern
+        self.authenticated = authenticated
+        self.operation = operation
+        self.handler = handler
+        segments = pattern.split(separator: "/")
+    }
     /// `{name}` parts of the pattern.
     var pathParameters: [String] {
         segments.filter { $0.hasPrefix("{") && $0.hasSuffix("}") }.map { String($0.dropFirst().dropLast()) }

@@ -1,6 +1,7 @@
 import CSodium
 import ChatStore
 import Foundation
+import Synchronization
 
 /// What a valid token says.
 public struct TokenClaims: Hashable, Sendable {
@@ -62,6 +63,9 @@ public enum AuthError: Error, Equatable, Sendable, CustomStringConvertible {
 /// so any standard JWT library with the same secret can mint compatible tokens.
 public struct TokenAuthority: Sendable {
     private let key: [UInt8]
+    /// Claims already decoded, by signature: every request carries a token, and decoding its
+    /// JSON cost more than the rest of checking it.
+    private let verified = VerifiedTokens()
     /// Tolerated clock skew for `iat` in the future, in seconds.
     public var allowedSkew: Int64 = 60
 
@@ -90,17 +94,43 @@ public struct TokenAuthority: Sendable {
     public func verify(_ token: String, now: Date = Date()) throws -> TokenClaims {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw AuthError.malformed("expected three dot-separated parts") }
-        guard let headerBytes = Base64URL.decode(parts[0]),
-            let header = try? JSONSerialization.jsonObject(with: Data(headerBytes)) as? [String: Any]
-        else { throw AuthError.malformed("header is not base64url JSON") }
-        guard header["alg"] as? String == "HS256" else { throw AuthError.malformed("only alg HS256 is accepted") }
+        if parts[0] != Self.standardHeader {
+            guard let headerBytes = Base64URL.decode(parts[0]),
+                let header = try? JSONSerialization.jsonObject(with: Data(headerBytes)) as? [String: Any]
+            else { throw AuthError.malformed("header is not base64url JSON") }
+            guard header["alg"] as? String == "HS256" else { throw AuthError.malformed("only alg HS256 is accepted") }
+        }
         guard let signature = Base64URL.decode(parts[2]), signature.count == Int(crypto_auth_hmacsha256_BYTES) else {
             throw AuthError.badSignature
         }
         let expected = mac(Array(parts[0].utf8) + [UInt8(ascii: ".")] + Array(parts[1].utf8))
         guard sodium_memcmp(signature, expected, expected.count) == 0 else { throw AuthError.badSignature }
 
-        guard let payloadBytes = Base64URL.decode(parts[1]) else {
+        // The signature matched, so the header and payload are the ones it was made for: claims
+        // decoded before for the same signature are these claims (HMAC-SHA-256 does not collide).
+        // Only their times are checked again.
+        let signed: SignedClaims
+        if let known = verified.claims(signature: signature) {
+            signed = known
+        } else {
+            signed = try decodeClaims(parts[1])
+            verified.insert(signed, signature: signature)
+        }
+        let nowSeconds = Int64(now.timeIntervalSince1970)
+        let issuedAt = signed.issuedAt ?? nowSeconds
+        if let expiresAt = signed.expiresAt, expiresAt <= nowSeconds { throw AuthError.expired }
+        if issuedAt > nowSeconds + allowedSkew { throw AuthError.notYetValid }
+        return TokenClaims(
+            user: signed.user, issuedAt: issuedAt, expiresAt: signed.expiresAt, isAdmin: signed.isAdmin,
+            authTime: signed.authTime)
+    }
+
+    /// `{"alg":"HS256","typ":"JWT"}`, the header this authority writes: no need to decode it.
+    private static let standardHeader = Base64URL.encode(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8))
+
+    /// The claims of a signed payload.
+    private func decodeClaims(_ encoded: Substring) throws -> SignedClaims {
+        guard let payloadBytes = Base64URL.decode(encoded) else {
             throw AuthError.malformed("payload is not base64url")
         }
         let payload: Payload
@@ -112,14 +142,10 @@ public struct TokenAuthority: Sendable {
         guard let userText = payload.user_id, let user = try? UserID.validated(userText) else {
             throw AuthError.malformed("user_id missing or invalid")
         }
-        let nowSeconds = Int64(now.timeIntervalSince1970)
-        let issuedAt = try seconds(payload.iat, name: "iat") ?? nowSeconds
-        let expiresAt = try seconds(payload.exp, name: "exp")
-        if let expiresAt, expiresAt <= nowSeconds { throw AuthError.expired }
-        if issuedAt > nowSeconds + allowedSkew { throw AuthError.notYetValid }
-        return TokenClaims(
-            user: user, issuedAt: issuedAt, expiresAt: expiresAt, isAdmin: payload.admin == true,
-            authTime: try seconds(payload.auth_time, name: "auth_time"))
+        return SignedClaims(
+            user: user, issuedAt: try seconds(payload.iat, name: "iat"),
+            expiresAt: try seconds(payload.exp, name: "exp"),
+            isAdmin: payload.admin == true, authTime: try seconds(payload.auth_time, name: "auth_time"))
     }
 
     /// A new token for the same user and session with the same lifetime, or nil for a token
@@ -160,5 +186,31 @@ public struct TokenAuthority: Sendable {
     private func jsonString(_ text: String) -> String {
         let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data()
         return String(decoding: data, as: UTF8.self).dropFirst().dropLast().description
+    }
+}
+
+/// A token's payload as signed, before the times are checked against the clock.
+private struct SignedClaims: Sendable {
+    var user: UserID
+    var issuedAt: Int64?
+    var expiresAt: Int64?
+    var isAdmin: Bool
+    var authTime: Int64?
+}
+
+/// The claims of tokens whose signature was checked, by signature; bounded (emptied when full).
+private final class VerifiedTokens: Sendable {
+    private let entries = Mutex<[[UInt8]: SignedClaims]>([:])
+    private let capacity = 65_536
+
+    func claims(signature: [UInt8]) -> SignedClaims? {
+        entries.withLock { $0[signature] }
+    }
+
+    func insert(_ claims: SignedClaims, signature: [UInt8]) {
+        entries.withLock { entries in
+            if entries.count >= capacity { entries.removeAll() }
+            entries[signature] = claims
+        }
     }
 }
