@@ -47,6 +47,7 @@ let package = Package(
     products: [
         .library(name: "FoundationModels", targets: ["FoundationModels"]),
         .executable(name: "sotto", targets: ["sotto"]),
+        .executable(name: "sotto-loadgen", targets: ["LoadGenerator"]),
     ],
     targets: [
         // C libraries from Debian, each behind its own system-library target.
@@ -134,6 +135,10 @@ let package = Package(
                 "EngineService", "OpenAIModel",
             ],
             swiftSettings: common),
+
+        // The load generator `scripts/loadtest` drives: WebSocket clients, senders and attackers on
+        // libuv loops, so the figures measure the server rather than a Python event loop.
+        .executableTarget(name: "LoadGenerator", dependencies: ["CLibUV"], swiftSettings: common),
 
         // What the test targets share: finding models through ModelStore, temporary data directories.
         .target(name: "TestSupport", dependencies: ["ModelStore"], path: "Tests/TestSupport", swiftSettings: common),
