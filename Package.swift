@@ -138,7 +138,8 @@ let package = Package(
 
         // The load generator `scripts/loadtest` drives: WebSocket clients, senders and attackers on
         // libuv loops, so the figures measure the server rather than a Python event loop.
-        .executableTarget(name: "LoadGenerator", dependencies: ["CLibUV"], swiftSettings: common),
+        .target(name: "LoadGeneration", dependencies: ["CLibUV"], swiftSettings: common),
+        .executableTarget(name: "LoadGenerator", dependencies: ["LoadGeneration"], swiftSettings: common),
 
         // What the test targets share: finding models through ModelStore, temporary data directories.
         .target(name: "TestSupport", dependencies: ["ModelStore"], path: "Tests/TestSupport", swiftSettings: common),
@@ -198,6 +199,7 @@ let package = Package(
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "CSQLite"], swiftSettings: common),
         .testTarget(name: "MarkdownTests", dependencies: ["Markdown"], swiftSettings: common),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "TestSupport"], swiftSettings: common),
+        .testTarget(name: "LoadGenerationTests", dependencies: ["LoadGeneration"], swiftSettings: common),
         .testTarget(
             name: "ServerTests",
             dependencies: [

@@ -1,5 +1,10 @@
 import Foundation
 
+/// Runs the load the configuration file at `path` describes (`sotto-loadgen`'s whole job).
+package func runLoad(configurationPath path: String) throws {
+    try LoadRun(plan: LoadPlan(Configuration.load(from: path))).run()
+}
+
 /// The phases of a run, driven from the main thread, which otherwise only waits: connect every
 /// WebSocket, wait for `go`, start the attackers, send on schedule while the health probe
 /// samples, wait out the grace period, report.
