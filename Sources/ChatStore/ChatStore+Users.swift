@@ -69,8 +69,6 @@ extension ChatStore {
         }
     }
 
-    /// Creates the user with their id as name if they do not exist yet (their id with a
-    /// number when another user holds that name); returns the stored user.
     /// Makes sure `id` exists, as `ensureUser`, reading the database only the first time: users
     /// are never deleted, and every authenticated request asks.
     public func ensureUserExists(_ id: UserID) throws {
@@ -79,6 +77,8 @@ extension ChatStore {
         knownUsers.insert(id)
     }
 
+    /// Creates the user with their id as name if they do not exist yet (their id with a
+    /// number when another user holds that name); returns the stored user.
     public func ensureUser(_ id: UserID) throws -> User {
         if let user = try user(id) { return user }
         let valid = try UserID.validated(id.rawValue)
