@@ -124,7 +124,7 @@ let package = Package(
             name: "Server",
             dependencies: [
                 "ChatStore", "ChatIntelligence", "FoundationModels", "ModelStore", "Digests", "HTTPCore", "CSodium",
-                "Markdown",
+                "Markdown", "JSONSyntax",
             ],
             resources: [.copy("Web")], swiftSettings: common),
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A user to create or rename.
 public struct UserUpdate: Hashable, Sendable, Codable {
@@ -72,9 +73,9 @@ extension ChatStore {
     /// Makes sure `id` exists, as `ensureUser`, reading the database only the first time: users
     /// are never deleted, and every authenticated request asks.
     public func ensureUserExists(_ id: UserID) throws {
-        guard !knownUsers.contains(id) else { return }
+        guard !knownUsers.withLock({ $0.contains(id) }) else { return }
         _ = try ensureUser(id)
-        knownUsers.insert(id)
+        knownUsers.withLock { _ = $0.insert(id) }
     }
 
     /// Creates the user with their id as name if they do not exist yet (their id with a

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Synchronization
 
 /// The chat database: users, channels, members, messages, read state and per-user event logs.
 ///
@@ -44,7 +45,7 @@ public final class ChatStore: Sendable {
     /// What the writer keeps between writes (see `WriterMemory`).
     let writerMemory: WriterMemory
     /// Users seen to exist (users are never deleted).
-    let knownUsers = KnownUsers()
+    let knownUsers = Mutex<Set<UserID>>([])
 
     /// Opens (creating and migrating if needed) the database at `path`.
     ///
@@ -121,26 +122,6 @@ public final class ChatStore: Sendable {
     /// Identifiers of the applied schema migrations, oldest first.
     public func appliedMigrations() throws -> [String] {
         try read { try Migrator.appliedIdentifiers($0) }
-    }
-}
-
-/// A set of user ids, shared by threads.
-///
-/// `@unchecked Sendable`: `ids` is only touched inside `lock`.
-final class KnownUsers: @unchecked Sendable {
-    private let lock = NSLock()
-    private var ids: Set<UserID> = []
-
-    func contains(_ id: UserID) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return ids.contains(id)
-    }
-
-    func insert(_ id: UserID) {
-        lock.lock()
-        ids.insert(id)
-        lock.unlock()
     }
 }
 

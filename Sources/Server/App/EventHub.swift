@@ -1,6 +1,7 @@
 import ChatStore
 import Foundation
 import HTTPCore
+import JSONSyntax
 
 /// The `/api/connect` WebSocket: authenticates sockets, replays missed events, and pushes each
 /// user's event log to their open sockets as it grows.
@@ -207,7 +208,7 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
         let session = Session(
             user: claims.user, socket: socket, store: store, lastSent: resumeFrom, wantsSuggestions: wantsSuggestions)
         socket.send(
-            #"{"type":"hello","connection_id":"\#(socket.id)","user_id":\#(jsonString(claims.user.rawValue)),"last_seq":\#(cursor.lastSeq)}"#
+            #"{"type":"hello","connection_id":"\#(socket.id)","user_id":\#(JSONStringLiteral.encode(claims.user.rawValue)),"last_seq":\#(cursor.lastSeq)}"#
         )
         if resync { socket.send(#"{"type":"resync","last_seq":\#(cursor.lastSeq)}"#) }
         withLock {
@@ -258,10 +259,6 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
         defer { lock.unlock() }
         return body()
     }
-}
-
-func jsonString(_ text: String) -> String {
-    (try? JSONBody.encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
 }
 
 /// One authenticated socket and how far its user's log has been sent on it.

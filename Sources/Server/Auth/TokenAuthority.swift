@@ -1,6 +1,7 @@
 import CSodium
 import ChatStore
 import Foundation
+import JSONSyntax
 import Synchronization
 
 /// What a valid token says.
@@ -80,7 +81,7 @@ public struct TokenAuthority: Sendable {
         for user: UserID, lifetime: Int64? = nil, admin: Bool = false, authTime: Int64? = nil, now: Date = Date()
     ) -> String {
         let issuedAt = Int64(now.timeIntervalSince1970)
-        var payload = "{\"user_id\":\(jsonString(user.rawValue)),\"iat\":\(issuedAt)"
+        var payload = "{\"user_id\":\(JSONStringLiteral.encode(user.rawValue)),\"iat\":\(issuedAt)"
         if let lifetime { payload += ",\"exp\":\(issuedAt + lifetime)" }
         if admin { payload += ",\"admin\":true" }
         if let authTime { payload += ",\"auth_time\":\(authTime)" }
@@ -181,11 +182,6 @@ public struct TokenAuthority: Sendable {
         crypto_auth_hmacsha256_update(&state, message, UInt64(message.count))
         crypto_auth_hmacsha256_final(&state, &output)
         return output
-    }
-
-    private func jsonString(_ text: String) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self).dropFirst().dropLast().description
     }
 }
 
