@@ -44,7 +44,6 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
     /// Sends a just-appended event to its recipients' sockets straight from memory; a socket
     /// that is behind (it missed an earlier event) reads its log instead.
     func deliver(_ event: AppendedEvent) {
-        let frame = WebSocketFrame.Text(event.json)  // the same bytes for every recipient
         var targets: [(Session, Int64?)] = []
         targets.reserveCapacity(event.recipients.count)
         withLock {
@@ -53,6 +52,8 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
                 for session in open.values { targets.append((session, recipient.previous)) }
             }
         }
+        guard !targets.isEmpty else { return }  // nobody connected: no frame to build
+        let frame = WebSocketFrame.Text(event.json)  // the same bytes for every recipient
         for (session, previous) in targets { session.offer(seq: event.seq, after: previous, frame: frame) }
     }
 
