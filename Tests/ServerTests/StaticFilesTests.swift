@@ -1,0 +1,97 @@
+import Digests
+import Foundation
+import HTTPCore
+import Testing
+import TestSupport
+
+@testable import Server
+
+/// The web app's files revalidate instead of downloading again: a strong ETag (the content's
+/// SHA-256), `Cache-Control: no-cache`, and `304 Not Modified` for an `If-None-Match` that names it.
+@Suite struct StaticFilesCachingTests {
+    /// A web folder of its own with two files, served by `StaticFiles(folder:)`.
+    private func files() throws -> (StaticFiles, [String: [UInt8]]) {
+        let folder = try TestFolders.make("web")
+        let contents: [String: [UInt8]] = [
+            "/index.html": Array("<!doctype html><title>t</title>".utf8),
+            "/app.js": Array("export const answer = 42;\n".utf8),
+        ]
+        for (path, bytes) in contents {
+            FileManager.default.createFile(atPath: folder + path, contents: Data(bytes))
+        }
+        return (StaticFiles(folder: URL(fileURLWithPath: folder)), contents)
+    }
+
+    private func get(_ files: StaticFiles, _ path: String, _ headers: [(name: String, value: String)] = [])
+        -> HTTPResponse
+    {
+        files.respond(to: HTTPRequest(method: "GET", path: path, headers: headers))
+    }
+
+    private func header(_ response: HTTPResponse, _ name: String) -> String? {
+        response.headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    @Test func eachFileCarriesTheSHA256OfItsContentAsAStrongETag() throws {
+        let (files, contents) = try files()
+        for (path, bytes) in contents {
+            let response = get(files, path)
+            #expect(response.status == 200)
+            #expect(header(response, "ETag") == "\"\(SHA256.hex(of: bytes))\"", "\(path)")
+            #expect(header(response, "Cache-Control") == "no-cache")
+        }
+        // `/` is index.html, with the same tag.
+        #expect(header(get(files, "/"), "ETag") == header(get(files, "/index.html"), "ETag"))
+        #expect(header(get(files, "/app.js"), "ETag") != header(get(files, "/index.html"), "ETag"))
+    }
+
+    @Test func aMatchingIfNoneMatchIsAnsweredNotModifiedWithoutABody() throws {
+        let (files, _) = try files()
+        let first = get(files, "/app.js")
+        let tag = try #require(header(first, "ETag"))
+        for value in [tag, "W/\(tag)", "\"other\", \(tag)", "*"] {
+            let again = get(files, "/app.js", [("If-None-Match", value)])
+            #expect(again.status == 304, "If-None-Match: \(value)")
+            #expect(again.body.isEmpty)
+            #expect(header(again, "ETag") == tag)
+            #expect(header(again, "Cache-Control") == "no-cache")
+        }
+        // Another file's tag, a stale one, or a tag of another file: the whole file again.
+        let index = try #require(header(get(files, "/index.html"), "ETag"))
+        for value in [index, "\"0000\"", "", "W/\"x\""] {
+            let full = get(files, "/app.js", [("If-None-Match", value)])
+            #expect(full.status == 200, "If-None-Match: \(value)")
+            #expect(full.body == first.body)
+        }
+    }
+
+    @Test func aChangedFileGetsANewTagAndTheOldOneNoLongerMatches() throws {
+        let folder = try TestFolders.make("web")
+        let path = folder + "/app.js"
+        FileManager.default.createFile(atPath: path, contents: Data("one".utf8))
+        let before = StaticFiles(folder: URL(fileURLWithPath: folder))
+        let oldTag = try #require(header(get(before, "/app.js"), "ETag"))
+        FileManager.default.createFile(atPath: path, contents: Data("two".utf8))
+        let after = StaticFiles(folder: URL(fileURLWithPath: folder))
+        let response = get(after, "/app.js", [("If-None-Match", oldTag)])
+        #expect(response.status == 200)
+        #expect(response.body == Array("two".utf8))
+        #expect(header(response, "ETag") != oldTag)
+    }
+
+    @Test func theRunningServerRevalidatesItsWebApp() throws {
+        let server = try TestServer.shared()
+        let client = HTTPClient(port: server.port)
+        for path in ["/", "/app.js", "/app.css"] {
+            let first = try client.get(path)
+            #expect(first.status == 200, "\(path)")
+            let tag = try #require(first.headers["etag"], "\(path) has no ETag")
+            #expect(tag.hasPrefix("\"") && tag.hasSuffix("\"") && tag.count == 66)
+            #expect(first.headers["cache-control"] == "no-cache")
+            let again = try client.request("GET", path, headers: ["If-None-Match": tag])
+            #expect(again.status == 304, "\(path)")
+            #expect(again.body.isEmpty)
+            #expect(again.headers["etag"] == tag)
+        }
+    }
+}
