@@ -1,6 +1,11 @@
 // JSON API client. Every call sends the bearer token; errors become ApiError.
 
 export class ApiError extends Error {
+  /**
+   * @param {number} status the HTTP status (0: the server could not be reached)
+   * @param {string} code the server's stable error code
+   * @param {string} message words for the user
+   */
   constructor(status, code, message) {
     super(message);
     this.status = status;
@@ -8,7 +13,12 @@ export class ApiError extends Error {
   }
 }
 
-/// The JSON body of a response, or its error as an ApiError.
+/**
+ * The JSON body of a response, or its error as an ApiError.
+ *
+ * @param {Response} response
+ * @returns {Promise<any>}
+ */
 async function readJSON(response) {
   let payload = null;
   try {
@@ -23,73 +33,94 @@ async function readJSON(response) {
   return payload;
 }
 
+/**
+ * The API as the holder of `token` calls it.
+ *
+ * @param {string} token
+ */
 export function createApi(token) {
+  /**
+   * @param {string} method
+   * @param {string} path
+   * @param {unknown} [body]
+   * @returns {Promise<any>}
+   */
   async function request(method, path, body) {
-    const options = { method, headers: { Authorization: `Bearer ${token}` } };
+    /** @type {Record<string, string>} */
+    const headers = { Authorization: `Bearer ${token}` };
+    /** @type {RequestInit} */
+    const options = { method, headers };
     if (body !== undefined) {
-      options.headers['Content-Type'] = 'application/json';
+      headers['Content-Type'] = 'application/json';
       options.body = JSON.stringify(body);
     }
     let response;
     try {
       response = await fetch(path, options);
-    } catch (error) {
+    } catch {
       throw new ApiError(0, 'network', 'The server cannot be reached.');
     }
     return readJSON(response);
   }
 
+  /** @param {string} cid */
   const channelPath = (cid) => `/api/channels/${encodeURIComponent(cid)}`;
 
   return {
     me: () => request('GET', '/api/me'),
     channels: () => request('GET', '/api/channels'),
-    channel: (cid) => request('GET', channelPath(cid)),
-    messages: (cid, before) => {
+    channel: (/** @type {string} */ cid) => request('GET', channelPath(cid)),
+    messages: (/** @type {string} */ cid, /** @type {string | undefined} */ before) => {
       const query = new URLSearchParams({ limit: '50' });
       if (before) query.set('before', before);
       return request('GET', `${channelPath(cid)}/messages?${query}`);
     },
-    send: (cid, id, text) => request('POST', `${channelPath(cid)}/messages`, { id, text }),
-    markRead: (cid, messageId) => request('POST', `${channelPath(cid)}/read`, messageId ? { message_id: messageId } : {}),
-    typing: (cid, typing) => request('POST', `${channelPath(cid)}/typing`, { typing }),
-    suggestions: (cid, tone) => request('GET', `${channelPath(cid)}/suggestions${tone ? `?tone=${tone}` : ''}`),
+    send: (/** @type {string} */ cid, /** @type {string} */ id, /** @type {string} */ text) => request('POST', `${channelPath(cid)}/messages`, { id, text }),
+    markRead: (/** @type {string} */ cid, /** @type {string | undefined} */ messageId) => request('POST', `${channelPath(cid)}/read`, messageId ? { message_id: messageId } : {}),
+    typing: (/** @type {string} */ cid, /** @type {boolean} */ typing) => request('POST', `${channelPath(cid)}/typing`, { typing }),
+    suggestions: (/** @type {string} */ cid, /** @type {string | undefined} */ tone) => request('GET', `${channelPath(cid)}/suggestions${tone ? `?tone=${tone}` : ''}`),
     refreshToken: () => request('POST', '/api/token'),
-    writingTool: (tool, text, attempt) => request('POST', '/api/tools/writing', { tool, text, attempt }),
-    translate: (messageId, language) =>
+    writingTool: (/** @type {string} */ tool, /** @type {string} */ text, /** @type {number} */ attempt) => request('POST', '/api/tools/writing', { tool, text, attempt }),
+    translate: (/** @type {string} */ messageId, /** @type {string} */ language) =>
       request('POST', `/api/messages/${encodeURIComponent(messageId)}/translation`, language ? { language } : {}),
     model: () => request('GET', '/api/model'),
     modelDownload: () => request('GET', '/api/model/download'),
     startModelDownload: () => request('POST', '/api/model/download'),
     preferences: () => request('GET', '/api/me/preferences'),
-    setPreferences: (changes) => request('PUT', '/api/me/preferences', changes),
-    summarize: (cid, options) => request('POST', `${channelPath(cid)}/summary`, options),
-    event: (messageId, timeZone) =>
+    setPreferences: (/** @type {object} */ changes) => request('PUT', '/api/me/preferences', changes),
+    summarize: (/** @type {string} */ cid, /** @type {object} */ options) => request('POST', `${channelPath(cid)}/summary`, options),
+    event: (/** @type {string} */ messageId, /** @type {string} */ timeZone) =>
       request('POST', `/api/messages/${encodeURIComponent(messageId)}/event`, { time_zone: timeZone }),
-    search: (query) => request('GET', `/api/search?${new URLSearchParams({ q: query, limit: '20' })}`),
-    suggestSearches: (topic) => request('POST', '/api/search/suggestions', { topic }),
-    job: (id) => request('GET', `/api/jobs/${encodeURIComponent(id)}`),
-    cancelJob: (id) => request('DELETE', `/api/jobs/${encodeURIComponent(id)}`),
+    search: (/** @type {string} */ query) => request('GET', `/api/search?${new URLSearchParams({ q: query, limit: '20' })}`),
+    suggestSearches: (/** @type {string} */ topic) => request('POST', '/api/search/suggestions', { topic }),
+    job: (/** @type {string} */ id) => request('GET', `/api/jobs/${encodeURIComponent(id)}`),
+    cancelJob: (/** @type {string} */ id) => request('DELETE', `/api/jobs/${encodeURIComponent(id)}`),
     ...assistantCalls(request, token),
   };
 }
 
-/// The assistant's routes (assistant.js).
+/**
+ * The assistant's routes.
+ *
+ * @param {(method: string, path: string, body?: unknown) => Promise<any>} request
+ * @param {string} token
+ */
 function assistantCalls(request, token) {
+  /** @param {string} id @param {string} [rest] */
   const path = (id, rest = '') => `/api/assistant/conversations/${encodeURIComponent(id)}${rest}`;
   return {
     assistant: () => request('GET', '/api/assistant'),
-    setAssistantSettings: (changes) => request('PUT', '/api/assistant/settings', changes),
+    setAssistantSettings: (/** @type {object} */ changes) => request('PUT', '/api/assistant/settings', changes),
     assistantConversations: () => request('GET', '/api/assistant/conversations'),
-    createAssistantConversation: (settings) => request('POST', '/api/assistant/conversations', settings),
-    assistantConversation: (id) => request('GET', path(id)),
-    renameAssistantConversation: (id, title) => request('PATCH', path(id), { title }),
-    setAssistantConversationSettings: (id, settings) => request('PUT', path(id, '/settings'), settings),
-    deleteAssistantConversation: (id) => request('DELETE', path(id)),
-    sendAssistantMessage: (id, text, imageIds = []) =>
+    createAssistantConversation: (/** @type {object} */ settings) => request('POST', '/api/assistant/conversations', settings),
+    assistantConversation: (/** @type {string} */ id) => request('GET', path(id)),
+    renameAssistantConversation: (/** @type {string} */ id, /** @type {string} */ title) => request('PATCH', path(id), { title }),
+    setAssistantConversationSettings: (/** @type {string} */ id, /** @type {object} */ settings) => request('PUT', path(id, '/settings'), settings),
+    deleteAssistantConversation: (/** @type {string} */ id) => request('DELETE', path(id)),
+    sendAssistantMessage: (/** @type {string} */ id, /** @type {string} */ text, /** @type {string[]} */ imageIds = []) =>
       request('POST', path(id, '/messages'), imageIds.length ? { text, image_ids: imageIds } : { text }),
     // An image goes as the file itself (the server reads its first bytes to know what it is).
-    attachAssistantImage: async (id, file) => {
+    attachAssistantImage: async (/** @type {string} */ id, /** @type {File} */ file) => {
       let response;
       try {
         response = await fetch(path(id, '/images'), {
@@ -103,21 +134,21 @@ function assistantCalls(request, token) {
       return readJSON(response);
     },
     // Fetched with the token in a header (never in a URL), shown through a blob: URL.
-    assistantImage: async (id, imageId) => {
+    assistantImage: async (/** @type {string} */ id, /** @type {string} */ imageId) => {
       const response = await fetch(path(id, `/images/${encodeURIComponent(imageId)}`),
         { headers: { Authorization: `Bearer ${token}` } });
       if (!response.ok) throw new ApiError(response.status, 'http_error', `The image cannot be shown (HTTP ${response.status}).`);
       return response.blob();
     },
-    removeAssistantImage: (id, imageId) => request('DELETE', path(id, `/images/${encodeURIComponent(imageId)}`)),
-    stopAssistant: (id) => request('POST', path(id, '/stop')),
-    regenerateAssistant: (id) => request('POST', path(id, '/regenerate')),
-    continueAssistant: (id) => request('POST', path(id, '/continue')),
-    summarizeAssistant: (id) => request('POST', path(id, '/summary')),
-    translateAssistantMessage: (id, messageId, language) =>
+    removeAssistantImage: (/** @type {string} */ id, /** @type {string} */ imageId) => request('DELETE', path(id, `/images/${encodeURIComponent(imageId)}`)),
+    stopAssistant: (/** @type {string} */ id) => request('POST', path(id, '/stop')),
+    regenerateAssistant: (/** @type {string} */ id) => request('POST', path(id, '/regenerate')),
+    continueAssistant: (/** @type {string} */ id) => request('POST', path(id, '/continue')),
+    summarizeAssistant: (/** @type {string} */ id) => request('POST', path(id, '/summary')),
+    translateAssistantMessage: (/** @type {string} */ id, /** @type {string} */ messageId, /** @type {string} */ language) =>
       request('POST', path(id, `/messages/${encodeURIComponent(messageId)}/translation`), { language }),
-    searchAssistant: (query) => request('GET', `/api/assistant/search?${new URLSearchParams({ q: query, limit: '20' })}`),
-    exportAssistantConversation: async (id) => {
+    searchAssistant: (/** @type {string} */ query) => request('GET', `/api/assistant/search?${new URLSearchParams({ q: query, limit: '20' })}`),
+    exportAssistantConversation: async (/** @type {string} */ id) => {
       const response = await fetch(path(id, '/export'), { headers: { Authorization: `Bearer ${token}` } });
       if (!response.ok) throw new ApiError(response.status, 'http_error', `Export failed (HTTP ${response.status}).`);
       const disposition = response.headers.get('Content-Disposition') || '';
@@ -126,3 +157,5 @@ function assistantCalls(request, token) {
     },
   };
 }
+
+/** @typedef {ReturnType<typeof createApi>} Api */

@@ -1,147 +1,121 @@
 // "Search messages" over the user's channels, and "Suggest searches": four terms from the
-// local model for the topic in the search field, each a click away from running. The button is
-// disabled while the field is empty or the model is unavailable, and the page says why.
+// model for the topic in the search field, each a click away from running.
 
-import { appendModelLabel, jobError } from './jobs.js';
+import { jobError, jobModel, jobPhase } from './jobs.js';
 
-export class Search {
-  constructor({ form, input, suggestButton, note, suggested, results, api, jobs, open }) {
-    Object.assign(this, { form, input, suggestButton, note, suggested, results, api, jobs, open });
-    this.unavailable = '';
-    this.suggesting = null; // the job id while terms are being written
-    form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      this.run(input.value);
-    });
-    input.addEventListener('input', () => this.refresh());
-    suggestButton.addEventListener('click', () => this.suggest());
-    this.refresh();
-  }
+/**
+ * @typedef {import('./types.js').SearchHit} SearchHit
+ * @typedef {import('./jobs.js').JobsState} JobsState
+ * @typedef {import('./state.js').Action} Action
+ *
+ * @typedef {object} SearchState
+ * @property {string} field what the search field holds
+ * @property {'' | 'searching' | 'done' | 'failed'} status
+ * @property {string} query the query the results are for
+ * @property {SearchHit[]} results
+ * @property {string} error
+ * @property {{ nonce: number, topic: string, jobId: string | null, error: string | null } | null} suggest
+ *
+ * @typedef {{ type: 'search/field', text: string }
+ *   | { type: 'search/started', query: string }
+ *   | { type: 'search/done', query: string, results: SearchHit[] }
+ *   | { type: 'search/failed', query: string, error: string }
+ *   | { type: 'search/suggestStarted', nonce: number, topic: string }
+ *   | { type: 'search/suggestJob', nonce: number, jobId: string }
+ *   | { type: 'search/suggestFailed', nonce: number, error: string }} SearchAction
+ */
 
-  setUnavailable(reason) {
-    this.unavailable = reason || '';
-    this.refresh();
-  }
+/** @type {SearchState} */
+export const initialSearch = { field: '', status: '', query: '', results: [], error: '', suggest: null };
 
-  refresh() {
-    const empty = !this.input.value.trim();
-    this.suggestButton.disabled = Boolean(this.unavailable) || empty || Boolean(this.suggesting);
-    if (this.unavailable) this.note.textContent = `Suggest searches is off: ${this.unavailable}`;
-    else if (empty) this.note.textContent = 'Type a topic to search, or to get suggested searches.';
-    else this.note.textContent = '';
-  }
-
-  async run(query) {
-    const text = query.trim();
-    if (!text) return;
-    this.input.value = text;
-    this.refresh();
-    this.results.hidden = false;
-    this.results.dataset.status = 'searching';
-    let found;
-    try {
-      found = await this.api().search(text);
-    } catch (error) {
-      this.results.dataset.status = 'failed';
-      this.results.replaceChildren(emptyItem(error.message));
-      return;
+/**
+ * @param {SearchState} state
+ * @param {Action} action
+ * @returns {SearchState}
+ */
+export function search(state, action) {
+  switch (action.type) {
+    case 'search/field':
+      return state.field === action.text ? state : { ...state, field: action.text };
+    case 'search/started':
+      return { ...state, field: action.query, status: 'searching', query: action.query, error: '' };
+    case 'search/done':
+      return action.query === state.query ? { ...state, status: 'done', results: action.results } : state;
+    case 'search/failed':
+      return action.query === state.query ? { ...state, status: 'failed', results: [], error: action.error } : state;
+    case 'search/suggestStarted':
+      return { ...state, suggest: { nonce: action.nonce, topic: action.topic, jobId: null, error: null } };
+    case 'search/suggestJob':
+    case 'search/suggestFailed': {
+      const suggest = state.suggest;
+      if (!suggest || suggest.nonce !== action.nonce) return state;
+      const change = action.type === 'search/suggestJob' ? { jobId: action.jobId } : { error: action.error };
+      return { ...state, suggest: { ...suggest, ...change } };
     }
-    this.results.dataset.status = 'done';
-    this.results.dataset.query = text;
-    if (found.results.length === 0) {
-      this.results.replaceChildren(emptyItem(`No messages match “${text}”.`));
-      return;
-    }
-    this.results.replaceChildren(...found.results.map((hit) => this.render(hit)));
-  }
-
-  render(hit) {
-    const item = document.createElement('li');
-    const open = document.createElement('button');
-    open.type = 'button';
-    open.className = 'search-hit';
-    open.dataset.messageId = hit.message.id;
-    const where = line('search-where', hit.channel_name);
-    const text = document.createElement('span');
-    text.className = 'search-text';
-    text.append(...highlighted(hit.message.text, hit.highlights));
-    open.append(where, text);
-    open.addEventListener('click', () => this.open(hit.message));
-    item.append(open);
-    return item;
-  }
-
-  async suggest() {
-    const topic = this.input.value.trim();
-    if (!topic || this.unavailable || this.suggesting) return;
-    const list = document.createElement('ul');
-    this.suggested.replaceChildren(this.suggested.querySelector('h3'), list);
-    this.suggested.hidden = false;
-    this.suggested.dataset.status = 'running';
-    const status = line('suggest-status', 'Suggesting searches…');
-    status.setAttribute('role', 'status');
-    this.suggested.append(status);
-    this.suggesting = 'starting';
-    this.refresh();
-    let job;
-    try {
-      job = await this.jobs.run(
-        () => this.api().suggestSearches(topic),
-        (snapshot) => {
-          this.suggesting = snapshot.id;
-          const terms = (snapshot.result && snapshot.result.terms) || [];
-          const done = snapshot.status === 'done';
-          list.replaceChildren(...terms.map((term) => this.suggestion(term, done)));
-        });
-    } catch (error) {
-      job = { status: 'failed', error: error.message };
-    }
-    this.suggesting = null;
-    this.suggested.dataset.status = job.status;
-    status.textContent = job.status === 'failed' ? jobError(job) : '';
-    if (job.status === 'done') appendModelLabel(status, job.result && job.result.model);
-    this.refresh();
-  }
-
-  suggestion(term, ready) {
-    const item = document.createElement('li');
-    const control = document.createElement('button');
-    control.type = 'button';
-    control.className = 'suggested-search';
-    control.textContent = term;
-    control.disabled = !ready; // still being written
-    control.addEventListener('click', () => this.run(term));
-    item.append(control);
-    return item;
+    case 'session/signedOut':
+      return initialSearch;
+    default:
+      return state;
   }
 }
 
-function emptyItem(text) {
-  const item = document.createElement('li');
-  item.className = 'search-empty';
-  item.textContent = text;
-  return item;
+/**
+ * The suggested terms so far, where they stand, and the line under them.
+ *
+ * @param {NonNullable<SearchState['suggest']>} suggest
+ * @param {JobsState} jobs
+ */
+export function suggestedSearches(suggest, jobs) {
+  const job = suggest.jobId ? jobs[suggest.jobId] : undefined;
+  if (suggest.error) return { status: 'failed', terms: [], note: suggest.error, model: null };
+  const status = jobPhase(job);
+  /** @type {string[]} */
+  const terms = (job && job.result && job.result.terms) || [];
+  const note = status === 'running' ? 'Suggesting searches…' : status === 'failed' && job ? jobError(job) : '';
+  return { status, terms, note, model: status === 'done' ? jobModel(job) : null };
 }
 
-function line(className, text) {
-  const node = document.createElement('span');
-  node.className = className;
-  node.textContent = text;
-  return node;
+/**
+ * Whether "Suggest searches" is busy (a job started and not finished).
+ *
+ * @param {SearchState} state
+ * @param {JobsState} jobs
+ */
+export function suggesting(state, jobs) {
+  const suggest = state.suggest;
+  if (!suggest || suggest.error) return false;
+  return jobPhase(suggest.jobId ? jobs[suggest.jobId] : undefined) === 'running';
 }
 
-/// `text` as text nodes, with the ranges ([start, end) in UTF-16 units) in <mark>.
-function highlighted(text, ranges) {
-  const nodes = [];
+/**
+ * The note under the search field: why Suggest searches is off, or what to type.
+ *
+ * @param {string} field
+ * @param {string} unavailable
+ */
+export function searchNote(field, unavailable) {
+  if (unavailable) return `Suggest searches is off: ${unavailable}`;
+  return field.trim() ? '' : 'Type a topic to search, or to get suggested searches.';
+}
+
+/**
+ * `text` cut at the `[start, end)` ranges (UTF-16 units) to highlight, as pieces in order; bad
+ * or overlapping ranges are skipped.
+ *
+ * @param {string} text
+ * @param {Array<[number, number]> | undefined} ranges
+ * @returns {Array<{ text: string, mark: boolean }>}
+ */
+export function highlightPieces(text, ranges) {
+  /** @type {Array<{ text: string, mark: boolean }>} */
+  const pieces = [];
   let at = 0;
   for (const [start, end] of ranges || []) {
     if (start < at || end > text.length || start >= end) continue;
-    if (start > at) nodes.push(document.createTextNode(text.slice(at, start)));
-    const mark = document.createElement('mark');
-    mark.textContent = text.slice(start, end);
-    nodes.push(mark);
+    if (start > at) pieces.push({ text: text.slice(at, start), mark: false });
+    pieces.push({ text: text.slice(start, end), mark: true });
     at = end;
   }
-  if (at < text.length) nodes.push(document.createTextNode(text.slice(at)));
-  return nodes;
+  if (at < text.length) pieces.push({ text: text.slice(at), mark: false });
+  return pieces;
 }

@@ -1,176 +1,199 @@
-// The "Suggested replies" row above the composer: a "Suggesting replies…" indicator while the
-// model works, then up to three chips, each filling in as the model writes it (streamed
-// `suggestions.partial` frames), settled when the set is done. A chip fills the composer; it
-// never sends. The row is absent from the page whenever there is nothing to show. Beside it, a
-// "Formal" toggle asks for the other tone.
+// The "Suggested replies" row's state: a "Suggesting replies…" indicator while the model works,
+// then up to three chips, each filling in as the model writes it (`suggestions.partial` frames),
+// settled when the set is done (`suggestions.updated`, or GET …/suggestions). A partial or a
+// pending answer for another state of the conversation (another signature) is dropped; so is a
+// late "pending" for a set already shown. The row is absent whenever there is nothing to show.
 //
 // Time to the first visible chip (from the moment suggestions were asked for or expected) and
 // to the finished set are kept in `timings`, for the page's tests and anyone curious.
 
-import { appendModelLabel } from './jobs.js';
+/**
+ * @typedef {import('./types.js').SuggestionSnapshot} SuggestionSnapshot
+ * @typedef {import('./state.js').Action} Action
+ * @typedef {import('./state.js').State} State
+ *
+ * @typedef {'casual' | 'formal'} Tone
+ * @typedef {{ status: 'pending' | 'streaming' | 'ready', chips: string[], signature: string, tone: Tone, model: string | null }} ShownRow
+ * @typedef {{ signature: string | null | undefined, firstChipMs: number, setMs: number, streamed: boolean }} Timing
+ * @typedef {object} SuggestionsState
+ * @property {string | null} cid the open channel
+ * @property {SuggestionSnapshot | null} last the last snapshot applied for `cid`
+ * @property {ShownRow | null} shown what the row shows; null: no row
+ * @property {Tone} tone
+ * @property {number | null} waitingSince when suggestions were asked for or expected
+ * @property {number | null} firstChipAt when the first chip was shown
+ * @property {Timing[]} timings
+ *
+ * @typedef {{ type: 'suggestions/snapshot', snapshot: SuggestionSnapshot, at: number }
+ *   | { type: 'suggestions/failed', cid: string }
+ *   | { type: 'suggestions/clear', cid: string }
+ *   | { type: 'suggestions/tone', tone: Tone, at: number }
+ *   | { type: 'suggestions/reopen', at: number }} SuggestionsAction
+ */
 
-const TONE_KEY = 'sotto.tone';
+/** At most this many chips are shown. */
+export const MAX_CHIPS = 3;
 
-export class SuggestionsRow {
-  constructor({ composer, textarea, load }) {
-    this.composer = composer;
-    this.textarea = textarea;
-    this.load = load;
-    this.enabled = false;
-    this.cid = null;
-    this.last = null; // last snapshot applied for this.cid
-    this.element = null;
-    this.timings = []; // { firstChipMs, setMs, signature }
-    this.waitingSince = null;
-    this.tone = localStorage.getItem(TONE_KEY) === 'formal' ? 'formal' : 'casual';
-    this.toneLabel = document.createElement('label');
-    this.toneLabel.className = 'tone-toggle';
-    this.toneInput = document.createElement('input');
-    this.toneInput.type = 'checkbox';
-    this.toneInput.checked = this.tone === 'formal';
-    this.toneLabel.append(this.toneInput, ' Formal');
-    this.toneLabel.title = 'Suggest replies in a formal tone';
-    this.toneInput.addEventListener('change', () => this.setTone(this.toneInput.checked ? 'formal' : 'casual'));
-    this.bar = document.createElement('div');
-    this.bar.className = 'suggestions-bar';
-    this.bar.append(this.toneLabel);
-  }
+/**
+ * @param {Tone} tone
+ * @returns {SuggestionsState}
+ */
+export function initialSuggestions(tone = 'casual') {
+  return { cid: null, last: null, shown: null, tone, waitingSince: null, firstChipAt: null, timings: [] };
+}
 
-  /// Casual or formal: remembered in this browser, and asked of the server at once.
-  setTone(tone) {
-    this.tone = tone;
-    this.toneInput.checked = tone === 'formal';
-    localStorage.setItem(TONE_KEY, tone);
-    if (this.cid) this.open(this.cid);
-  }
-
-  /// Switches to a channel and asks the server where its suggestions stand.
-  async open(cid) {
-    this.cid = cid;
-    this.last = null;
-    this.remove();
-    if (!this.enabled) {
-      this.bar.remove();
-      return;
+/**
+ * @param {SuggestionsState} state
+ * @param {Action} action
+ * @param {State} root the state before this action
+ * @returns {SuggestionsState}
+ */
+export function suggestions(state, action, root) {
+  const enabled = root.session.suggestionsAvailable &&
+    (action.type === 'session/suggestionsWanted' ? action.wanted : root.session.suggestionsWanted);
+  switch (action.type) {
+    case 'channel/opened':
+      return open({ ...state, cid: action.cid }, enabled, action.at);
+    case 'suggestions/tone':
+      return state.cid ? open({ ...state, tone: action.tone }, enabled, action.at) : { ...state, tone: action.tone };
+    case 'suggestions/reopen':
+      return state.cid ? open(state, enabled, action.at) : state;
+    case 'session/suggestionsWanted':
+      return enabled ? state : { ...state, shown: null };
+    case 'session/signedOut':
+      return { ...initialSuggestions(state.tone), timings: state.timings };
+    case 'suggestions/snapshot':
+      return enabled ? apply(state, action.snapshot, action.at) : state;
+    case 'suggestions/failed':
+      return action.cid === state.cid ? { ...state, shown: null } : state;
+    case 'suggestions/clear':
+      return clear(state, action.cid);
+    case 'server/event': {
+      const event = action.event;
+      if (!enabled) return state;
+      if (event.type === 'suggestions.updated') return apply(state, event, action.at);
+      if (event.type === 'suggestions.partial') return partial(state, event, action.at);
+      if (event.type === 'message.new' && event.message.cid === state.cid) {
+        const mine = root.session.me !== null && event.message.user_id === root.session.me.id;
+        return mine ? clear(state, event.message.cid) : expect(state, action.at);
+      }
+      return state;
     }
-    if (!this.bar.isConnected) this.composer.before(this.bar);
-    this.waitingSince = performance.now();
-    this.firstChipAt = null;
-    try {
-      this.apply(await this.load(cid, this.tone));
-    } catch {
-      this.remove();
-    }
+    default:
+      return state;
   }
+}
 
-  /// A `suggestions.partial` frame: the chips so far for the conversation as it is now.
-  partial(frame) {
-    if (!this.enabled || frame.cid !== this.cid || !this.last || this.last.status !== 'pending') return;
-    if (this.last.signature && frame.signature !== this.last.signature) return;
-    const chips = (frame.suggestions || []).slice(0, 3);
-    if (chips.length === 0) return;
-    if (this.waitingSince !== null && !this.firstChipAt) this.firstChipAt = performance.now();
-    this.render('streaming', chips, frame.signature);
-  }
+/**
+ * A channel (or tone) is opened: nothing shown until the server says where its suggestions stand.
+ *
+ * @param {SuggestionsState} state
+ * @param {boolean} enabled
+ * @param {number} at
+ * @returns {SuggestionsState}
+ */
+function open(state, enabled, at) {
+  return { ...state, last: null, shown: null, waitingSince: enabled ? at : null, firstChipAt: null };
+}
 
-  /// Someone else wrote: fresh suggestions are on their way.
-  expect(cid) {
-    if (!this.enabled || cid !== this.cid) return;
-    this.last = { cid, status: 'pending', signature: null };
-    this.waitingSince = performance.now();
-    this.firstChipAt = null;
-    this.render('pending', []);
-  }
+/**
+ * Someone else wrote: fresh suggestions are on their way.
+ *
+ * @param {SuggestionsState} state
+ * @param {number} at
+ * @returns {SuggestionsState}
+ */
+function expect(state, at) {
+  return {
+    ...state,
+    last: { cid: /** @type {string} */ (state.cid), status: 'pending', signature: null },
+    shown: row(state, 'pending', [], ''),
+    waitingSince: at,
+    firstChipAt: null,
+  };
+}
 
-  /// The user wrote: nothing to suggest until someone answers.
-  clear(cid) {
-    if (cid !== this.cid) return;
-    this.last = { cid, status: 'none', signature: null };
-    this.remove();
-  }
+/**
+ * The reader wrote: nothing to suggest until someone answers.
+ *
+ * @param {SuggestionsState} state
+ * @param {string} cid
+ * @returns {SuggestionsState}
+ */
+function clear(state, cid) {
+  if (cid !== state.cid) return state;
+  return { ...state, last: { cid, status: 'none', signature: null }, shown: null };
+}
 
-  /// Applies a snapshot from GET …/suggestions or a suggestions.updated event.
-  apply(snapshot) {
-    if (!this.enabled || !snapshot || snapshot.cid !== this.cid) return;
-    // A late "pending" answer must not hide chips that already arrived for the same state.
-    if (snapshot.status === 'pending' && this.last && this.last.signature === snapshot.signature &&
-        this.last.status !== 'pending') return;
-    const streaming = this.element && this.element.isConnected && this.element.dataset.status === 'streaming' &&
-      snapshot.status === 'pending' && this.element.dataset.signature === snapshot.signature;
-    this.last = snapshot;
-    const chips = (snapshot.suggestions || []).slice(0, 3);
-    if (snapshot.status === 'ready' && chips.length > 0) {
-      this.noteTiming(snapshot.signature);
-      this.render('ready', chips, snapshot.signature);
-    } else if (snapshot.status === 'pending') {
-      if (!streaming) this.render('pending', []);
-    } else this.remove();
-  }
+/**
+ * The chips so far for the conversation as it is now (`suggestions.partial`).
+ *
+ * @param {SuggestionsState} state
+ * @param {{ cid: string, signature: string, suggestions: string[] }} frame
+ * @param {number} at
+ * @returns {SuggestionsState}
+ */
+function partial(state, frame, at) {
+  const last = state.last;
+  if (frame.cid !== state.cid || !last || last.status !== 'pending') return state;
+  if (last.signature && frame.signature !== last.signature) return state; // another state's chips
+  const chips = (frame.suggestions || []).slice(0, MAX_CHIPS);
+  if (chips.length === 0) return state;
+  const firstChipAt = state.waitingSince !== null && !state.firstChipAt ? at : state.firstChipAt;
+  return { ...state, firstChipAt, shown: row(state, 'streaming', chips, frame.signature) };
+}
 
-  noteTiming(signature) {
-    if (this.waitingSince === null) return;
-    const now = performance.now();
-    this.timings.push({
-      signature,
-      firstChipMs: Math.round((this.firstChipAt || now) - this.waitingSince),
-      setMs: Math.round(now - this.waitingSince),
-      streamed: Boolean(this.firstChipAt),
-    });
-    this.waitingSince = null;
-    this.firstChipAt = null;
+/**
+ * A snapshot from GET …/suggestions or a `suggestions.updated` event.
+ *
+ * @param {SuggestionsState} state
+ * @param {SuggestionSnapshot} snapshot
+ * @param {number} at
+ * @returns {SuggestionsState}
+ */
+function apply(state, snapshot, at) {
+  if (!snapshot || snapshot.cid !== state.cid) return state;
+  const last = state.last;
+  // A late "pending" answer must not hide chips that already arrived for the same state.
+  if (snapshot.status === 'pending' && last && last.signature === snapshot.signature && last.status !== 'pending') {
+    return state;
   }
+  const shown = state.shown;
+  const streaming = shown !== null && shown.status === 'streaming' && snapshot.status === 'pending' &&
+    shown.signature === snapshot.signature;
+  const next = { ...state, last: snapshot };
+  const chips = (snapshot.suggestions || []).slice(0, MAX_CHIPS);
+  if (snapshot.status === 'ready' && chips.length > 0) {
+    return { ...noteTiming(next, snapshot.signature, at), shown: row(next, 'ready', chips, snapshot.signature || '') };
+  }
+  if (snapshot.status === 'pending') return streaming ? next : { ...next, shown: row(next, 'pending', [], '') };
+  return { ...next, shown: null };
+}
 
-  setEnabled(enabled) {
-    this.enabled = enabled;
-    if (!enabled) {
-      this.remove();
-      this.bar.remove();
-    } else if (this.cid) this.open(this.cid);
-  }
+/**
+ * @param {SuggestionsState} state
+ * @param {string | null | undefined} signature
+ * @param {number} at
+ * @returns {SuggestionsState}
+ */
+function noteTiming(state, signature, at) {
+  if (state.waitingSince === null) return state;
+  const timing = {
+    signature,
+    firstChipMs: Math.round((state.firstChipAt || at) - state.waitingSince),
+    setMs: Math.round(at - state.waitingSince),
+    streamed: Boolean(state.firstChipAt),
+  };
+  return { ...state, timings: [...state.timings, timing], waitingSince: null, firstChipAt: null };
+}
 
-  render(status, chips, signature = '') {
-    if (!this.element) {
-      this.element = document.createElement('div');
-      this.element.id = 'suggestions';
-      this.element.className = 'suggestions';
-      this.element.setAttribute('role', 'region');
-      this.element.setAttribute('aria-label', 'Suggested replies');
-      this.element.setAttribute('aria-live', 'polite');
-    }
-    if (!this.bar.isConnected) this.composer.before(this.bar);
-    if (!this.element.isConnected) this.bar.prepend(this.element);
-    this.element.replaceChildren();
-    this.element.dataset.status = status;
-    this.element.dataset.signature = signature || '';
-    this.element.dataset.tone = this.tone;
-    if (status === 'pending') {
-      const indicator = document.createElement('span');
-      indicator.className = 'pending';
-      indicator.textContent = 'Suggesting replies…';
-      this.element.append(indicator);
-      return;
-    }
-    for (const text of chips) {
-      const chip = document.createElement('button');
-      chip.type = 'button';
-      chip.className = status === 'streaming' ? 'chip streaming' : 'chip';
-      chip.textContent = text;
-      // A chip still being written is shown, not offered: it may yet change or be dropped.
-      chip.disabled = status === 'streaming';
-      chip.addEventListener('click', () => this.insert(text));
-      this.element.append(chip);
-    }
-    // Every AI result says which model wrote it (a remote fallback names its endpoint).
-    if (this.last) appendModelLabel(this.element, this.last.model, 'suggestions-model');
-  }
-
-  insert(text) {
-    this.textarea.value = text;
-    this.textarea.focus();
-    this.textarea.setSelectionRange(text.length, text.length);
-  }
-
-  remove() {
-    if (this.element) this.element.remove();
-  }
+/**
+ * @param {SuggestionsState} state
+ * @param {ShownRow['status']} status
+ * @param {string[]} chips
+ * @param {string} signature
+ * @returns {ShownRow}
+ */
+function row(state, status, chips, signature) {
+  return { status, chips, signature, tone: state.tone, model: (state.last && state.last.model) || null };
 }

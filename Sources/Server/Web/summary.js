@@ -1,88 +1,97 @@
-// "Summarize thread": a panel under the channel's header that a short summary streams into,
-// of the part that was unread when the channel was opened, or of the last N messages, naming
-// who said what.
+// "Summarize thread": a panel under the channel's header that a short summary streams into, of
+// the part that was unread when the channel was opened, or of the last N messages.
 
-import { appendModelLabel, jobError } from './jobs.js';
+import { jobError, jobModel, jobPhase, jobText } from './jobs.js';
 
-export class ThreadSummary {
-  constructor({ button, panel, api, jobs }) {
-    Object.assign(this, { button, panel, api, jobs });
-    this.cid = null;
-    this.unread = null; // { after: message id, count } when the channel had unread messages
-    this.jobId = null;
-    this.unavailable = '';
-    this.choice = panel.querySelector('select');
-    this.text = panel.querySelector('.summary-text');
-    this.status = panel.querySelector('.summary-status');
-    button.addEventListener('click', () => this.summarize());
-    panel.querySelector('.summary-run').addEventListener('click', () => this.summarize());
-    panel.querySelector('.summary-close').addEventListener('click', () => this.close());
-  }
+/**
+ * @typedef {import('./jobs.js').JobsState} JobsState
+ * @typedef {import('./state.js').Action} Action
+ *
+ * @typedef {{ after: string | null, count: number }} Unread what was unread when the channel was opened
+ * @typedef {object} SummaryState
+ * @property {string | null} cid
+ * @property {Unread | null} unread
+ * @property {string} choice `unread`, `20` or `50`
+ * @property {boolean} open
+ * @property {number} nonce
+ * @property {string | null} jobId
+ * @property {string | null} error
+ *
+ * @typedef {{ type: 'summary/unread', cid: string, unread: Unread | null }
+ *   | { type: 'summary/choice', choice: string }
+ *   | { type: 'summary/started', nonce: number }
+ *   | { type: 'summary/job', nonce: number, jobId: string }
+ *   | { type: 'summary/failed', nonce: number, error: string }
+ *   | { type: 'summary/closed' }} SummaryAction
+ */
 
-  setUnavailable(reason) {
-    this.unavailable = reason || '';
-    this.button.disabled = Boolean(this.unavailable);
-    this.button.title = this.unavailable;
-  }
+/** @type {SummaryState} */
+export const initialSummary = { cid: null, unread: null, choice: '20', open: false, nonce: 0, jobId: null, error: null };
 
-  /// A channel was opened; `unread` says what was unread before it was marked read.
-  open(cid, unread) {
-    this.close();
-    this.cid = cid;
-    this.unread = unread && unread.count > 0 ? unread : null;
-    const options = [];
-    if (this.unread) options.push(option('unread', `Unread messages (${this.unread.count})`));
-    options.push(option('20', 'Last 20 messages'), option('50', 'Last 50 messages'));
-    this.choice.replaceChildren(...options);
-  }
-
-  async summarize() {
-    if (!this.cid || this.unavailable) return;
-    if (this.jobId) this.jobs.cancel(this.jobId);
-    const cid = this.cid;
-    const choice = this.choice.value;
-    let body = { last: Number(choice) };
-    if (choice === 'unread' && this.unread) {
-      body = this.unread.after ? { after: this.unread.after } : { last: Math.min(this.unread.count, 50) };
+/**
+ * @param {SummaryState} state
+ * @param {Action} action
+ * @returns {SummaryState}
+ */
+export function summary(state, action) {
+  switch (action.type) {
+    case 'channel/opened':
+      return { ...initialSummary, cid: action.cid, nonce: state.nonce + 1 };
+    case 'summary/unread': {
+      if (action.cid !== state.cid) return state;
+      const unread = action.unread && action.unread.count > 0 ? action.unread : null;
+      return { ...state, unread, choice: unread ? 'unread' : '20' };
     }
-    this.panel.hidden = false;
-    this.panel.dataset.status = 'running';
-    this.text.textContent = '';
-    this.status.textContent = 'Summarizing…';
-    let job;
-    try {
-      job = await this.jobs.run(
-        async () => {
-          const started = await this.api().summarize(cid, body);
-          this.jobId = started.job.id;
-          return started;
-        },
-        (snapshot) => {
-          if (this.cid !== cid || snapshot.id !== this.jobId) return;
-          if (snapshot.result && typeof snapshot.result.text === 'string') this.text.textContent = snapshot.result.text;
-        });
-    } catch (error) {
-      job = { status: 'failed', error: error.message };
-    }
-    if (this.cid !== cid || (job.id && job.id !== this.jobId)) return;
-    this.jobId = null;
-    this.panel.dataset.status = job.status;
-    this.status.textContent = job.status === 'failed' ? jobError(job) : '';
-    if (job.status === 'done') appendModelLabel(this.status, job.result && job.result.model);
-  }
-
-  close() {
-    if (this.jobId) this.jobs.cancel(this.jobId);
-    this.jobId = null;
-    this.panel.hidden = true;
-    this.text.textContent = '';
-    this.status.textContent = '';
+    case 'summary/choice':
+      return { ...state, choice: action.choice };
+    case 'summary/started':
+      return { ...state, open: true, nonce: action.nonce, jobId: null, error: null };
+    case 'summary/job':
+      return action.nonce === state.nonce ? { ...state, jobId: action.jobId } : state;
+    case 'summary/failed':
+      return action.nonce === state.nonce ? { ...state, error: action.error } : state;
+    case 'summary/closed':
+      return { ...state, open: false, jobId: null, error: null, nonce: state.nonce + 1 };
+    case 'session/signedOut':
+      return initialSummary;
+    default:
+      return state;
   }
 }
 
-function option(value, label) {
-  const node = document.createElement('option');
-  node.value = value;
-  node.textContent = label;
-  return node;
+/**
+ * The options of the range picker.
+ *
+ * @param {Unread | null} unread
+ * @returns {Array<{ value: string, label: string }>}
+ */
+export function summaryChoices(unread) {
+  const choices = unread ? [{ value: 'unread', label: `Unread messages (${unread.count})` }] : [];
+  return [...choices, { value: '20', label: 'Last 20 messages' }, { value: '50', label: 'Last 50 messages' }];
+}
+
+/**
+ * What POST …/summary is asked for the choice.
+ *
+ * @param {string} choice
+ * @param {Unread | null} unread
+ * @returns {{ last: number } | { after: string }}
+ */
+export function summaryRequest(choice, unread) {
+  if (choice === 'unread' && unread) return unread.after ? { after: unread.after } : { last: Math.min(unread.count, 50) };
+  return { last: Number(choice) || 20 };
+}
+
+/**
+ * What the panel shows.
+ *
+ * @param {SummaryState} state
+ * @param {JobsState} jobs
+ */
+export function summaryView(state, jobs) {
+  if (state.error) return { status: 'failed', text: '', note: state.error, model: null };
+  const job = state.jobId ? jobs[state.jobId] : undefined;
+  const status = jobPhase(job);
+  const note = status === 'running' ? 'Summarizing…' : status === 'failed' && job ? jobError(job) : '';
+  return { status, text: jobText(job), note, model: status === 'done' ? jobModel(job) : null };
 }

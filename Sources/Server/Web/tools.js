@@ -1,192 +1,104 @@
-// Writing tools for a composer: a "Writing tools" toolbar (Proofread, Rewrite, Make friendly,
-// Make professional, Make concise, Summarize, Key points) and a preview under the composer
-// that the result streams into, with Replace, Try again and Dismiss. Nothing is ever sent: the
-// composer is read-only while the preview is open (Enter does nothing), Replace puts the result
-// in the composer, Dismiss puts back exactly what the user wrote. Usable on any composer.
+// Writing tools for a composer (Proofread, Rewrite, Make friendly, Make professional, Make
+// concise, Summarize, Key points): a preview under the composer that the result streams into,
+// with Replace, Try again and Dismiss. Nothing is ever sent: the composer is read-only while the
+// preview is open, Replace puts the result in the draft, Dismiss puts back exactly what the user
+// wrote. One session per composer (the channels' and the assistant's).
 
-import { appendModelLabel, jobError } from './jobs.js';
+import { FINISHED, jobError, jobModel, jobPhase, jobText } from './jobs.js';
 
-export class WritingTools {
-  /// `composer`: the form; `textarea`: its text; `after`: the element the toolbar and preview
-  /// go after; `start(tool, text, attempt)` starts a job; `jobs`: the Jobs follower;
-  /// `letsThrough()`: whether a submit goes through while a preview is open (the assistant's
-  /// Stop button).
-  constructor({ composer, textarea, after, start, jobs, letsThrough = () => false }) {
-    this.composer = composer;
-    this.textarea = textarea;
-    this.start = start;
-    this.jobs = jobs;
-    this.tools = [];
-    this.unavailable = ''; // why the model cannot be used, in words
-    this.paused = ''; // why the tools wait (an answer being written), in words
-    this.session = null; // { tool, original, attempt, jobId, result, done }
+/**
+ * @typedef {import('./types.js').WritingToolInfo} WritingToolInfo
+ * @typedef {import('./jobs.js').JobsState} JobsState
+ * @typedef {import('./state.js').Action} Action
+ *
+ * @typedef {'channel' | 'assistant'} ToolComposer
+ * @typedef {object} ToolSession
+ * @property {number} nonce tells this session's answers from an earlier one's
+ * @property {string} key the draft it works on (composer.js)
+ * @property {WritingToolInfo} tool
+ * @property {string} original exactly what the user wrote
+ * @property {number} attempt how many times Try again was pressed
+ * @property {string | null} jobId
+ * @property {string | null} error why the job could not start
+ * @typedef {Record<ToolComposer, ToolSession | null>} ToolsState
+ *
+ * @typedef {{ type: 'tools/started', composer: ToolComposer, session: ToolSession }
+ *   | { type: 'tools/job', composer: ToolComposer, nonce: number, jobId: string }
+ *   | { type: 'tools/failed', composer: ToolComposer, nonce: number, error: string }
+ *   | { type: 'tools/closed', composer: ToolComposer }} ToolsAction
+ *
+ * @typedef {object} Preview what the preview shows
+ * @property {'running' | 'done' | 'failed' | 'cancelled'} status
+ * @property {string} text the result so far
+ * @property {string} note "Writing…", the error, or ''
+ * @property {string | null} model who wrote it, once done
+ * @property {boolean} canReplace
+ */
 
-    this.toolbar = element('div', 'writing-tools');
-    this.toolbar.setAttribute('role', 'toolbar');
-    this.toolbar.setAttribute('aria-label', 'Writing tools');
-    this.note = element('span', 'tools-note');
-    this.preview = element('section', 'writing-preview');
-    this.preview.setAttribute('aria-label', 'Writing tools preview');
-    this.preview.hidden = true;
-    this.title = element('strong', 'preview-title');
-    this.status = element('span', 'preview-status');
-    this.status.setAttribute('role', 'status');
-    this.text = element('div', 'preview-text');
-    this.text.setAttribute('aria-live', 'polite');
-    const head = element('header', 'preview-head');
-    head.append(this.title, this.status);
-    this.replaceButton = button('Replace', () => this.replace());
-    this.retryButton = button('Try again', () => this.retry());
-    this.dismissButton = button('Dismiss', () => this.dismiss());
-    const actions = element('div', 'preview-actions');
-    actions.append(this.replaceButton, this.retryButton, this.dismissButton);
-    this.preview.append(head, this.text, actions);
-    after.after(this.toolbar, this.preview);
+/** @type {ToolsState} */
+export const initialTools = { channel: null, assistant: null };
 
-    textarea.addEventListener('input', () => this.refresh());
-    // While a preview is open the draft stays as it was: nothing is sent, nothing is lost.
-    composer.addEventListener('submit', (event) => {
-      if (this.session && !letsThrough()) {
-        event.preventDefault();
-        event.stopImmediatePropagation();
-      }
-    }, true);
-  }
-
-  /// The tools the server offers ([{id, title}]) and why they cannot run ('' when they can).
-  configure(tools, unavailable) {
-    this.tools = tools;
-    this.unavailable = unavailable || '';
-    const buttons = tools.map((tool) => {
-      const control = button(tool.title, () => this.run(tool));
-      control.dataset.tool = tool.id;
-      return control;
-    });
-    this.toolbar.replaceChildren(...buttons, this.note);
-    this.refresh();
-  }
-
-  /// Holds the tools back for a while (`reason`), or lets them run again ('').
-  pause(reason) {
-    this.paused = reason || '';
-    this.refresh();
-  }
-
-  /// Enables the tools when there is a draft and a model; says why not otherwise.
-  refresh() {
-    const empty = !this.textarea.value.trim();
-    const busy = Boolean(this.session);
-    for (const control of this.toolbar.querySelectorAll('button')) {
-      control.disabled = Boolean(this.unavailable || this.paused) || empty || busy;
-      control.title = this.unavailable || this.paused || (empty ? 'Write something first' : '');
+/**
+ * @param {ToolsState} state
+ * @param {Action} action
+ * @returns {ToolsState}
+ */
+export function tools(state, action) {
+  switch (action.type) {
+    case 'tools/started':
+      return { ...state, [action.composer]: action.session };
+    case 'tools/job':
+    case 'tools/failed': {
+      const session = state[action.composer];
+      if (!session || session.nonce !== action.nonce) return state;
+      const change = action.type === 'tools/job' ? { jobId: action.jobId } : { error: action.error };
+      return { ...state, [action.composer]: { ...session, ...change } };
     }
-    this.note.textContent = this.unavailable ? `Writing tools are off: ${this.unavailable}` : '';
-  }
-
-  async run(tool, attempt = 0, original = this.textarea.value) {
-    if (!original.trim() || this.unavailable) return;
-    const session = { tool, original, attempt, jobId: null, result: '', done: false };
-    this.session = session;
-    this.textarea.readOnly = true;
-    this.setSendable(false);
-    this.preview.hidden = false;
-    this.preview.dataset.tool = tool.id;
-    this.preview.dataset.status = 'running';
-    this.title.textContent = tool.title;
-    this.status.textContent = 'Writing…';
-    this.text.textContent = '';
-    this.replaceButton.disabled = true;
-    this.refresh();
-    let job;
-    try {
-      job = await this.jobs.run(
-        async () => {
-          const started = await this.start(tool.id, original, attempt);
-          session.jobId = started.job.id;
-          return started;
-        },
-        (snapshot) => {
-          if (this.session !== session) return;
-          const text = snapshot.result && snapshot.result.text;
-          if (typeof text === 'string') {
-            session.result = text;
-            this.text.textContent = text;
-          }
-        });
-    } catch (error) {
-      job = { status: 'failed', error: error.message };
-    }
-    if (this.session !== session) return;
-    session.done = true;
-    this.preview.dataset.status = job.status;
-    if (job.status === 'done') {
-      this.status.textContent = '';
-      appendModelLabel(this.status, job.result && job.result.model);
-      this.replaceButton.disabled = !session.result.trim();
-    } else if (job.status === 'failed') {
-      this.status.textContent = jobError(job);
-    }
-  }
-
-  replace() {
-    const session = this.session;
-    if (!session || !session.done || !session.result.trim()) return;
-    this.close();
-    this.textarea.value = session.result;
-    this.textarea.focus();
-    this.textarea.setSelectionRange(session.result.length, session.result.length);
-    this.refresh();
-  }
-
-  retry() {
-    const session = this.session;
-    if (!session) return;
-    if (!session.done && session.jobId) this.jobs.cancel(session.jobId);
-    this.run(session.tool, session.attempt + 1, session.original);
-  }
-
-  dismiss() {
-    const session = this.session;
-    if (!session) return;
-    if (!session.done && session.jobId) this.jobs.cancel(session.jobId);
-    this.close();
-    this.textarea.value = session.original; // exactly what the user wrote
-    this.textarea.focus();
-    this.refresh();
-  }
-
-  /// Closes the preview (also when switching channels: the draft is put back first).
-  close() {
-    this.session = null;
-    this.textarea.readOnly = false;
-    this.setSendable(true);
-    this.preview.hidden = true;
-    this.text.textContent = '';
-    this.refresh();
-  }
-
-  /// The composer's Send button, off while a preview is open so that it does not look as if
-  /// it would send the preview (the submit listener above refuses it anyway).
-  setSendable(sendable) {
-    for (const control of this.composer.querySelectorAll('button[type="submit"]')) control.disabled = !sendable;
-  }
-
-  /// Leaves the preview without touching the draft's original text (channel switch).
-  reset() {
-    if (this.session) this.dismiss();
+    case 'tools/closed':
+      return state[action.composer] ? { ...state, [action.composer]: null } : state;
+    case 'session/signedOut':
+      return initialTools;
+    default:
+      return state;
   }
 }
 
-function element(tag, className) {
-  const node = document.createElement(tag);
-  node.className = className;
-  return node;
+/**
+ * The preview of a session, from its job.
+ *
+ * @param {ToolSession} session
+ * @param {JobsState} jobs
+ * @returns {Preview}
+ */
+export function preview(session, jobs) {
+  const job = session.jobId ? jobs[session.jobId] : undefined;
+  if (session.error) return { status: 'failed', text: '', note: session.error, model: null, canReplace: false };
+  const status = jobPhase(job);
+  const text = jobText(job);
+  const note = status === 'running' ? 'Writing…' : status === 'failed' && job ? jobError(job) : '';
+  return { status, text, note, model: status === 'done' ? jobModel(job) : null, canReplace: status === 'done' && Boolean(text.trim()) };
 }
 
-function button(label, onClick) {
-  const node = document.createElement('button');
-  node.type = 'button';
-  node.textContent = label;
-  node.addEventListener('click', onClick);
-  return node;
+/**
+ * Whether the session's job may still be running (Try again and Dismiss cancel it).
+ *
+ * @param {ToolSession} session
+ * @param {JobsState} jobs
+ */
+export function unfinishedJob(session, jobs) {
+  const job = session.jobId ? jobs[session.jobId] : undefined;
+  return session.jobId && !(job && FINISHED.has(job.status)) ? session.jobId : null;
+}
+
+/**
+ * Why a tool button is off ('' when it can run): no model, an answer being written, an empty
+ * draft, or a preview already open.
+ *
+ * @param {{ unavailable: string, paused: string, draft: string, busy: boolean }} facts
+ */
+export function toolBlocker({ unavailable, paused, draft, busy }) {
+  if (unavailable) return unavailable;
+  if (paused) return paused;
+  if (!draft.trim()) return 'Write something first';
+  return busy ? 'busy' : '';
 }

@@ -1,0 +1,207 @@
+// The channels' requests and timers: the channel list, opening a channel (its messages, where
+// its suggestions stand, what was unread), older pages, sending with retry, read marks, typing
+// notices, and what the server's events ask of the page (a read mark, the list again, a resync).
+
+import { ApiError } from './api.js';
+import { currentSummary } from './channels.js';
+import { suggestionsOn } from './session.js';
+import { TYPING_SHOWN_MS } from './typing.js';
+
+/**
+ * @typedef {import('./context.js').AppContext} AppContext
+ * @typedef {import('./types.js').Message} Message
+ */
+
+/** How long a found message stays highlighted. */
+const FOUND_MS = 3000;
+
+/**
+ * @param {AppContext} ctx
+ * @param {{ beforeOpen: () => void }} hooks what other features do before a channel opens
+ */
+export function chatEffects(ctx, hooks) {
+  const { store } = ctx;
+  const state = () => store.getState();
+  /** @type {ReturnType<typeof setTimeout> | null} */
+  let channelReload = null;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let readTimer;
+  let lastTypingSent = 0;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let typingStopTimer;
+
+  async function loadChannels() {
+    if (state().session.status !== 'signed-in') return;
+    try {
+      store.dispatch({ type: 'channels/loaded', channels: (await ctx.api().channels()).channels });
+    } catch (error) {
+      ctx.fail(error);
+    }
+  }
+
+  function reloadChannelsSoon() {
+    if (channelReload) return;
+    channelReload = setTimeout(() => {
+      channelReload = null;
+      loadChannels();
+    }, 150);
+  }
+
+  /** @param {string} cid */
+  async function loadSuggestions(cid) {
+    if (!suggestionsOn(state().session)) return;
+    try {
+      const snapshot = await ctx.api().suggestions(cid, state().suggestions.tone);
+      store.dispatch({ type: 'suggestions/snapshot', snapshot, at: ctx.now() });
+    } catch {
+      store.dispatch({ type: 'suggestions/failed', cid });
+    }
+  }
+
+  /** @param {string} cid */
+  async function openChannel(cid) {
+    hooks.beforeOpen();
+    const summary = currentSummary(state().channels);
+    store.dispatch({ type: 'channel/opened', cid, at: ctx.now() });
+    const suggesting = loadSuggestions(cid);
+    // What was unread before opening marks it read: the part "Summarize thread" offers.
+    const unreadCount = summary ? summary.unread_count : 0;
+    const reading = unreadCount > 0 ? ctx.api().channel(cid).catch(() => null) : Promise.resolve(null);
+    try {
+      const [page, detail] = await Promise.all([ctx.api().messages(cid), reading]);
+      if (state().channels.current !== cid) return;
+      const me = state().session.me;
+      /** @type {import('./types.js').Member | undefined} */
+      const mine = detail && me ? detail.members.find((/** @type {import('./types.js').Member} */ member) => member.user.id === me.id) : undefined;
+      store.dispatch({
+        type: 'summary/unread', cid,
+        unread: unreadCount > 0 ? { after: (mine && mine.read.last_read_message_id) || null, count: unreadCount } : null,
+      });
+      store.dispatch({ type: 'messages/page', cid, messages: page.messages, hasMore: page.has_more, older: false });
+      markRead();
+    } catch (error) {
+      ctx.fail(error);
+    }
+    focusComposer(cid);
+    await suggesting;
+  }
+
+  /** @param {string} cid */
+  function focusComposer(cid) {
+    store.dispatch({ type: 'composer/insert', key: cid, text: state().composer.drafts[cid] || '' });
+  }
+
+  async function loadOlder() {
+    const { cid, order } = state().messages;
+    if (!cid || order.length === 0) return;
+    try {
+      const page = await ctx.api().messages(cid, order[0]);
+      store.dispatch({ type: 'messages/page', cid, messages: page.messages, hasMore: page.has_more, older: true });
+    } catch (error) {
+      ctx.fail(error);
+    }
+  }
+
+  /**
+   * Opens a search result's channel and shows the message, loading older pages if needed.
+   *
+   * @param {Message} message
+   */
+  async function openMessage(message) {
+    if (state().channels.current !== message.cid) await openChannel(message.cid);
+    for (let page = 0; page < 20 && !state().messages.byId[message.id] && state().messages.hasMore; page += 1) await loadOlder();
+    if (!state().messages.byId[message.id]) return;
+    const nonce = ctx.nonce();
+    store.dispatch({ type: 'messages/found', id: message.id, nonce });
+    setTimeout(() => store.dispatch({ type: 'messages/foundCleared', nonce }), FOUND_MS);
+  }
+
+  function markRead() {
+    const cid = state().channels.current;
+    if (!cid || document.visibilityState !== 'visible') return;
+    clearTimeout(readTimer);
+    readTimer = setTimeout(async () => {
+      try {
+        await ctx.api().markRead(cid);
+        reloadChannelsSoon();
+      } catch (error) {
+        ctx.fail(error);
+      }
+    }, 200);
+  }
+
+  /** @param {string} text */
+  async function send(text) {
+    const cid = state().channels.current;
+    const me = state().session.me;
+    if (!cid || !me || !text.trim()) return;
+    const message = { id: newMessageId(), cid, user_id: me.id, text, created_at: new Date().toISOString() };
+    store.dispatch({ type: 'composer/draft', key: cid, text: '' });
+    store.dispatch({ type: 'suggestions/clear', cid });
+    stopTyping();
+    await deliver(message);
+  }
+
+  /**
+   * Posts a message; a retry reuses its id, so the server stores it at most once.
+   *
+   * @param {Message} message
+   */
+  async function deliver(message) {
+    store.dispatch({ type: 'message/local', message, status: 'sending' });
+    try {
+      const result = await ctx.api().send(message.cid, message.id, message.text);
+      store.dispatch({ type: 'message/local', message: result.message, status: 'sent' });
+    } catch (error) {
+      store.dispatch({ type: 'message/local', message, status: 'failed' });
+      if (error instanceof ApiError && error.status === 401) ctx.fail(error);
+    }
+  }
+
+  function noteTyping() {
+    const cid = state().channels.current;
+    if (!cid || !ctx.stream) return;
+    const now = Date.now();
+    if (now - lastTypingSent > 3000) {
+      lastTypingSent = now;
+      ctx.stream.send({ type: 'typing.start', cid });
+    }
+    clearTimeout(typingStopTimer);
+    typingStopTimer = setTimeout(stopTyping, 4000);
+  }
+
+  function stopTyping() {
+    clearTimeout(typingStopTimer);
+    const cid = state().channels.current;
+    if (lastTypingSent && ctx.stream && cid) ctx.stream.send({ type: 'typing.stop', cid });
+    lastTypingSent = 0;
+  }
+
+  // What the server's events ask of the page beyond the state they change.
+  store.listen((action, next) => {
+    if (action.type === 'server/resync') {
+      loadChannels();
+      if (next.channels.current) openChannel(next.channels.current);
+      return;
+    }
+    if (action.type !== 'server/event') return;
+    const event = action.event;
+    const me = next.session.me && next.session.me.id;
+    if (event.type === 'message.new') {
+      if (event.message.cid === next.channels.current && event.message.user_id !== me) markRead();
+      reloadChannelsSoon();
+    } else if (event.type === 'message.read' && event.user_id === me) {
+      reloadChannelsSoon();
+    } else if (event.type === 'typing.start') {
+      setTimeout(() => store.dispatch({ type: 'typing/expire', at: ctx.now() }), TYPING_SHOWN_MS + 50);
+    }
+  });
+
+  return { loadChannels, loadSuggestions, openChannel, loadOlder, openMessage, markRead, send, deliver, noteTyping, stopTyping };
+}
+
+function newMessageId() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}

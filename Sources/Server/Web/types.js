@@ -1,0 +1,120 @@
+// The server's JSON shapes the web app reads (GET /api/openapi.json describes them), as JSDoc
+// types for `tsc --checkJs`. Nothing here runs.
+
+/**
+ * @typedef {{ id: string, name: string, created_at?: string, updated_at?: string }} User
+ * @typedef {{ cid: string, name: string, created_by?: string, created_at?: string, last_message_at?: string | null }} Channel
+ * @typedef {{ user_id: string, last_read_message_id?: string | null, last_read_at?: string | null }} ReadState
+ * @typedef {{ user: User, joined_at?: string, read: ReadState }} Member
+ * @typedef {{ id: string, cid: string, user_id: string, text: string, created_at: string, parent_id?: string | null }} Message
+ * @typedef {{ channel: Channel, members: User[], unread_count: number, last_message?: Message | null }} ChannelSummary
+ * @typedef {{ channel: Channel, members: Member[] }} ChannelDetail
+ * @typedef {{ messages: Message[], has_more: boolean }} MessagePage
+ * @typedef {{ id: string, title: string }} WritingToolInfo
+ * @typedef {{ code: string, name: string }} Language
+ *
+ * @typedef {object} ModelState The model behind the AI features, or why there is none.
+ * @property {boolean} available
+ * @property {string | null} [name]
+ * @property {boolean} fallback
+ * @property {string | null} [reason] `not_downloaded`, `machine_too_small`, `turned_off`, `no_model`
+ * @property {string} message
+ * @property {WritingToolInfo[]} tools
+ * @property {Language[]} languages
+ *
+ * @typedef {{ user: User, suggestions: boolean, model: ModelState }} Me
+ *
+ * @typedef {'none' | 'pending' | 'ready' | 'failed' | 'unavailable'} SuggestionStatus
+ * @typedef {object} SuggestionSnapshot GET …/suggestions, or a `suggestions.updated` event.
+ * @property {string} cid
+ * @property {SuggestionStatus} status
+ * @property {string[]} [suggestions]
+ * @property {string | null} [signature]
+ * @property {string | null} [model]
+ *
+ * @typedef {'queued' | 'running' | 'done' | 'failed' | 'cancelled'} JobStatus
+ * @typedef {object} Job A model job's snapshot (`job.updated` frames, GET /api/jobs/{id}).
+ * @property {string} id
+ * @property {string} [kind]
+ * @property {JobStatus} status
+ * @property {any} [result] the feature's result so far: `text`, `terms`, `event`/`ics`/`filename`, `model`
+ * @property {string | null} [error]
+ *
+ * @typedef {object} DownloadProgress GET /api/model/download
+ * @property {'idle' | 'downloading' | 'assembling' | 'installed' | 'failed'} status
+ * @property {string} model
+ * @property {number} bytes
+ * @property {number | null} [fraction]
+ * @property {string} message
+ *
+ * @typedef {{ channel_name: string, message: Message, highlights: Array<[number, number]> }} SearchHit
+ */
+
+/**
+ * The assistant's shapes.
+ *
+ * @typedef {{ id: string, title: string, persona: string, instructions: string, temperature: number, language?: string | null }} Conversation
+ * @typedef {{ id: string }} ImageInfo
+ * @typedef {object} AssistantMessage
+ * @property {string} id
+ * @property {string} [conversation_id]
+ * @property {'user' | 'assistant' | 'divider'} role
+ * @property {string} text
+ * @property {string | null} [html] the server's sanitized HTML (answers and dividers)
+ * @property {number | null} [output_tokens]
+ * @property {string | null} [model]
+ * @property {boolean} [stopped]
+ * @property {ImageInfo[]} [images]
+ * @property {boolean | null} [summary]
+ *
+ * @typedef {{ used: number, size: number }} ContextUse
+ * @typedef {'streaming' | 'done' | 'stopped' | 'failed'} TurnStatus
+ * @typedef {object} Turn An answer being written (`assistant.updated` frames).
+ * @property {string | null} id
+ * @property {'answer' | 'continuation' | 'summary'} kind
+ * @property {TurnStatus} [status]
+ * @property {string} [html]
+ * @property {number} [output_tokens]
+ * @property {string | null} [error]
+ * @property {string | null} [error_code]
+ * @property {AssistantMessage | null} [message]
+ *
+ * @typedef {{ stream_responses: boolean, show_token_counts: boolean, appearance: string, response_language?: string }} AssistantSettings
+ * @typedef {{ id: string, title: string, instructions: string }} Persona
+ * @typedef {object} AssistantInfo GET /api/assistant
+ * @property {AssistantSettings} settings
+ * @property {ModelState} model
+ * @property {boolean} [model_loading]
+ * @property {Persona[]} personas
+ * @property {Language[]} languages
+ * @property {string | null} [last_conversation_id]
+ * @property {number} [max_image_bytes]
+ *
+ * @typedef {{ conversation: Conversation, messages: AssistantMessage[], context?: ContextUse | null, answering?: boolean, pending_images?: ImageInfo[] }} ConversationDetail
+ * @typedef {{ conversation_title: string, message: AssistantMessage & { conversation_id: string }, highlights: Array<[number, number]> }} AssistantHit
+ */
+
+/**
+ * What arrives on /api/connect. Logged events carry `seq`; live frames (partial chips, jobs,
+ * the assistant) and control frames (hello, resync, pong, error) do not.
+ *
+ * @typedef {{ type: 'hello', connection_id?: string, user_id?: string, last_seq: number }} HelloFrame
+ * @typedef {{ type: 'resync', last_seq: number }} ResyncFrame
+ * @typedef {{ type: 'pong' }} PongFrame
+ * @typedef {{ type: 'error', error?: { status: number, code: string, message: string } }} ErrorFrame
+ * @typedef {{ type: 'message.new', seq?: number, cid: string, message: Message }} MessageNewEvent
+ * @typedef {{ type: 'message.read', seq?: number, cid: string, user_id: string, read?: ReadState }} MessageReadEvent
+ * @typedef {{ type: 'typing.start' | 'typing.stop', seq?: number, cid: string, user_id: string }} TypingEvent
+ * @typedef {{ type: 'suggestions.updated', seq?: number } & SuggestionSnapshot} SuggestionsEvent
+ * @typedef {{ type: 'suggestions.partial', cid: string, signature: string, suggestions: string[] }} SuggestionsPartialFrame
+ * @typedef {{ type: 'job.updated', job: Job }} JobFrame
+ * @typedef {{ type: 'assistant.updated', conversation_id: string, turn: Turn, context?: ContextUse | null }} AssistantUpdatedFrame
+ * @typedef {{ type: 'assistant.replies', conversation_id: string, message_id: string, replies: string[] }} AssistantRepliesFrame
+ * @typedef {{ type: 'assistant.conversation', conversation: Conversation }} AssistantConversationFrame
+ *
+ * @typedef {MessageNewEvent | MessageReadEvent | TypingEvent | SuggestionsEvent | SuggestionsPartialFrame | JobFrame
+ *   | AssistantUpdatedFrame | AssistantRepliesFrame | AssistantConversationFrame} ServerEvent
+ * @typedef {ServerEvent | HelloFrame | ResyncFrame | PongFrame | ErrorFrame} Frame
+ */
+
+export {};
