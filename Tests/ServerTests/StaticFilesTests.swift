@@ -1,8 +1,8 @@
 import Digests
 import Foundation
 import HTTPCore
-import Testing
 import TestSupport
+import Testing
 
 @testable import Server
 

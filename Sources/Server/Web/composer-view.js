@@ -47,9 +47,16 @@ export function mountComposer(store, binding) {
     (key, composer, session) => ({ key, composer, session }));
   /** @type {number} */
   let focused = store.getState().composer.focus.revision;
+  // The text is written from the store only when the store's draft changed (a chip, a channel
+  // switch, a send), never from a stale draft over what the user is typing.
+  /** @type {string | null} */
+  let shownKey = null;
+  let shownDraft = '';
   watch(store, picked, ({ key, composer, session }) => {
     const draft = key ? composer.drafts[key] || '' : '';
-    if (textarea.value !== draft) textarea.value = draft;
+    if ((key !== shownKey || draft !== shownDraft) && textarea.value !== draft) textarea.value = draft;
+    shownKey = key;
+    shownDraft = draft;
     textarea.readOnly = Boolean(session);
     if (binding.ownsSubmit !== false) {
       // Off while a preview is open, so that it does not look as if it would send the preview.

@@ -32,9 +32,12 @@ export function mountSearch(store, handlers) {
   input.addEventListener('input', () => store.dispatch({ type: 'search/field', text: input.value }));
   suggest.addEventListener('click', () => handlers.suggest());
 
+  let shownField = '';
   watch(store, select((state) => [state.search, state.jobs, state.session], (search, jobs, session) => ({ search, jobs, session })),
     ({ search, jobs, session }) => {
-      if (input.value !== search.field) input.value = search.field;
+      // Written only when the store's field changed (a suggested term run), never over typing.
+      if (search.field !== shownField && input.value !== search.field) input.value = search.field;
+      shownField = search.field;
       const unavailable = unavailability(session);
       suggest.disabled = Boolean(unavailable) || !search.field.trim() || suggesting(search, jobs);
       setText(note, searchNote(search.field, unavailable));
