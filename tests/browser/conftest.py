@@ -142,6 +142,13 @@ def make_driver(downloads=None):
     return driver
 
 
+def js_errors(driver):
+    """The page's uncaught JavaScript errors since the last call (not failed requests: a 404 the
+    page expects is logged too)."""
+    return [entry["message"] for entry in driver.get_log("browser")
+            if entry.get("level") == "SEVERE" and entry.get("source") == "javascript"]
+
+
 # Lines the tests report (timings, what the model wrote), printed at the end of the run.
 REPORT = []
 
@@ -157,5 +164,7 @@ def pytest_terminal_summary(terminalreporter):
 def browsers():
     drivers = {"alice": make_driver(), "bob": make_driver()}
     yield drivers
+    errors = {name: js_errors(driver) for name, driver in drivers.items()}
     for driver in drivers.values():
         driver.quit()
+    assert not any(errors.values()), f"the page threw: {errors}"

@@ -23,7 +23,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from conftest import REPORT, language_of, make_driver, start_model_server, stop_server
+from conftest import REPORT, js_errors, language_of, make_driver, start_model_server, stop_server
 
 MODEL_TIMEOUT = float(os.environ.get("SOTTO_SUGGESTION_TIMEOUT", "300"))
 TIMEOUT = 15
@@ -126,7 +126,9 @@ def page(assistant_server, downloads):
     button(driver, "Sign in").click()
     wait(driver, lambda d: d.find_element(By.ID, "assistant-nav").is_displayed())
     yield driver
+    errors = js_errors(driver)
     driver.quit()
+    assert not errors, f"the page threw: {errors}"
 
 
 def seed_conversation(server, title, pairs):

@@ -20,7 +20,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from conftest import REPORT, language_of, make_driver, start_model_server, start_server, stop_server
+from conftest import REPORT, js_errors, language_of, make_driver, start_model_server, start_server, stop_server
 
 MODEL_TIMEOUT = float(os.environ.get("SOTTO_SUGGESTION_TIMEOUT", "300"))
 TIMEOUT = 15
@@ -87,7 +87,9 @@ def page(model_server, downloads):
     driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": ZONE})
     sign_in(driver, model_server, "alice")
     yield driver
+    errors = js_errors(driver)
     driver.quit()
+    assert not errors, f"the page threw: {errors}"
 
 
 def test_streaming_chips_and_tone(page):

@@ -247,3 +247,34 @@ test('garbage frames are ignored', () => {
   sockets[0].emit('message', { data: '42' });
   assert.equal(seen.length, 0);
 });
+
+test('the default timers are called as plain functions (the browser refuses them as methods of another object)', () => {
+  const saved = { setTimeout: globalThis.setTimeout, setInterval: globalThis.setInterval };
+  /** @type {string[]} */
+  const calls = [];
+  /** @param {string} name */
+  const strict = (name) => /** @type {any} */ (/** @this {unknown} */ function () {
+    // `this` is the object the function was called on: a page's own timers allow only the window.
+    if (this !== undefined && this !== globalThis) throw new TypeError('Illegal invocation');
+    calls.push(name);
+    return 1;
+  });
+  globalThis.setTimeout = strict('setTimeout');
+  globalThis.setInterval = strict('setInterval');
+  try {
+    /** @type {FakeSocket[]} */
+    const sockets = [];
+    const events = new EventStream({
+      token: 't', suggestions: true, url: () => 'ws://h', onEvent: () => {}, onResync: () => {}, onStatus: () => {},
+      open: (url) => { const socket = new FakeSocket(url); sockets.push(socket); return socket; },
+    });
+    events.connect();
+    sockets[0].open();
+    sockets[0].receive({ type: 'hello', last_seq: 0 }); // starts the ping interval
+    sockets[0].close(); // schedules the reconnection
+    assert.deepEqual(calls, ['setInterval', 'setTimeout']);
+  } finally {
+    globalThis.setTimeout = saved.setTimeout;
+    globalThis.setInterval = saved.setInterval;
+  }
+});

@@ -85,7 +85,13 @@ export class EventStream {
     /** @type {string | null} */
     this.socketToken = null;
     this.renewing = false;
-    this.timers = options.timers || { setTimeout, clearTimeout, setInterval, clearInterval };
+    // Wrapped: the browser's timer functions refuse to be called as methods of another object.
+    this.timers = options.timers || {
+      setTimeout: (fn, ms) => setTimeout(fn, ms),
+      clearTimeout: (id) => clearTimeout(id),
+      setInterval: (fn, ms) => setInterval(fn, ms),
+      clearInterval: (id) => clearInterval(id),
+    };
     this.open = options.open || ((url) => new WebSocket(url));
   }
 
