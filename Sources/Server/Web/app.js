@@ -102,8 +102,8 @@ mountComposer(store, {
   submit: (text) => { if (text.trim()) chat.send(text); },
   typed: chat.noteTyping,
 });
-const channelTools = select((state) => [state.session.model], (model) => ({
-  tools: model ? model.tools : [], unavailable: model && !model.available ? model.message : '', paused: '', hidden: false,
+const channelTools = select((state) => [state.session.model, state.channels.current], (model, cid) => ({
+  tools: model ? model.tools : [], unavailable: model && !model.available ? model.message : '', paused: '', hidden: !cid,
 }));
 mountTools(store, {
   composer: 'channel',
