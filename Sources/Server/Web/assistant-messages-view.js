@@ -176,6 +176,11 @@ const drawnHTML = new WeakMap();
 function updateTurn(node, turn, showTokens) {
   const body = /** @type {HTMLElement} */ (node.querySelector('.markdown'));
   const footer = /** @type {HTMLElement} */ (node.querySelector('.message-footer'));
+  if (drawnHTML.get(body) !== turn.html) {
+    drawnHTML.set(body, turn.html || '');
+    body.innerHTML = turn.html || ''; // the server's sanitized HTML
+    decorateCode(body);
+  }
   if (turn.status === 'failed') {
     if (!footer.querySelector('.error')) {
       const error = el('p', 'error', turn.error || '');
@@ -183,11 +188,6 @@ function updateTurn(node, turn, showTokens) {
       footer.replaceChildren(error);
     }
     return;
-  }
-  if (drawnHTML.get(body) !== turn.html) {
-    drawnHTML.set(body, turn.html || '');
-    body.innerHTML = turn.html || ''; // the server's sanitized HTML
-    decorateCode(body);
   }
   setText(footer, showTokens && turn.output_tokens !== undefined ? `${numberFormat.format(turn.output_tokens)} tokens` : '');
 }

@@ -197,7 +197,8 @@ function frame(state, event) {
   const finished = { ...state, turn: null, context: event.context || state.context };
   if (turn.status === 'failed') {
     const notice = turn.error_code === 'context_full' ? { kind: /** @type {const} */ ('context_full'), message: turn.error || '' } : state.notice;
-    return { ...finished, failed: turn, notice };
+    // What was written before the failure stays shown with it.
+    return { ...finished, failed: { ...turn, html: turn.html || state.turn.html }, notice };
   }
   return turn.message ? { ...finished, messages: [...state.messages, turn.message] } : finished;
 }
