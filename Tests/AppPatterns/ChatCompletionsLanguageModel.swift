@@ -119,7 +119,7 @@ public struct ChatCompletionsLanguageModel: LanguageModel {
         }
 
         private var endpoint: URL {
-            let versioned = configuration.url.pathComponents.contains { $0.wholeMatch(of: /v\d+/) != nil }
+            let versioned = configuration.url.pathComponents.contains { $0.wholeMatch(of: #/v\d+/#) != nil }
             return configuration.url.appendingPathComponent(versioned ? "chat/completions" : "v1/chat/completions")
         }
 
@@ -247,7 +247,9 @@ public struct ChatCompletionsLanguageModel: LanguageModel {
 
 /// Turns the server-sent events of a streamed completion into channel events. Each stream's
 /// response, reasoning and tool calls get one entry id each, so the session coalesces them.
-private struct ChunkReader {
+/// (`nonisolated`: the executor uses it off the main actor, which an Xcode 26 app target would
+/// otherwise make its home.)
+nonisolated private struct ChunkReader {
     private let responseID = UUID().uuidString
     private let reasoningID = UUID().uuidString
     private let toolCallsID = UUID().uuidString

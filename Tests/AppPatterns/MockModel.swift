@@ -94,7 +94,7 @@ public struct MockModelExecutor: LanguageModelExecutor {
 
 /// The transcripts a mock model was shown, turn by turn (history transforms do not change the
 /// session's transcript, so tests look here).
-public final class TranscriptRecorder: Sendable, Hashable {
+nonisolated public final class TranscriptRecorder: Sendable, Hashable {
     private let recorded = Mutex<[Transcript]>([])
 
     public init() {}

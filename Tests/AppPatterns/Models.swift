@@ -34,7 +34,7 @@ public struct TripPlan {
     @Guide(description: "Ratings of the plan from 1 to 5", .count(1...3), .element(.range(1...5)))
     public var ratings: [Int]
 
-    @Guide(description: "A booking code", /[A-Z]{3}-[0-9]{3}/)
+    @Guide(description: "A booking code", #/[A-Z]{3}-[0-9]{3}/#)
     public var bookingCode: String
 
     @Guide(description: "The plan's version", .constant("v1"))

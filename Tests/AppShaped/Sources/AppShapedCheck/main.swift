@@ -6,7 +6,7 @@ import FoundationModels
 // the first thing that is not as expected. Prints what it checked.
 
 var failures = 0
-func check(_ condition: Bool, _ what: String) {
+@MainActor func check(_ condition: Bool, _ what: String) {
     print((condition ? "ok   " : "FAIL ") + what)
     if !condition { failures += 1 }
 }
