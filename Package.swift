@@ -1,18 +1,37 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import CompilerPluginSupport
 import Foundation
 import PackageDescription
 
 // The macro target links the toolchain's own SwiftSyntax (no outside package can be fetched):
-// `<toolchain>/usr/lib/swift/host` holds its modules and shared libraries (see MACROS.md).
+// `<toolchain>/usr/lib/swift/host` holds its modules and shared libraries (see MACROS.md). The
+// toolchain is the one evaluating this manifest: the manifest runs as a program of its own (so
+// `CommandLine.arguments[0]` is that program, not `swift`), linked against the toolchain's
+// `usr/lib/swift/pm/ManifestAPI/libPackageDescription.so`, whose path the process's memory map
+// gives. Elsewhere (no /proc) the `swift` found on PATH says where the toolchain is.
 let toolchainHost: String = {
-    var url = URL(fileURLWithPath: CommandLine.arguments.first ?? "/usr/bin/swift")
-    url.resolveSymlinksInPath()
-    // .../usr/bin/swift-package → .../usr/lib/swift/host
-    let usr = url.deletingLastPathComponent().deletingLastPathComponent()
-    let host = usr.appendingPathComponent("lib/swift/host").path
-    if FileManager.default.fileExists(atPath: host + "/SwiftSyntax.swiftmodule") { return host }
-    return "/opt/swift/usr/lib/swift/host"
+    func host(fromUsr usr: URL) -> String? {
+        let host = usr.appendingPathComponent("lib/swift/host").path
+        return FileManager.default.fileExists(atPath: host + "/SwiftSyntax.swiftmodule") ? host : nil
+    }
+    if let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8),
+        let line = maps.split(separator: "\n").first(where: { $0.hasSuffix("/libPackageDescription.so") }),
+        let start = line.firstIndex(of: "/")
+    {
+        // .../usr/lib/swift/pm/ManifestAPI/libPackageDescription.so → .../usr
+        var usr = URL(fileURLWithPath: String(line[start...]))
+        for _ in 0..<5 { usr.deleteLastPathComponent() }
+        if let found = host(fromUsr: usr) { return found }
+    }
+    for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+        var swift = URL(fileURLWithPath: String(directory)).appendingPathComponent("swift")
+        guard FileManager.default.isExecutableFile(atPath: swift.path) else { continue }
+        swift.resolveSymlinksInPath()
+        // .../usr/bin/swift → .../usr
+        if let found = host(fromUsr: swift.deletingLastPathComponent().deletingLastPathComponent()) { return found }
+    }
+    // Nothing found: the macro target then fails to build with "no such module 'SwiftSyntax'".
+    return "/toolchain-not-found/usr/lib/swift/host"
 }()
 
 let syntaxLibraries = [
@@ -45,7 +64,9 @@ let package = Package(
     name: "Sotto",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "FoundationModels", targets: ["FoundationModels"]),
+        // Apple's API (`import FoundationModels`), with the engine-service client that runs
+        // `SystemLanguageModel` linked in beside it (apps never import it; see EngineClient).
+        .library(name: "FoundationModels", targets: ["FoundationModels", "EngineClient"]),
         .executable(name: "sotto", targets: ["sotto"]),
         .executable(name: "sotto-loadgen", targets: ["LoadGenerator"]),
     ],
@@ -92,24 +113,35 @@ let package = Package(
         // Apple-compatible API.
         .macro(
             name: "FoundationModelsMacros", swiftSettings: common + syntaxFlags, linkerSettings: syntaxLinks),
-        // Apple's API and the iOS 27 model seam; no engine code (the system model runs in the
-        // engine service).
+        // Apple's API and the iOS 27 model seam, nothing else: no engine, no socket, no data
+        // directory. What runs `SystemLanguageModel` is found at run time (SystemModelBackend).
         .target(
-            name: "FoundationModels", dependencies: ["FoundationModelsMacros", "ModelStore", "Digests", "JSONSyntax"],
+            name: "FoundationModels",
+            dependencies: ["FoundationModelsMacros", "FoundationCompat", "Digests", "JSONSyntax"],
             swiftSettings: common),
+        // Foundation API that Apple's platforms have and Linux's Foundation lacks, met in the
+        // same files as Foundation Models code (`String(localized:)`); FoundationModels
+        // re-exports it.
+        .target(name: "FoundationCompat", swiftSettings: common),
+        // The client of the engine service (`sotto engine`): its wire protocol, the Unix socket,
+        // the launcher, model names resolved by ModelStore and watched for with inotify. It is
+        // the backend of `SystemLanguageModel` in every app that links the product.
+        .target(name: "EngineClient", dependencies: ["FoundationModels", "ModelStore"], swiftSettings: common),
 
         // Sotto's local engine as an executor of the seam: prompts, KV slots, constrained decoding,
         // tool calls, and images read by OCR.
         .target(
             name: "LocalEngine",
             dependencies: [
-                "FoundationModels", "Inference", "Guidance", "Tokenizers", "ChatTemplates", "GGUF", "ModelStore",
-                "Digests", "CTesseract",
+                "FoundationModels", "EngineClient", "Inference", "Guidance", "Tokenizers", "ChatTemplates", "GGUF",
+                "ModelStore", "Digests", "CTesseract",
             ],
             swiftSettings: common),
 
         // The engine service (`sotto engine`): the local engine behind a Unix socket, for apps.
-        .target(name: "EngineService", dependencies: ["FoundationModels", "LocalEngine"], swiftSettings: common),
+        .target(
+            name: "EngineService", dependencies: ["FoundationModels", "EngineClient", "LocalEngine"],
+            swiftSettings: common),
 
         // A model for FoundationModels behind any OpenAI-compatible endpoint (the hybrid fallback).
         .target(name: "OpenAIModel", dependencies: ["FoundationModels"], swiftSettings: common),
@@ -143,12 +175,19 @@ let package = Package(
 
         // What the test targets share: finding models through ModelStore, temporary data directories.
         .target(name: "TestSupport", dependencies: ["ModelStore"], path: "Tests/TestSupport", swiftSettings: common),
+        // An app's code written for Apple's framework (its models, view model, tool, a model of
+        // its own, Apple's utilities' patterns), compiled here in Swift 6 and by
+        // Tests/AppShaped with Xcode 26's app settings; AppPatternsTests runs it.
+        .target(
+            name: "AppPatterns", dependencies: ["FoundationModels"],
+            path: "Tests/AppPatterns"),
         // The @Generable types the FoundationModels and LocalEngine tests share.
         .target(
             name: "GenerableFixtures", dependencies: ["FoundationModels"], path: "Tests/GenerableFixtures",
             swiftSettings: common),
 
         .testTarget(name: "DigestsTests", dependencies: ["Digests"], swiftSettings: common),
+        .testTarget(name: "FoundationCompatTests", dependencies: ["FoundationCompat"], swiftSettings: common),
         .testTarget(name: "JSONSyntaxTests", dependencies: ["JSONSyntax"], swiftSettings: common),
         .testTarget(
             name: "ModelStoreTests", dependencies: ["ModelStore", "Digests", "TestSupport"], swiftSettings: common),
@@ -175,7 +214,7 @@ let package = Package(
             swiftSettings: common + syntaxFlags, linkerSettings: syntaxLinks),
         .testTarget(
             name: "FoundationModelsTests",
-            dependencies: ["FoundationModels", "GenerableFixtures", "ModelStore", "TestSupport"],
+            dependencies: ["FoundationModels", "GenerableFixtures", "TestSupport"],
             swiftSettings: common),
         .testTarget(
             name: "LocalEngineTests",
@@ -186,13 +225,26 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: common),
         .testTarget(
+            name: "AppPatternsTests",
+            dependencies: [
+                "AppPatterns", "FoundationModels", "ChatStore", "LocalEngine", "Server", "TestSupport",
+            ],
+            swiftSettings: common),
+        .testTarget(
+            name: "EngineClientTests",
+            dependencies: ["EngineClient", "FoundationModels", "GenerableFixtures", "ModelStore"],
+            swiftSettings: common),
+        .testTarget(
             name: "EngineServiceTests",
-            dependencies: ["EngineService", "LocalEngine", "FoundationModels", "ModelStore", "TestSupport"],
+            dependencies: [
+                "EngineService", "EngineClient", "LocalEngine", "FoundationModels", "ModelStore", "TestSupport",
+            ],
             swiftSettings: common),
         .testTarget(
             name: "ChatIntelligenceTests",
             dependencies: [
-                "ChatIntelligence", "FoundationModels", "Guidance", "LocalEngine", "ModelStore", "TestSupport",
+                "ChatIntelligence", "EngineClient", "FoundationModels", "Guidance", "LocalEngine", "ModelStore",
+                "TestSupport",
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: common),
@@ -215,7 +267,7 @@ let package = Package(
             swiftSettings: common),
         .testTarget(
             name: "SottoCLITests",
-            dependencies: ["sotto", "FoundationModels", "Inference", "ModelStore", "TestSupport"],
+            dependencies: ["sotto", "EngineClient", "FoundationModels", "Inference", "ModelStore", "TestSupport"],
             swiftSettings: common),
     ],
     swiftLanguageModes: [.v6]

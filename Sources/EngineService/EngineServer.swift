@@ -1,3 +1,4 @@
+import EngineClient
 import Foundation
 import FoundationModels
 import LocalEngine
@@ -39,6 +40,8 @@ package final class EngineServer: Sendable {
     private let engine: LocalEngineHost
     private let idleExit: Duration?
     private let activity = Mutex((connections: 0, lastActive: ContinuousClock.now))
+    /// Where the idle check runs (a timer, not a poll).
+    private let idleQueue = DispatchQueue(label: "sotto.engine-idle")
     private let listener: Mutex<UnixSocket?> = Mutex(nil)
     private let lockDescriptor = Mutex<Int32>(-1)
 
@@ -79,7 +82,7 @@ package final class EngineServer: Sendable {
         let thread = Thread { [self] in acceptLoop(socket) }
         thread.name = "sotto.engine-accept"
         thread.start()
-        if let idleExit { watchIdleness(idleExit) }
+        if let idleExit { checkIdleness(after: idleExit) }
     }
 
     /// Stops listening and removes the socket, lock and pid files.
@@ -99,26 +102,34 @@ package final class EngineServer: Sendable {
             guard client.peerUserID == getuid() else { continue }  // released: closed
             activity.withLock { $0.connections += 1 }
             let connection = ServiceConnection(socket: client, engine: engine) { [self] in
-                activity.withLock { activity in
+                let idle = activity.withLock { activity in
                     activity.connections -= 1
                     activity.lastActive = .now
+                    return activity.connections == 0
                 }
+                if idle, let idleExit { checkIdleness(after: idleExit) }
             }
             connection.start()
         }
     }
 
-    private func watchIdleness(_ limit: Duration) {
-        Task.detached { [self] in
-            while true {
-                try? await Task.sleep(for: .seconds(1))
-                let idle = activity.withLock { $0.connections == 0 && ContinuousClock.now - $0.lastActive >= limit }
-                if idle {
-                    FileHandle.standardOutput.write(Data("engine: idle for \(limit); stopping\n".utf8))
-                    stop()
-                    exit(0)
-                }
+    /// Checks, `delay` from now, whether the service has been without connections for its idle
+    /// limit: then it stops; while it is idle but not yet for that long, it checks again when
+    /// the limit will have passed. The check is scheduled when the last connection closes (and
+    /// at start), so an idle service does not wake up in between.
+    private func checkIdleness(after delay: Duration) {
+        guard let limit = idleExit else { return }
+        let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+        idleQueue.asyncAfter(deadline: .now() + seconds) { [self] in
+            let remaining = activity.withLock { activity -> Duration? in
+                guard activity.connections == 0 else { return nil }
+                return limit - (ContinuousClock.now - activity.lastActive)
             }
+            guard let remaining else { return }  // busy: the last connection to close checks again
+            guard remaining <= .zero else { return checkIdleness(after: remaining) }
+            FileHandle.standardOutput.write(Data("engine: idle for \(limit); stopping\n".utf8))
+            stop()
+            exit(0)
         }
     }
 }
@@ -160,7 +171,7 @@ private final class ServiceConnection: Sendable {
                     task.withLock { $0 }?.cancel()
                 } else if !started {
                     started = true
-                    let work = Task { [self] in await serve(message) }
+                    let work = Task(executorPreference: RequestExecutor.shared) { [self] in await serve(message) }
                     task.withLock { $0 = work }
                 }
             }
@@ -183,7 +194,7 @@ private final class ServiceConnection: Sendable {
         do {
             switch message.kind {
             case .respond:
-                guard let request = message.request?.request else { throw EngineProtocolError.missing("request") }
+                guard let request = try message.request?.request() else { throw EngineProtocolError.missing("request") }
                 try await respond(to: request, target: target)
                 write(EngineReplyMessage(kind: .done))
             case .prewarm:
@@ -215,7 +226,7 @@ private final class ServiceConnection: Sendable {
         }
         defer { withExtendedLifetime(observation) {} }
         let channel = LanguageModelExecutorGenerationChannel()
-        let generation = Task {
+        let generation = Task.preferringCurrentExecutor {
             do {
                 try await engine.respond(to: request, model: target, streamingInto: channel)
                 channel.finish()
@@ -223,7 +234,7 @@ private final class ServiceConnection: Sendable {
                 channel.finish(throwing: error)
             }
         }
-        let forward = { [self] (event: any LanguageModelExecutorGenerationChannel.Event) in
+        let forward = { [self] (event: LanguageModelExecutorGenerationChannel.Event) in
             if let wire = WireEvent(event) { write(EngineReplyMessage(kind: .event, event: wire)) }
         }
         var iterator = channel.makeAsyncIterator()

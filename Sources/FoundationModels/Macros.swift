@@ -53,3 +53,17 @@ public macro Guide<RegexOutput>(description: String? = nil, _ guides: Regex<Rege
 @attached(peer)
 public macro Guide(description: String) =
     #externalMacro(module: "FoundationModelsMacros", type: "GuideMacro")
+
+/// Declares a custom session property (27 SDK) in an extension of ``SessionPropertyValues``:
+/// the initial value is its default, and ``LanguageModelSession/SessionProperty`` reads and
+/// writes it from profiles, dynamic instructions and tools.
+///
+/// ```swift
+/// extension SessionPropertyValues {
+///     @SessionPropertyEntry var accountID: String = "anonymous"
+/// }
+/// ```
+@attached(accessor)
+@attached(peer, names: prefixed(__Key_))
+public macro SessionPropertyEntry() =
+    #externalMacro(module: "FoundationModelsMacros", type: "SessionPropertyEntryMacro")

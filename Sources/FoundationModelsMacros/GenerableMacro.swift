@@ -35,8 +35,13 @@ public struct GenerableMacro: MemberMacro, ExtensionMacro {
         }
         // The compiler lists only the conformances the type does not already declare.
         let conformance = protocols.isEmpty ? "" : ": FoundationModels.Generable"
+        // `nonisolated`: in a target whose default isolation is the main actor (Xcode 26's app
+        // template, SwiftPM's `.defaultIsolation(MainActor.self)`), the conformance would
+        // otherwise be main-actor isolated, and an isolated conformance cannot satisfy the
+        // `SendableMetatype` requirement of `ConvertibleFromGeneratedContent`: every use of the
+        // type as `Generable` would fail. Elsewhere `nonisolated` changes nothing.
         let extensionDecl: DeclSyntax = """
-            extension \(raw: type.trimmedDescription)\(raw: conformance) {
+            nonisolated extension \(raw: type.trimmedDescription)\(raw: conformance) {
             \(raw: indent(initializer.description, by: 1))
             }
             """

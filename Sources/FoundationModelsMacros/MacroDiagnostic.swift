@@ -1,7 +1,7 @@
 import SwiftDiagnostics
 import SwiftSyntax
 
-/// A diagnostic raised by `@Generable` or `@Guide` at a particular node.
+/// A diagnostic raised by `@Generable`, `@Guide` or `@SessionPropertyEntry` at a particular node.
 struct MacroDiagnostic: DiagnosticMessage, Error {
     let message: String
     let id: String
@@ -31,6 +31,11 @@ extension MacroDiagnostic {
         "guideNotOnStoredProperty", "'@Guide' can only be applied to a stored property")
     static let patternBinding = error(
         "patternBinding", "'@Generable' properties must be declared one name at a time, not with a tuple pattern")
+
+    static let entryNeedsVariable = error(
+        "entryNeedsVariable", "'@SessionPropertyEntry' can only be applied to a single 'var' property")
+    static let entryNeedsDefault = error(
+        "entryNeedsDefault", "'@SessionPropertyEntry' needs a default value: 'var name: Type = value'")
 
     static func unsupportedType(_ type: String, reason: String) -> MacroDiagnostic {
         error("unsupportedType", "type '\(type)' is not Generable: \(reason)")

@@ -1,4 +1,4 @@
-// The compiler plugin executable for `@Generable` and `@Guide`.
+// The compiler plugin executable for `@Generable`, `@Guide` and `@SessionPropertyEntry`.
 //
 // The toolchain's SwiftSyntax has no `SwiftCompilerPlugin` module (the one that provides
 // `CompilerPlugin` and its `@main`), so this file wires its three parts together directly:
@@ -13,6 +13,7 @@ struct FoundationModelsPlugin: PluginProvider {
         switch typeName {
         case "GenerableMacro": return GenerableMacro.self
         case "GuideMacro": return GuideMacro.self
+        case "SessionPropertyEntryMacro": return SessionPropertyEntryMacro.self
         default: throw PluginResolutionError(moduleName: moduleName, typeName: typeName)
         }
     }

@@ -1,3 +1,4 @@
+import EngineClient
 import FoundationModels
 import ModelStore
 
@@ -29,7 +30,9 @@ public final class LocalLanguageModel: LanguageModel, Sendable {
 
     package init(model: SystemLanguageModel.LocalModel?, contextSize: Int?, store: ModelStore, host: LocalEngineHost) {
         self.host = host
-        system = SystemLanguageModel(model: model, contextSize: contextSize, store: store, engine: host)
+        system = SystemLanguageModel(
+            model: model, contextSize: contextSize,
+            backend: SystemModelBackend(locator: StoreModelLocator(store: store), engine: host))
     }
 
     public var capabilities: LanguageModelCapabilities { system.capabilities }

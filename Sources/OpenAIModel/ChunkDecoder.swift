@@ -13,7 +13,7 @@ struct ChunkDecoder {
     private var sawTokens = 0
 
     /// The events of one `data:` payload.
-    mutating func events(fromChunk data: Data) throws -> [any Channel.Event] {
+    mutating func events(fromChunk data: Data) throws -> [Channel.Event] {
         guard let chunk = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw OpenAIEndpointError(status: 200, message: "a stream chunk is not a JSON object")
         }
@@ -22,7 +22,7 @@ struct ChunkDecoder {
                 status: 200, message: error["message"] as? String ?? "error in the stream",
                 code: error["code"] as? String)
         }
-        var events: [any Channel.Event] = []
+        var events: [Channel.Event] = []
         if let usage = chunk["usage"] as? [String: Any],
             let prompt = usage["prompt_tokens"] as? Int, let completion = usage["completion_tokens"] as? Int
         {
@@ -56,7 +56,7 @@ struct ChunkDecoder {
     }
 
     /// The usage, once the stream has ended (the endpoint's counts, else the chunks seen).
-    func finish() -> [any Channel.Event] {
+    func finish() -> [Channel.Event] {
         let counts = usage ?? (0, sawTokens)
         return [
             .response(

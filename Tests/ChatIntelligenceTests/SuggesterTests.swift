@@ -1,3 +1,4 @@
+import EngineClient
 import Foundation
 import FoundationModels
 import LocalEngine
@@ -28,7 +29,9 @@ final class CannedBackend: SystemModelEngine {
 
     /// A system model (on a stand-in file) whose requests this engine answers.
     var model: SystemLanguageModel {
-        SystemLanguageModel(model: .path(file.path), contextSize: nil, store: ModelStore(), engine: self)
+        SystemLanguageModel(
+            model: .path(file.path), contextSize: nil,
+            backend: SystemModelBackend(locator: StoreModelLocator(store: ModelStore()), engine: self))
     }
 
     var requests: [LanguageModelExecutorGenerationRequest] { recorded.withLock { $0 } }

@@ -2,6 +2,7 @@ import ChatIntelligence
 import Foundation
 import FoundationModels
 import LocalEngine
+import ModelStore
 import Testing
 
 /// The suggestion quality evaluation: runs the suggester on every conversation of
@@ -36,7 +37,7 @@ import Testing
         let sampling = env["SOTTO_EVAL_SAMPLING"] ?? "default"
 
         print(
-            "model \(env["SOTTO_MODEL"] ?? SystemLanguageModel.LocalModel.defaultID), sampling \(sampling), temperature \(temperature.map { "\($0)" } ?? "-"), \(seeds) seed(s)"
+            "model \(env["SOTTO_MODEL"] ?? ModelStore().defaultModelID), sampling \(sampling), temperature \(temperature.map { "\($0)" } ?? "-"), \(seeds) seed(s)"
         )
         var passed = 0
         var total = 0

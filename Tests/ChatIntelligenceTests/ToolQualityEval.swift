@@ -2,6 +2,7 @@ import ChatIntelligence
 import Foundation
 import FoundationModels
 import LocalEngine
+import ModelStore
 import Testing
 
 /// The quality evaluation of the writing tools, translation and thread summaries: runs each on
@@ -85,7 +86,7 @@ import Testing
         try #require(model.availability == .available, "model unavailable: \(model.availability)")
         let parts = Set(
             (env["SOTTO_EVAL_PARTS"] ?? "writing,translation,summary").split(separator: ",").map(String.init))
-        print("model \(env["SOTTO_MODEL"] ?? SystemLanguageModel.LocalModel.defaultID)")
+        print("model \(env["SOTTO_MODEL"] ?? ModelStore().defaultModelID)")
 
         if parts.contains("writing") {
             let tools = WritingTools(model: model)

@@ -1,3 +1,4 @@
+import EngineClient
 import EngineService
 import Foundation
 import FoundationModels
@@ -45,7 +46,8 @@ import Testing
             client = EngineServiceClient(
                 home: home, launcher: EngineLauncher(home: home, environment: ["PATH": "/nonexistent"]))
             model = SystemLanguageModel(
-                model: .id("smollm2-135m"), contextSize: contextSize, store: ModelStore(home: home), engine: client)
+                model: .id("smollm2-135m"), contextSize: contextSize,
+                backend: SystemModelBackend(locator: StoreModelLocator(store: ModelStore(home: home)), engine: client))
         }
 
         deinit {

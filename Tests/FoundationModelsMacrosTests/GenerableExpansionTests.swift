@@ -57,7 +57,7 @@ import Testing
                     }
                 }
 
-                extension Suggestions: FoundationModels.Generable {
+                nonisolated extension Suggestions: FoundationModels.Generable {
                     nonisolated init(_ content: FoundationModels.GeneratedContent) throws {
                         self.replies = try content.value(forProperty: "replies")
                         self.mood = try content.value(forProperty: "mood")
@@ -97,7 +97,7 @@ import Testing
                     }
                 }
 
-                extension Mood: FoundationModels.Generable {
+                nonisolated extension Mood: FoundationModels.Generable {
                     nonisolated init(_ content: FoundationModels.GeneratedContent) throws {
                         let name = try content.value(Swift.String.self)
                         switch name {

@@ -7,7 +7,8 @@ import SwiftSyntaxMacros
 
 @testable import FoundationModelsMacros
 
-/// The result of expanding `@Generable`/`@Guide` in a piece of source text.
+/// The result of expanding `@Generable`, `@Guide` or `@SessionPropertyEntry` in a piece of source
+/// text.
 struct Expansion {
     /// The source with every macro expanded.
     var source: String
@@ -24,6 +25,7 @@ func expand(_ source: String) -> Expansion {
     let specs: [String: MacroSpec] = [
         "Generable": MacroSpec(type: GenerableMacro.self, conformances: ["Generable"]),
         "Guide": MacroSpec(type: GuideMacro.self),
+        "SessionPropertyEntry": MacroSpec(type: SessionPropertyEntryMacro.self),
     ]
     let expanded = file.expand(
         macroSpecs: specs,

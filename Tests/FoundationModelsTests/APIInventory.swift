@@ -1,13 +1,14 @@
 import Foundation
 import FoundationModels
 
-// Every member of the API inventory of Apple's framework (the 26.4/26.5 and 27 beta SDK interfaces,
-// as the project's reference lists them: SystemLanguageModel, LanguageModelSession, Response and
-// ResponseStream, Usage, the errors, GenerationOptions, the Generable protocols and macros, guides,
-// schemas, GeneratedContent, Tool, the builders, Transcript, the model seam and attachments),
-// written as code that uses it with the types the SDK gives. This file compiles only while each
-// member exists with that shape; the functions that need a model are never called, the values
-// built here are checked by APIInventoryTests. What Sotto leaves out is in docs/Porting.md §9.
+// Every member of the API inventory of Apple's framework, written as code that uses it with the
+// types the SDK gives: this file the 26.4/26.5 SDK interface (SystemLanguageModel,
+// LanguageModelSession, Response and ResponseStream, Usage, the errors, GenerationOptions, the
+// Generable protocols and macros, guides, schemas, GeneratedContent, Tool, the builders,
+// Transcript), APIInventory27.swift what the iOS 27 SDK as shipped adds. These files compile only
+// while each member exists with that shape; the functions that need a model are never called,
+// the values built here are checked by APIInventoryTests. What Sotto leaves out is in
+// docs/Porting.md §9.
 
 // MARK: §3 SystemLanguageModel
 
@@ -478,7 +479,7 @@ enum TranscriptInventory {
         let _: Transcript.Entry = transcript[0]
         let _: Int = transcript.startIndex + transcript.endIndex
         let _: String = transcript.description
-        let _: ArraySlice<Transcript.Entry> = transcript.history
+        let _: Transcript.HistoryView = transcript.history
         let _: String = schemaFormat.name
         let _: String = transcript[0].id
         transcript.replaceSubrange(4..<5, with: [Transcript.Entry.response(response)])
@@ -487,124 +488,5 @@ enum TranscriptInventory {
         let _: GenerationSchema = definition.parameters
         let _: Int = calls.count
         return transcript
-    }
-}
-
-// MARK: §21 The model seam and attachments
-
-struct InventoryEchoModel: LanguageModel {
-    typealias Executor = InventoryEchoExecutor
-    var capabilities: LanguageModelCapabilities { LanguageModelCapabilities([.guidedGeneration, .toolCalling]) }
-    var executorConfiguration: InventoryEchoExecutor.Configuration { .init(prefix: "echo: ") }
-}
-
-struct InventoryEchoExecutor: LanguageModelExecutor {
-    typealias Model = InventoryEchoModel
-    struct Configuration: Hashable, Sendable { var prefix: String }
-    let configuration: Configuration
-
-    init(configuration: Configuration) throws { self.configuration = configuration }
-
-    nonisolated(nonsending) func respond(
-        to request: LanguageModelExecutorGenerationRequest, model: InventoryEchoModel,
-        streamingInto channel: LanguageModelExecutorGenerationChannel
-    ) async throws {
-        let _: UUID = request.id
-        let _: Transcript = request.transcript
-        let _: [Transcript.ToolDefinition] = request.enabledToolDefinitions
-        let _: GenerationSchema? = request.schema
-        let _: GenerationOptions = request.generationOptions
-        let _: ContextOptions = request.contextOptions
-        let entry = UUID().uuidString
-        await channel.send(
-            .response(entryID: entry, action: .appendText(configuration.prefix, segmentID: "s", tokenCount: 2)))
-        let _: [LanguageModelExecutorGenerationChannel.ToolCalls] = [
-            .toolCalls(
-                entryID: "t", action: .toolCall(id: "c", name: "f", action: .appendArguments("{}", tokenCount: 1))),
-            .toolCalls(entryID: "t", action: .removeToolCall(id: "c")),
-        ]
-        await channel.send(
-            .response(
-                entryID: entry,
-                action: .updateUsage(
-                    input: .init(totalTokenCount: 3, cachedTokenCount: 0),
-                    output: .init(totalTokenCount: 2, reasoningTokenCount: 0))))
-    }
-}
-
-enum SeamInventory {
-    static let capabilities: [LanguageModelCapabilities.Capability] = [
-        .vision, .guidedGeneration, .toolCalling, .reasoning,
-    ]
-
-    static func contains(_ capabilities: LanguageModelCapabilities, _ capability: LanguageModelCapabilities.Capability)
-        -> Bool
-    { capabilities.contains(capability) }
-
-    static func attachments(url: URL, data: Data) -> [Attachment<ImageAttachmentContent>] {
-        [Attachment(imageURL: url).label("first"), Attachment(imageData: data)]
-    }
-
-    static func contextOptions() -> [ContextOptions] {
-        [ContextOptions(), ContextOptions(includeSchemaInPrompt: false, reasoningLevel: .moderate)]
-    }
-}
-
-// MARK: The other 27 members: sampling kinds, reasoning, custom and attachment segments, metadata
-
-struct InventoryCitation: Transcript.CustomSegment {
-    var id = "cite-1"
-    var content: [String] = ["RFC 6455"]
-}
-
-enum Members27Inventory {
-    static func samplingKind(_ mode: GenerationOptions.SamplingMode) -> String {
-        switch mode.kind {
-        case .greedy: "greedy"
-        case .randomTopK(let k, let seed): "top \(k) \(String(describing: seed))"
-        case .randomProbabilityThreshold(let threshold, let seed): "p \(threshold) \(String(describing: seed))"
-        }
-    }
-
-    static func toolCallingKind(_ mode: GenerationOptions.ToolCallingMode) -> GenerationOptions.ToolCallingMode.Kind {
-        mode.kind
-    }
-
-    static func deprecatedSampling() -> GenerationOptions {
-        var options = GenerationOptions(sampling: .greedy, temperature: 0.2)
-        options.sampling = .random(top: 5)
-        return options
-    }
-
-    static func transcript(imageURL: URL) -> Transcript {
-        var transcript = Transcript()
-        let reasoning = Transcript.Reasoning(
-            metadata: ["effort": "light"], segments: [.text(.init(content: "Think"))], signature: Data([1, 2]))
-        let image = Transcript.AttachmentSegment(
-            content: .image(Transcript.ImageAttachment(imageURL: imageURL)), label: "screenshot")
-        let prompt = Transcript.Prompt(
-            id: "p1", metadata: ["source": "inventory"], segments: [.attachment(image), .custom(InventoryCitation())],
-            options: GenerationOptions(), responseFormat: nil, contextOptions: ContextOptions())
-        let call = Transcript.ToolCall(
-            id: "c1", metadata: ["attempt": 1], toolName: "getWeather", arguments: GeneratedContent("Paris"))
-        let response = Transcript.Response(metadata: ["model": "local"], segments: [.text(.init(content: "Sunny"))])
-        transcript.append(contentsOf: [
-            .prompt(prompt), .reasoning(reasoning), .toolCalls(Transcript.ToolCalls([call])), .response(response),
-        ])
-        transcript[3] = .response(response)  // MutableCollection (27)
-        let _: Data? = reasoning.signature
-        let _: [String: any Codable & Sendable & Equatable] = prompt.metadata
-        return transcript
-    }
-
-    static func prompts(imageData: Data) -> [Prompt] {
-        [
-            Prompt(Attachment(imageData: imageData).label("receipt")),
-            Prompt(InventoryCitation()),
-            Prompt {
-                "What does it say?"
-                Attachment(imageData: imageData)
-            },
-        ]
     }
 }

@@ -2,25 +2,26 @@ import Foundation
 import FoundationModels
 import Testing
 
-/// What the values of the API inventory (APIInventory.swift) do: the file compiling shows each
-/// member exists; these show the ones that compute something behave as Apple documents.
+/// What the values of the API inventory (APIInventory.swift, APIInventory27.swift) do: the files
+/// compiling shows each member exists; these show the ones that compute something behave as
+/// Apple documents.
 @Suite struct APIInventoryTests {
     @Test func usageTotalsInputAndOutput() {
         let usage = UsageInventory.usage()
         #expect(usage.totalTokenCount == 150)
         #expect(usage.input.cachedTokenCount == 100)
-        #expect(usage.metadata["model"] as? String == "local")
+        #expect(usage.metadata["model"] == GeneratedContent("local"))
     }
 
     @Test func optionsKeepWhatTheyAreGiven() {
         let options = OptionsInventory.options()
         #expect(options[0] == GenerationOptions(samplingMode: nil, temperature: nil, maximumResponseTokens: nil))
         #expect(options[1].maximumResponseTokens == 64)
-        #expect(Members27Inventory.samplingKind(options[2].samplingMode!) == "top 40 Optional(7)")
-        #expect(Members27Inventory.samplingKind(options[3].samplingMode!) == "p 0.9 nil")
-        #expect(options[4].toolCallingMode.map(Members27Inventory.toolCallingKind) == .required)
+        #expect(Transcript27Inventory.samplingKind(options[2].samplingMode!) == "top 40 Optional(7)")
+        #expect(Transcript27Inventory.samplingKind(options[3].samplingMode!) == "p 0.9 nil")
+        #expect(options[4].toolCallingMode.map(Transcript27Inventory.toolCallingKind) == .required)
         // The 26 name and the 27 name are one property.
-        let deprecated = Members27Inventory.deprecatedSampling()
+        let deprecated = Transcript27Inventory.deprecatedSampling()
         #expect(deprecated.samplingMode == .random(top: 5))
         #expect(deprecated.temperature == 0.2)
     }
@@ -106,7 +107,7 @@ import Testing
             return
         }
         #expect(instructions.toolDefinitions.map(\.name) == ["getWeather", "echo"])
-        let other = Members27Inventory.transcript(imageURL: URL(fileURLWithPath: "/tmp/none.png"))
+        let other = Transcript27Inventory.transcript(imageURL: URL(fileURLWithPath: "/tmp/none.png"))
         #expect(other.count == 4)
         guard case .reasoning(let reasoning) = other[1] else {
             Issue.record("the second entry is not the reasoning")
@@ -121,6 +122,13 @@ import Testing
         #expect(response.content == "echo: ")
         #expect(response.usage.input.totalTokenCount == 3)
         #expect(response.usage.output.totalTokenCount == 2)
+        // `updateUsage(input:output:metadata:)` and `updateMetadata(_:)`, kept as generated content.
+        #expect(response.usage.metadata["requests"] == GeneratedContent(1))
+        guard case .response(let entry)? = response.transcriptEntries.last else {
+            Issue.record("the last entry is not the response")
+            return
+        }
+        #expect(entry.metadata["model"] == GeneratedContent("echo"))
         #expect(SeamInventory.contains(InventoryEchoModel().capabilities, .toolCalling))
         #expect(!SeamInventory.contains(InventoryEchoModel().capabilities, .vision))
         // A capability the model lacks is refused before the executor runs.
@@ -157,5 +165,65 @@ import Testing
         #expect(!session.isResponding)
         let next = try await session.respond(to: "And?")
         #expect(next.content == "Next")
+    }
+
+    @Test func theShippedChannelCarriesEveryActionAndItsMetadata() {
+        let segment = Transcript.AttachmentSegment(
+            content: .image(Transcript.ImageAttachment(imageURL: URL(fileURLWithPath: "/tmp/a.png"))), label: "a")
+        let events = ChannelInventory.events(segment: segment)
+        #expect(events.count == 18)
+        let usage = ChannelInventory.usage()
+        #expect(usage.metadata == ["k": GeneratedContent("v"), "more": GeneratedContent("x")])
+        #expect(SeamInventory.request().metadata == ["source": GeneratedContent("inventory")])
+    }
+
+    @Test func aRefusalExplainsItself() async throws {
+        let error = try await Session27Inventory.refusal()
+        guard case .refusal(let refusal) = error else {
+            Issue.record("not a refusal: \(error)")
+            return
+        }
+        #expect(try await refusal.explanation.content == "I cannot help with that.")
+        var snapshots: [String] = []
+        for try await snapshot in refusal.explanationStream { snapshots.append(snapshot.content) }
+        #expect(snapshots.last == "I cannot help with that.")
+        #expect(refusal.metadata["policy"] as? String == "x")
+    }
+
+    @Test func historyIsTheTranscriptWithoutItsInstructions() {
+        var transcript = TranscriptInventory.transcript(tool: InventoryWeatherTool())
+        let empty = Transcript27Inventory.history(&transcript)
+        #expect(empty.isEmpty)
+        #expect(transcript.count == 7)  // the history grew by one; the instructions stayed first
+        guard case .instructions = transcript.first else {
+            Issue.record("the instructions are no longer first")
+            return
+        }
+    }
+
+    @Test func anImageReferenceFindsTheLatestImageWithItsLabel() throws {
+        let first = URL(fileURLWithPath: "/tmp/first.png"), second = URL(fileURLWithPath: "/tmp/second.png")
+        func prompt(_ url: URL) -> Transcript.Entry {
+            .prompt(
+                Transcript.Prompt(segments: [
+                    .attachment(.init(content: .image(.init(imageURL: url)), label: "screenshot"))
+                ]))
+        }
+        #expect(Attachment27Inventory.reference(in: Transcript(entries: [prompt(first), prompt(second)])) != nil)
+        let reference = ImageReference(attachmentLabel: "screenshot")
+        #expect(reference.resolved(in: [prompt(first), prompt(second)])?.url == second)
+        #expect(ImageReference(attachmentLabel: "other").resolved(in: [prompt(first)]) == nil)
+        #expect(try ImageReference(reference.generatedContent) == reference)
+        let partial = try GeneratedContent(json: #"{"attachmentLabel": "scr"#)
+        #expect(try Attachment27Inventory.partialReference(partial) == "scr")
+    }
+
+    @Test func customSessionPropertiesKeepTheirValues() {
+        let session = Profile27Inventory.sessions()[0]
+        #expect(session.properties.inventoryAccount == "anonymous")
+        Profile27Inventory.properties(session.properties)
+        #expect(session.properties.inventoryAccount == "ada")
+        #expect(Profile27Inventory.customKey(session.properties) == 1)
+        #expect(Profile27Inventory.customKey(session.properties) == 2)
     }
 }

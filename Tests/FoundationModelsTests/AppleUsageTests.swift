@@ -1,7 +1,6 @@
 import Foundation
 import FoundationModels
 import GenerableFixtures
-import ModelStore
 import Testing
 
 /// Code shaped exactly like Apple's documentation and sample code, compiled and run against
@@ -24,16 +23,11 @@ import Testing
     }
 
     @Test func switchingOnAvailabilityReasons() throws {
-        let missing = SystemLanguageModel(model: .path("/nonexistent/model.gguf"))
+        let missing = SystemLanguageModel.stub(.path("/nonexistent/model.gguf"), locator: StubLocator())
         #expect(message(for: missing) == "The model is downloading.")
         #expect(missing.availability != .available)
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("fm-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: home) }
-        try FileManager.default.createDirectory(
-            at: home.appendingPathComponent("models"), withIntermediateDirectories: true)
-        try Data(repeating: 0, count: 1000).write(to: home.appendingPathComponent("models/smollm2-135m.gguf"))
-        let ready = SystemLanguageModel(
-            model: .id("smollm2-135m"), contextSize: nil, store: ModelStore(home: home),
+        let ready = SystemLanguageModel.stub(
+            .id("smollm2-135m"), locator: StubLocator(files: [.id("smollm2-135m"): 1000]),
             engine: StubEngine(contextSize: 8192))
         #expect(message(for: ready) == "ready")
         #expect(ready.availability == .available)
@@ -141,76 +135,5 @@ import Testing
         #expect(error.failureReason == "Content contains 9056 tokens")
         #expect(error.recoverySuggestion != nil)
         #expect(error.localizedDescription == error.errorDescription)
-    }
-}
-
-@Suite struct ModelResolutionTests {
-    private typealias LocalModel = SystemLanguageModel.LocalModel
-
-    /// Local models resolve as every `sotto` command resolves names: through `ModelStore`.
-    @Test func localModelsResolveThroughTheStore() throws {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("fm-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(
-            at: home.appendingPathComponent("models"), withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: home) }
-        let file = home.appendingPathComponent("models/smollm2-135m.gguf")
-        try Data(repeating: 0, count: 1234).write(to: file)
-        let store = ModelStore(home: home)
-        #expect(
-            try LocalModel.resolve(.id("smollm2-135m"), in: store).get()
-                == ModelFile(url: file, catalogModel: ModelCatalog.model(id: "smollm2-135m"), size: 1234))
-        #expect(try LocalModel.resolve(.path(file.path), in: store).get().size == 1234)
-        #expect(
-            LocalModel.resolve(.id("smollm"), in: store)
-                == .failure(.unknownModel("smollm", known: ModelCatalog.knownIDs)))
-        #expect(
-            LocalModel.resolve(.id("qwen2.5-coder-0.5b"), in: store)
-                == .failure(
-                    .notDownloaded(
-                        id: "qwen2.5-coder-0.5b",
-                        path: home.appendingPathComponent("models/qwen2.5-coder-0.5b.gguf").path)))
-        let off = ModelStore(home: home, configuredModel: "off")
-        #expect(LocalModel.resolve(nil, in: off) == .failure(.turnedOff(setting: "off")))
-        #expect(
-            try LocalModel.resolve(nil, in: ModelStore(home: home, configuredModel: "smollm2-135m")).get().url == file)
-    }
-
-    @Test func availabilityMapsHonestly() {
-        let gigabyte = 1 << 30
-        let file = { (size: Int) in
-            Result<ModelFile, ModelStoreError>.success(
-                ModelFile(url: URL(fileURLWithPath: "/x"), catalogModel: nil, size: size))
-        }
-        let memory = UInt64(8 * gigabyte)
-        #expect(
-            SystemLanguageModel.availability(of: .failure(.turnedOff(setting: "off")), physicalMemory: memory)
-                == .unavailable(.appleIntelligenceNotEnabled))
-        #expect(
-            SystemLanguageModel.availability(of: .failure(.fileNotFound(path: "/x")), physicalMemory: memory)
-                == .unavailable(.modelNotReady))
-        #expect(
-            SystemLanguageModel.availability(of: .failure(.unknownModel("x", known: [])), physicalMemory: memory)
-                == .unavailable(.modelNotReady))
-        #expect(SystemLanguageModel.availability(of: file(gigabyte), physicalMemory: memory) == .available)
-        #expect(
-            SystemLanguageModel.availability(of: file(8 * gigabyte), physicalMemory: memory)
-                == .unavailable(.deviceNotEligible))
-    }
-}
-
-/// Apps call the API from the main actor; non-Sendable results and snapshots must be usable there.
-@MainActor
-@Suite struct MainActorUsageTests {
-    @Test func respondAndStreamFromTheMainActor() async throws {
-        let json = #"{"replies":["a","b","c"]}"#
-        let backend = ScriptedModel(turns: [.text(json), .text(json, pieces: [#"{"replies":["a","#, #""b","c"]}"#])])
-        let session = LanguageModelSession(model: backend)
-        let response = try await session.respond(to: "Suggest", generating: ReplySuggestions.self)
-        #expect(response.content.replies == ["a", "b", "c"])
-        var last: ReplySuggestions.PartiallyGenerated?
-        for try await snapshot in session.streamResponse(to: "Again", generating: ReplySuggestions.self) {
-            last = snapshot.content
-        }
-        #expect(last?.replies == ["a", "b", "c"])
     }
 }

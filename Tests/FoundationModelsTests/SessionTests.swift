@@ -229,7 +229,7 @@ import Testing
     }
 
     @Test func missingModelMakesRequestsFailWithAssetsUnavailable() async throws {
-        let model = SystemLanguageModel(model: .path("/nonexistent/model.gguf"))
+        let model = SystemLanguageModel.stub(.path("/nonexistent/model.gguf"), locator: StubLocator())
         #expect(model.availability == .unavailable(.modelNotReady))
         #expect(!model.isAvailable)
         let session = LanguageModelSession(model: model)
@@ -244,10 +244,10 @@ import Testing
     }
 
     @Test func tokenCountsAskTheEngineWhatEachOverloadMeans() async throws {
-        let home = try TemporaryModelHome()
         let engine = StubEngine(contextSize: 2048)
-        let model = SystemLanguageModel(
-            model: .id("smollm2-135m"), contextSize: 2048, store: home.store, engine: engine)
+        let model = SystemLanguageModel.stub(
+            .id("smollm2-135m"), contextSize: 2048, locator: StubLocator(files: [.id("smollm2-135m"): 1000]),
+            engine: engine)
         #expect(model.contextSize == 2048)
         #expect(try await model.tokenCount(for: "three little words") == 3)
         #expect(try await model.tokenCount(for: Instructions("be kind")) == 2)
@@ -257,7 +257,8 @@ import Testing
             .prompt(Transcript.Prompt(segments: [.text(Transcript.TextSegment(content: "a b c d"))]))
         ]
         #expect(try await model.tokenCount(for: entries) == 4)
-        #expect(engine.targets.allSatisfy { $0 == SystemModelTarget(path: home.modelPath, contextSize: 2048) })
+        let path = StubLocator.path(of: .id("smollm2-135m"))
+        #expect(engine.targets.allSatisfy { $0 == SystemModelTarget(path: path, contextSize: 2048) })
     }
 }
 

@@ -1,6 +1,5 @@
 import Foundation
 import FoundationModels
-import ModelStore
 import Synchronization
 
 /// An engine for system models that runs nothing: it counts words, and reports the load state
@@ -72,28 +71,77 @@ final class StubEngine: SystemModelEngine {
     var unreachableReason: String? { state.withLock { $0.unreachable } }
 }
 
-/// A data directory of its own, removed at the end, where a catalog model's file can be made
-/// to appear (a small file: nothing loads it).
-final class TemporaryModelHome: @unchecked Sendable {
-    // @unchecked Sendable: every property is a constant.
-    let url: URL
-    let store: ModelStore
-    let modelPath: String
-
-    init(withModel: Bool = true, id: String = "smollm2-135m") throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("fm-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(
-            at: url.appendingPathComponent("models"), withIntermediateDirectories: true)
-        store = ModelStore(home: url)
-        modelPath = store.fileURL(forID: id).path
-        if withModel { try addModel() }
+/// Model files by name, as a test says they are (nothing is on disk): a test double of the
+/// backend's locator. Adding or removing a file tells watchers, as the engine client's inotify
+/// watcher does.
+final class StubLocator: SystemModelLocator {
+    private struct State {
+        var files: [String: SystemModelFile] = [:]
+        var turnedOff = false
+        var watchers: [Int: @Sendable () -> Void] = [:]
+        var next = 0
     }
 
-    func addModel() throws {
-        try Data(repeating: 0, count: 1000).write(to: URL(fileURLWithPath: modelPath))
+    private let state = Mutex(State())
+
+    /// The path a model name leads to.
+    static func path(of model: SystemLanguageModel.LocalModel?) -> String {
+        switch model?.source {
+        case nil: "/models/default.gguf"
+        case .id(let id)?: "/models/\(id).gguf"
+        case .path(let path)?: path
+        }
     }
 
-    deinit {
-        try? FileManager.default.removeItem(at: url)
+    init(files: [SystemLanguageModel.LocalModel?: Int] = [:]) {
+        state.withLock { state in
+            for (model, size) in files {
+                state.files[Self.path(of: model)] = SystemModelFile(path: Self.path(of: model), size: size)
+            }
+        }
+    }
+
+    /// Makes the file of `model` appear with `size` bytes.
+    func add(_ model: SystemLanguageModel.LocalModel?, size: Int = 1000) {
+        let watchers = state.withLock { state in
+            state.files[Self.path(of: model)] = SystemModelFile(path: Self.path(of: model), size: size)
+            return Array(state.watchers.values)
+        }
+        watchers.forEach { $0() }
+    }
+
+    /// Turns models off, as `SOTTO_MODEL=off` does.
+    func turnOff() { state.withLock { $0.turnedOff = true } }
+
+    func locate(_ model: SystemLanguageModel.LocalModel?) -> Result<SystemModelFile, SystemModelLocationFailure> {
+        state.withLock { state in
+            if state.turnedOff { return .failure(.init(isTurnedOff: true, explanation: "models are turned off")) }
+            let path = Self.path(of: model)
+            guard let file = state.files[path] else {
+                return .failure(.init(explanation: "no model file at \(path); run `sotto model pull`"))
+            }
+            return .success(file)
+        }
+    }
+
+    func watch(_ model: SystemLanguageModel.LocalModel?, onChange handler: @escaping @Sendable () -> Void)
+        -> EngineObservation
+    {
+        let id = state.withLock { state in
+            state.next += 1
+            state.watchers[state.next] = handler
+            return state.next
+        }
+        return EngineObservation { [weak self] in _ = self?.state.withLock { $0.watchers.removeValue(forKey: id) } }
+    }
+}
+
+extension SystemLanguageModel {
+    /// A system model whose file `locator` finds and whose requests `engine` runs.
+    static func stub(
+        _ model: LocalModel?, contextSize: Int? = nil, locator: StubLocator, engine: StubEngine = StubEngine()
+    ) -> SystemLanguageModel {
+        SystemLanguageModel(
+            model: model, contextSize: contextSize, backend: SystemModelBackend(locator: locator, engine: engine))
     }
 }

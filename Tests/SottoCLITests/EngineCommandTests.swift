@@ -1,3 +1,4 @@
+import EngineClient
 import Foundation
 import FoundationModels
 import ModelStore
@@ -21,7 +22,8 @@ struct EngineCommandTests {
         let client = EngineServiceClient(
             home: home.url, launcher: EngineLauncher(home: home.url, environment: ["SOTTO_BIN": binary.path]))
         let model = SystemLanguageModel(
-            model: .id("smollm2-135m"), contextSize: nil, store: home.store(), engine: client)
+            model: .id("smollm2-135m"), contextSize: nil,
+            backend: SystemModelBackend(locator: StoreModelLocator(store: home.store()), engine: client))
         let socket = home.url.appendingPathComponent("engine.sock")
         #expect(!FileManager.default.fileExists(atPath: socket.path))
 

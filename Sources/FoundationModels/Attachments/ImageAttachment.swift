@@ -30,10 +30,11 @@ extension Transcript {
     /// An image in a transcript.
     ///
     /// On Linux an image is a file (`init(imageURL:)`) or encoded PNG or JPEG data
-    /// (`init(imageData:)`, Sotto's own). Apple's `CGImage`, `CIImage` and `CVPixelBuffer`
-    /// initializers and accessors have no counterpart: those types do not exist here. The image
-    /// is read when a model needs it; a file that is not a PNG or JPEG image, is too large or is
-    /// corrupt makes the request fail with ``LanguageModelError/unsupportedTranscriptContent(_:)``.
+    /// (`init(imageData:)`, Sotto's own), and ``cgImage`` is the ``CGImage`` stand-in that holds
+    /// it. Apple's `CIImage` and `CVPixelBuffer` initializers and accessors have no counterpart:
+    /// those types do not exist here. The image is read when a model needs it; a file that is not
+    /// a PNG or JPEG image, is too large or is corrupt makes the request fail with
+    /// ``LanguageModelError/unsupportedTranscriptContent(_:)``.
     public struct ImageAttachment: Sendable, Equatable {
         package enum Source: Sendable, Equatable {
             case file(URL)
@@ -57,6 +58,15 @@ extension Transcript {
             source = .data(imageData)
             self.orientation = orientation ?? .up
         }
+
+        /// The image (from ``CGImage/init(data:)`` or ``CGImage/init(contentsOf:)``).
+        public init(_ image: CGImage, orientation: CGImagePropertyOrientation? = nil) {
+            source = image.source
+            self.orientation = orientation ?? .up
+        }
+
+        /// The image, as the ``CGImage`` stand-in (encoded, not decoded).
+        public var cgImage: CGImage { CGImage(source: source) }
 
         /// The file the image comes from, if it comes from one.
         public var url: URL? {
@@ -180,6 +190,12 @@ extension Attachment where Content == ImageAttachmentContent {
     public init(imageURL: URL, orientation: CGImagePropertyOrientation? = nil) {
         self.init(
             content: ImageAttachmentContent(image: .init(imageURL: imageURL, orientation: orientation)), label: nil)
+    }
+
+    /// The image, as apps attach a Core Graphics image (here the ``CGImage`` stand-in, made from
+    /// encoded PNG or JPEG data or a file).
+    public init(_ image: CGImage, orientation: CGImagePropertyOrientation? = nil) {
+        self.init(content: ImageAttachmentContent(image: .init(image, orientation: orientation)), label: nil)
     }
 
     /// The image encoded in `imageData`: PNG or JPEG (Sotto's own initializer; Apple's take a

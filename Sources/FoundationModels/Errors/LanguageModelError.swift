@@ -55,13 +55,32 @@ public enum LanguageModelError: Error, LocalizedError, CustomDebugStringConverti
         }
     }
 
+    /// The model chose not to respond, with its explanation of why.
     public struct Refusal: Sendable {
         public var debugDescription: String
         public var metadata: [String: any Sendable]
+        /// The model's explanation, as the executor gave it.
+        package let explanationText: String
 
-        public init(debugDescription: String, metadata: [String: any Sendable] = [:]) {
+        /// A refusal a model explained with `explanation`.
+        public init(explanation: String, debugDescription: String, metadata: [String: any Sendable] = [:]) {
+            self.explanationText = explanation
             self.debugDescription = debugDescription
             self.metadata = metadata
+        }
+
+        /// The model's explanation for why it refused to respond.
+        nonisolated(nonsending) public var explanation: LanguageModelSession.Response<String> {
+            get async throws {
+                try await explanationStream.collect()
+            }
+        }
+
+        /// The model's explanation for why it refused to respond, as a stream (one snapshot: a
+        /// refusal arrives with its explanation whole).
+        public var explanationStream: LanguageModelSession.ResponseStream<String> {
+            let response = Transcript.Response(segments: [.text(Transcript.TextSegment(content: explanationText))])
+            return LanguageModelSession.ResponseStream(finishedWith: explanationText, entries: [.response(response)])
         }
     }
 

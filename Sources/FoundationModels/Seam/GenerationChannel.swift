@@ -13,7 +13,7 @@ import Synchronization
 /// reader. Events sent after the session stopped reading (a cancelled request) are still applied
 /// when the executor returns, so the usage of a cancelled request counts every token generated.
 public struct LanguageModelExecutorGenerationChannel: AsyncSequence, Sendable {
-    public typealias Element = any Event
+    public typealias Element = Event
     public typealias Failure = any Error
 
     private let buffer: ChannelBuffer
@@ -24,7 +24,7 @@ public struct LanguageModelExecutorGenerationChannel: AsyncSequence, Sendable {
     }
 
     /// Sends an event to the session.
-    nonisolated(nonsending) public func send(_ event: some Event) async {
+    nonisolated(nonsending) public func send(_ event: Event) async {
         buffer.push(event)
     }
 
@@ -38,7 +38,7 @@ public struct LanguageModelExecutorGenerationChannel: AsyncSequence, Sendable {
     }
 
     /// The events sent and not read yet, without waiting.
-    package func drain() -> [any Event] {
+    package func drain() -> [Event] {
         buffer.drain()
     }
 
@@ -46,31 +46,12 @@ public struct LanguageModelExecutorGenerationChannel: AsyncSequence, Sendable {
     public struct AsyncIterator: AsyncIteratorProtocol {
         fileprivate let buffer: ChannelBuffer
 
-        public mutating func next() async throws -> (any Event)? {
+        public mutating func next() async throws -> Event? {
             try await buffer.next()
         }
 
-        public mutating func next(isolation actor: isolated (any Actor)?) async throws -> (any Event)? {
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws -> Event? {
             try await buffer.next()
-        }
-    }
-
-    /// An event of a channel: ``Response``, ``ToolCalls`` or ``Reasoning``.
-    public protocol Event: Sendable {
-        /// Which of the event types this is.
-        var kind: EventKind { get }
-    }
-
-    /// Which of the event types an event is.
-    public struct EventKind: Sendable, Equatable {
-        package enum Value: Sendable, Equatable {
-            case response, toolCalls, reasoning
-        }
-
-        package let value: Value
-
-        package init(_ value: Value) {
-            self.value = value
         }
     }
 }
@@ -78,7 +59,7 @@ public struct LanguageModelExecutorGenerationChannel: AsyncSequence, Sendable {
 /// The queue behind a channel: the executor pushes, one session task reads.
 private final class ChannelBuffer: Sendable {
     private struct State {
-        var events: [any LanguageModelExecutorGenerationChannel.Event] = []
+        var events: [LanguageModelExecutorGenerationChannel.Event] = []
         var next = 0
         var finished = false
         var failure: (any Error)?
@@ -87,7 +68,7 @@ private final class ChannelBuffer: Sendable {
 
     private let state = Mutex(State())
 
-    func push(_ event: some LanguageModelExecutorGenerationChannel.Event) {
+    func push(_ event: LanguageModelExecutorGenerationChannel.Event) {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard !state.finished else { return nil }
             state.events.append(event)
@@ -108,7 +89,7 @@ private final class ChannelBuffer: Sendable {
         waiter?.resume()
     }
 
-    func drain() -> [any LanguageModelExecutorGenerationChannel.Event] {
+    func drain() -> [LanguageModelExecutorGenerationChannel.Event] {
         state.withLock { state in
             defer {
                 state.events = []
@@ -120,10 +101,10 @@ private final class ChannelBuffer: Sendable {
 
     /// The next event; nil at the end; throws the executor's error at the end, or
     /// `CancellationError` when the reading task is cancelled.
-    func next() async throws -> (any LanguageModelExecutorGenerationChannel.Event)? {
+    func next() async throws -> (LanguageModelExecutorGenerationChannel.Event)? {
         while true {
             enum Step {
-                case event(any LanguageModelExecutorGenerationChannel.Event)
+                case event(LanguageModelExecutorGenerationChannel.Event)
                 case end((any Error)?)
                 case wait
             }

@@ -17,12 +17,12 @@ public struct LanguageModelExecutorGenerationRequest: Sendable {
     /// Context options (whether the schema is also in the prompt).
     public var contextOptions: ContextOptions
     /// What the app attached to the request (`respond(…, metadata:)`).
-    public var metadata: [String: any Sendable & Codable & Equatable]
+    public var metadata: [String: GeneratedContent]
 
     public init(
         id: UUID, transcript: Transcript, enabledTools: [Transcript.ToolDefinition], schema: GenerationSchema? = nil,
         generationOptions: GenerationOptions, contextOptions: ContextOptions,
-        metadata: [String: any Sendable & Codable & Equatable]
+        metadata: [String: any ConvertibleToGeneratedContent]
     ) {
         self.id = id
         self.transcript = transcript
@@ -30,7 +30,7 @@ public struct LanguageModelExecutorGenerationRequest: Sendable {
         self.schema = schema
         self.generationOptions = generationOptions
         self.contextOptions = contextOptions
-        self.metadata = metadata
+        self.metadata = metadata.mapValues(\.generatedContent)
     }
 
     /// Whether the schema also goes into the prompt: the request's context option, else yes.

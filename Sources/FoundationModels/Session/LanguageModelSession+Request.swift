@@ -6,7 +6,7 @@ extension LanguageModelSession {
         var prompt: Prompt
         var options: GenerationOptions
         var contextOptions: ContextOptions
-        var metadata: [String: any Sendable & Codable & Equatable]
+        var metadata: [String: GeneratedContent]
         /// The structure the response must have; nil for free text.
         var format: Transcript.ResponseFormat?
         /// The id of the response's content (and of every snapshot of it).
@@ -16,13 +16,13 @@ extension LanguageModelSession {
 
         init<Content: Generable>(
             prompt: Prompt, options: GenerationOptions, contextOptions: ContextOptions,
-            metadata: [String: any Sendable & Codable & Equatable], format: Transcript.ResponseFormat?,
+            metadata: [String: any ConvertibleToGeneratedContent], format: Transcript.ResponseFormat?,
             as type: Content.Type
         ) {
             self.prompt = prompt
             self.options = options
             self.contextOptions = contextOptions
-            self.metadata = metadata
+            self.metadata = metadata.mapValues(\.generatedContent)
             self.format = format
             self.validate = { content in
                 do {
@@ -64,9 +64,33 @@ extension LanguageModelSession {
         _ spec: RequestSpec, from original: Transcript,
         onText: @escaping @Sendable (TurnAccumulator.TextChange) -> Void
     ) async throws -> RawResponse {
+        // The request's profile, hooks and tools read the session's properties.
+        try await SessionPropertyValues.$current.withValue(properties) {
+            try await runClaimed(spec, from: original, onText: onText)
+        }
+    }
+
+    private func runClaimed(
+        _ spec: RequestSpec, from original: Transcript,
+        onText: @escaping @Sendable (TurnAccumulator.TextChange) -> Void
+    ) async throws -> RawResponse {
+        var original = original
+        var spec = spec
+        let setup: RequestSetup
+        do {
+            setup = try await prepare(&original)
+        } catch {
+            release(adding: .zero)
+            throw error
+        }
+        if let profile = setup.profile {
+            spec.options = profile.applied(to: spec.options)
+            spec.contextOptions = profile.applied(to: spec.contextOptions)
+        }
+        let policy = setup.profile?.errorPolicy ?? transcriptErrorHandlingPolicy
         let interrupted: Interrupted
         do {
-            let response = try await generate(spec, from: original, onText: onText)
+            let response = try await generate(spec, setup: setup, from: original, onText: onText)
             // Thrown after the release, so the transcript keeps the response.
             guard !release(adding: response.usage) else {
                 throw LanguageModelSession.Error.transcriptMutationWhileResponding
@@ -80,7 +104,7 @@ extension LanguageModelSession {
             interrupted = Interrupted(entries: [], usage: .zero, cause: error)
         }
         let cancelled = interrupted.cause is CancellationError || Task.isCancelled
-        if cancelled || transcriptErrorHandlingPolicy?.kind == .preserve {
+        if cancelled || policy?.kind == .preserve {
             setTranscript(Transcript(entries: original.entries + interrupted.entries))
         } else {
             setTranscript(original)
@@ -90,28 +114,33 @@ extension LanguageModelSession {
     }
 
     private func generate(
-        _ spec: RequestSpec, from original: Transcript, onText: @escaping @Sendable (TurnAccumulator.TextChange) -> Void
+        _ spec: RequestSpec, setup: RequestSetup, from original: Transcript,
+        onText: @escaping @Sendable (TurnAccumulator.TextChange) -> Void
     ) async throws -> RawResponse {
-        var entries: [Transcript.Entry] = [
-            .prompt(
-                Transcript.Prompt(
-                    metadata: spec.metadata, segments: spec.prompt.segments, options: spec.options,
-                    responseFormat: spec.format, contextOptions: spec.contextOptions))
-        ]
+        let prompt = Transcript.Prompt(
+            metadata: spec.metadata, segments: spec.prompt.segments, options: spec.options,
+            responseFormat: spec.format, contextOptions: spec.contextOptions)
+        var entries: [Transcript.Entry] = [.prompt(prompt)]
         var usage = Usage.zero
+        let hooks = setup.profile ?? ResolvedProfile()
         setTranscript(Transcript(entries: original.entries + entries))
         do {
             let schema = spec.format?.schema
             if let problems = schema?.problems, !problems.isEmpty {
                 throw GenerationError.unsupportedGuide(.init(debugDescription: problems.joined(separator: "; ")))
             }
+            for hook in hooks.onPrompt { try await hook(prompt) }
+            let binding = setup.binding
             let executor = try binding.executor()
-            let definitions = enabledToolDefinitions(for: spec.options)
+            let definitions = enabledToolDefinitions(of: setup.tools, for: spec.options)
             var round = 0
             while true {
                 let toolsAllowed = !definitions.isEmpty && round < Self.maximumToolRounds
+                // The model is shown the transcript through the profile's history transforms;
+                // the session keeps it whole.
+                let shown = setup.profile?.transformed(original.entries + entries) ?? original.entries + entries
                 let request = LanguageModelExecutorGenerationRequest(
-                    id: UUID(), transcript: Transcript(entries: original.entries + entries),
+                    id: UUID(), transcript: Transcript(entries: shown),
                     enabledTools: toolsAllowed ? definitions : [], schema: schema, generationOptions: spec.options,
                     contextOptions: spec.contextOptions, metadata: spec.metadata)
                 try binding.checkCapabilities(for: request)
@@ -128,7 +157,12 @@ extension LanguageModelSession {
                     throw failure.cause
                 }
                 usage.add(turn.usage)
-                if let reasoning = turn.reasoningEntry { entries.append(reasoning) }
+                if let reasoning = turn.reasoningEntry {
+                    entries.append(reasoning)
+                    if case .reasoning(let entry) = reasoning {
+                        for hook in hooks.onReasoning { try await hook(entry) }
+                    }
+                }
                 if turn.madeToolCalls {
                     guard toolsAllowed else {
                         throw GenerationError.decodingFailure(
@@ -140,8 +174,13 @@ extension LanguageModelSession {
                     let calls = try turn.toolCalls()
                     entries.append(.toolCalls(calls))
                     setTranscript(Transcript(entries: original.entries + entries))
-                    entries += try await callTools(Array(calls)).map { .toolOutput($0) }
+                    for call in calls { for hook in hooks.onToolCall { try await hook(call) } }
+                    let outputs = try await callTools(Array(calls), of: setup.tools)
+                    entries += outputs.map { .toolOutput($0) }
                     setTranscript(Transcript(entries: original.entries + entries))
+                    for (call, output) in zip(calls, outputs) {
+                        for hook in hooks.onToolOutput { try await hook(call, output) }
+                    }
                     round += 1
                     continue
                 }
@@ -149,9 +188,11 @@ extension LanguageModelSession {
                 let rawContent = try content(of: text, spec: spec)
                 try spec.validate(rawContent)
                 let structure = spec.format.map { Transcript.StructuredSegment(source: $0.name, content: rawContent) }
-                entries.append(.response(turn.responseEntry(structure: structure)))
+                let response = turn.responseEntry(structure: structure)
+                entries.append(.response(response))
                 let transcript = Transcript(entries: original.entries + entries)
                 setTranscript(transcript)
+                for hook in hooks.onResponse { try await hook(response) }
                 return RawResponse(rawContent: rawContent, entries: transcript.entries[original.count...], usage: usage)
             }
         } catch {
@@ -159,9 +200,12 @@ extension LanguageModelSession {
         }
     }
 
-    /// The tools the model may call under `options` (none when tool calling is disallowed).
-    private func enabledToolDefinitions(for options: GenerationOptions) -> [Transcript.ToolDefinition] {
-        options.toolCallingMode?.kind == .disallowed ? [] : toolDefinitions
+    /// The definitions of `tools` the model may call under `options` (none when tool calling
+    /// is disallowed).
+    private func enabledToolDefinitions(of tools: [any Tool], for options: GenerationOptions)
+        -> [Transcript.ToolDefinition]
+    {
+        options.toolCallingMode?.kind == .disallowed ? [] : tools.map { Transcript.ToolDefinition(tool: $0) }
     }
 
     /// A turn that failed or was cancelled, with what it had produced.
@@ -225,9 +269,11 @@ extension LanguageModelSession {
     }
 
     /// Runs tool calls concurrently, returning their outputs in the order of the calls.
-    private func callTools(_ calls: [Transcript.ToolCall]) async throws -> [Transcript.ToolOutput] {
+    private func callTools(_ calls: [Transcript.ToolCall], of available: [any Tool]) async throws
+        -> [Transcript.ToolOutput]
+    {
         let tools = try calls.map { call -> any Tool in
-            guard let tool = self.tools.first(where: { $0.name == call.toolName }) else {
+            guard let tool = available.first(where: { $0.name == call.toolName }) else {
                 throw GenerationError.decodingFailure(
                     .init(debugDescription: "The model called an unknown tool '\(call.toolName)'."))
             }

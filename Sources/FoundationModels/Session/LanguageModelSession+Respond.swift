@@ -100,7 +100,7 @@ extension LanguageModelSession {
     @discardableResult
     nonisolated(nonsending) public func respond(
         to prompt: Prompt, options: GenerationOptions = GenerationOptions(),
-        contextOptions: ContextOptions = ContextOptions(), metadata: [String: any Sendable & Codable & Equatable] = [:]
+        contextOptions: ContextOptions = ContextOptions(), metadata: [String: any ConvertibleToGeneratedContent] = [:]
     ) async throws -> Response<String> {
         try await respond(
             prompt, format: nil, options: options, contextOptions: contextOptions, metadata: metadata, as: String.self)
@@ -109,7 +109,7 @@ extension LanguageModelSession {
     @_disfavoredOverload @discardableResult
     nonisolated(nonsending) public func respond(
         to prompt: String, options: GenerationOptions = GenerationOptions(),
-        contextOptions: ContextOptions = ContextOptions(), metadata: [String: any Sendable & Codable & Equatable] = [:]
+        contextOptions: ContextOptions = ContextOptions(), metadata: [String: any ConvertibleToGeneratedContent] = [:]
     ) async throws -> Response<String> {
         try await respond(to: Prompt(prompt), options: options, contextOptions: contextOptions, metadata: metadata)
     }
@@ -117,7 +117,7 @@ extension LanguageModelSession {
     @discardableResult
     nonisolated(nonsending) public func respond(
         options: GenerationOptions = GenerationOptions(), contextOptions: ContextOptions = ContextOptions(),
-        metadata: [String: any Sendable & Codable & Equatable] = [:], @PromptBuilder prompt: () throws -> Prompt
+        metadata: [String: any ConvertibleToGeneratedContent] = [:], @PromptBuilder prompt: () throws -> Prompt
     ) async throws -> Response<String> {
         try await respond(to: prompt(), options: options, contextOptions: contextOptions, metadata: metadata)
     }
@@ -126,7 +126,7 @@ extension LanguageModelSession {
     nonisolated(nonsending) public func respond(
         to prompt: Prompt, schema: GenerationSchema, options: GenerationOptions = GenerationOptions(),
         contextOptions: ContextOptions = ContextOptions(includeSchemaInPrompt: true),
-        metadata: [String: any Sendable & Codable & Equatable] = [:]
+        metadata: [String: any ConvertibleToGeneratedContent] = [:]
     ) async throws -> Response<GeneratedContent> {
         try await respond(
             prompt, format: Transcript.ResponseFormat(schema: schema), options: options,
@@ -137,7 +137,7 @@ extension LanguageModelSession {
     nonisolated(nonsending) public func respond(
         to prompt: String, schema: GenerationSchema, options: GenerationOptions = GenerationOptions(),
         contextOptions: ContextOptions = ContextOptions(includeSchemaInPrompt: true),
-        metadata: [String: any Sendable & Codable & Equatable] = [:]
+        metadata: [String: any ConvertibleToGeneratedContent] = [:]
     ) async throws -> Response<GeneratedContent> {
         try await respond(
             to: Prompt(prompt), schema: schema, options: options, contextOptions: contextOptions, metadata: metadata)
@@ -147,7 +147,7 @@ extension LanguageModelSession {
     nonisolated(nonsending) public func respond(
         schema: GenerationSchema, options: GenerationOptions = GenerationOptions(),
         contextOptions: ContextOptions = ContextOptions(includeSchemaInPrompt: true),
-        metadata: [String: any Sendable & Codable & Equatable] = [:], @PromptBuilder prompt: () throws -> Prompt
+        metadata: [String: any ConvertibleToGeneratedContent] = [:], @PromptBuilder prompt: () throws -> Prompt
     ) async throws -> Response<GeneratedContent> {
         try await respond(
             to: prompt(), schema: schema, options: options, contextOptions: contextOptions, metadata: metadata)
@@ -158,7 +158,7 @@ extension LanguageModelSession {
         to prompt: Prompt, generating type: Content.Type = Content.self,
         options: GenerationOptions = GenerationOptions(),
         contextOptions: ContextOptions = ContextOptions(includeSchemaInPrompt: true),
-        metadata: [String: any Sendable & Codable & Equatable] = [:]
+        metadata: [String: any ConvertibleToGeneratedContent] = [:]
     ) async throws -> Response<Content> {
         try await respond(
             prompt, format: Self.format(for: type), options: options, contextOptions: contextOptions,
@@ -170,7 +170,7 @@ extension LanguageModelSession {
         to prompt: String, generating type: Content.Type = Content.self,
         options: GenerationOptions = GenerationOptions(),
         contextOptions: ContextOptions = ContextOptions(includeSchemaInPrompt: true),
-        metadata: [String: any Sendable & Codable & Equatable] = [:]
+        metadata: [String: any ConvertibleToGeneratedContent] = [:]
     ) async throws -> Response<Content> {
         try await respond(
             to: Prompt(prompt), generating: type, options: options, contextOptions: contextOptions, metadata: metadata)
@@ -180,7 +180,7 @@ extension LanguageModelSession {
     nonisolated(nonsending) public func respond<Content: Generable>(
         generating type: Content.Type = Content.self, options: GenerationOptions = GenerationOptions(),
         contextOptions: ContextOptions = ContextOptions(includeSchemaInPrompt: true),
-        metadata: [String: any Sendable & Codable & Equatable] = [:], @PromptBuilder prompt: () throws -> Prompt
+        metadata: [String: any ConvertibleToGeneratedContent] = [:], @PromptBuilder prompt: () throws -> Prompt
     ) async throws -> Response<Content> {
         try await respond(
             to: prompt(), generating: type, options: options, contextOptions: contextOptions, metadata: metadata)
@@ -195,7 +195,7 @@ extension LanguageModelSession {
 
     nonisolated(nonsending) private func respond<Content: Generable>(
         _ prompt: Prompt, format: Transcript.ResponseFormat?, options: GenerationOptions,
-        contextOptions: ContextOptions, metadata: [String: any Sendable & Codable & Equatable] = [:],
+        contextOptions: ContextOptions, metadata: [String: any ConvertibleToGeneratedContent] = [:],
         as type: Content.Type
     ) async throws -> Response<Content> {
         let spec = RequestSpec(

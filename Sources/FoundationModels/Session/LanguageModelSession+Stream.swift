@@ -90,7 +90,7 @@ extension LanguageModelSession {
 extension LanguageModelSession {
     public func streamResponse(
         to prompt: Prompt, options: GenerationOptions = GenerationOptions(),
-        contextOptions: ContextOptions = ContextOptions(), metadata: [String: any Sendable & Codable & Equatable] = [:]
+        contextOptions: ContextOptions = ContextOptions(), metadata: [String: any ConvertibleToGeneratedContent] = [:]
     ) -> sending ResponseStream<String> {
         stream(
             prompt, format: nil, options: options, contextOptions: contextOptions, metadata: metadata, as: String.self)
@@ -99,14 +99,14 @@ extension LanguageModelSession {
     @_disfavoredOverload
     public func streamResponse(
         to prompt: String, options: GenerationOptions = GenerationOptions(),
-        contextOptions: ContextOptions = ContextOptions(), metadata: [String: any Sendable & Codable & Equatable] = [:]
+        contextOptions: ContextOptions = ContextOptions(), metadata: [String: any ConvertibleToGeneratedContent] = [:]
     ) -> sending ResponseStream<String> {
         streamResponse(to: Prompt(prompt), options: options, contextOptions: contextOptions, metadata: metadata)
     }
 
     public func streamResponse(
         options: GenerationOptions = GenerationOptions(), contextOptions: ContextOptions = ContextOptions(),
-        metadata: [String: any Sendable & Codable & Equatable] = [:], @PromptBuilder prompt: () throws -> Prompt
+        metadata: [String: any ConvertibleToGeneratedContent] = [:], @PromptBuilder prompt: () throws -> Prompt
     ) rethrows -> sending ResponseStream<String> {
         streamResponse(to: try prompt(), options: options, contextOptions: contextOptions, metadata: metadata)
     }
@@ -115,7 +115,7 @@ extension LanguageModelSession {
     public func streamResponse(
         to prompt: Prompt, schema: GenerationSchema, options: GenerationOptions = GenerationOptions(),
         contextOptions: ContextOptions = ContextOptions(includeSchemaInPrompt: true),
-        metadata: [String: any Sendable & Codable & Equatable] = [:]
+        metadata: [String: any ConvertibleToGeneratedContent] = [:]
     ) -> sending ResponseStream<GeneratedContent> {
         stream(
             prompt, format: Transcript.ResponseFormat(schema: schema), options: options,
@@ -126,7 +126,7 @@ extension LanguageModelSession {
     public func streamResponse(
         to prompt: String, schema: GenerationSchema, options: GenerationOptions = GenerationOptions(),
         contextOptions: ContextOptions = ContextOptions(includeSchemaInPrompt: true),
-        metadata: [String: any Sendable & Codable & Equatable] = [:]
+        metadata: [String: any ConvertibleToGeneratedContent] = [:]
     ) -> sending ResponseStream<GeneratedContent> {
         streamResponse(
             to: Prompt(prompt), schema: schema, options: options, contextOptions: contextOptions, metadata: metadata)
@@ -136,7 +136,7 @@ extension LanguageModelSession {
     public func streamResponse(
         schema: GenerationSchema, options: GenerationOptions = GenerationOptions(),
         contextOptions: ContextOptions = ContextOptions(includeSchemaInPrompt: true),
-        metadata: [String: any Sendable & Codable & Equatable] = [:], @PromptBuilder prompt: () throws -> Prompt
+        metadata: [String: any ConvertibleToGeneratedContent] = [:], @PromptBuilder prompt: () throws -> Prompt
     ) rethrows -> sending ResponseStream<GeneratedContent> {
         streamResponse(
             to: try prompt(), schema: schema, options: options, contextOptions: contextOptions, metadata: metadata)
@@ -146,7 +146,7 @@ extension LanguageModelSession {
         to prompt: Prompt, generating type: Content.Type = Content.self,
         options: GenerationOptions = GenerationOptions(),
         contextOptions: ContextOptions = ContextOptions(includeSchemaInPrompt: true),
-        metadata: [String: any Sendable & Codable & Equatable] = [:]
+        metadata: [String: any ConvertibleToGeneratedContent] = [:]
     ) -> sending ResponseStream<Content> {
         stream(
             prompt, format: Self.format(for: type), options: options, contextOptions: contextOptions,
@@ -158,7 +158,7 @@ extension LanguageModelSession {
         to prompt: String, generating type: Content.Type = Content.self,
         options: GenerationOptions = GenerationOptions(),
         contextOptions: ContextOptions = ContextOptions(includeSchemaInPrompt: true),
-        metadata: [String: any Sendable & Codable & Equatable] = [:]
+        metadata: [String: any ConvertibleToGeneratedContent] = [:]
     ) -> sending ResponseStream<Content> {
         streamResponse(
             to: Prompt(prompt), generating: type, options: options, contextOptions: contextOptions, metadata: metadata)
@@ -167,7 +167,7 @@ extension LanguageModelSession {
     public func streamResponse<Content: Generable>(
         generating type: Content.Type = Content.self, options: GenerationOptions = GenerationOptions(),
         contextOptions: ContextOptions = ContextOptions(includeSchemaInPrompt: true),
-        metadata: [String: any Sendable & Codable & Equatable] = [:], @PromptBuilder prompt: () throws -> Prompt
+        metadata: [String: any ConvertibleToGeneratedContent] = [:], @PromptBuilder prompt: () throws -> Prompt
     ) rethrows -> sending ResponseStream<Content> {
         streamResponse(
             to: try prompt(), generating: type, options: options, contextOptions: contextOptions, metadata: metadata)
@@ -177,7 +177,7 @@ extension LanguageModelSession {
 extension LanguageModelSession {
     private func stream<Content: Generable>(
         _ prompt: Prompt, format: Transcript.ResponseFormat?, options: GenerationOptions,
-        contextOptions: ContextOptions, metadata: [String: any Sendable & Codable & Equatable] = [:],
+        contextOptions: ContextOptions, metadata: [String: any ConvertibleToGeneratedContent] = [:],
         as type: Content.Type
     ) -> ResponseStream<Content> {
         let spec = RequestSpec(
@@ -188,8 +188,10 @@ extension LanguageModelSession {
         do {
             let original = try claim()
             // The generating task holds the core, never the handle: when the last stream and
-            // iterator are gone, the handle's deinit cancels the task.
-            let task = Task {
+            // iterator are gone, the handle's deinit cancels the task. It runs on the executor
+            // the caller's task prefers (a plain `Task {}` would drop that preference and wait
+            // for Swift's cooperative pool).
+            let task = Task.preferringCurrentExecutor {
                 do {
                     core.finish(.success(try await self.run(spec, from: original, onText: core.update)))
                 } catch {

@@ -17,10 +17,17 @@ import Synchronization
 /// ``TranscriptErrorHandlingPolicy/preserveTranscript``); a cancelled request keeps its prompt
 /// and partial response.
 public final class LanguageModelSession: Sendable, Observable {
-    /// The model the session uses, with its executor.
+    /// The model the session uses, with its executor (for a session with a profile, the model
+    /// of profiles that set none).
     package let binding: ModelBinding
-    /// The tools the model may call.
+    /// The tools the model may call (a session with a profile takes them from the profile).
     package let tools: [any Tool]
+    /// The dynamic profile the session resolves before every request, if it was made with one.
+    package let profile: ProfileHolder?
+
+    /// The session's properties (27 SDK): its history, and the custom properties profiles,
+    /// dynamic instructions and tools read with ``SessionProperty``.
+    public let properties: SessionPropertyValues
 
     private let state: Mutex<State>
     private let registrar = ObservationRegistrar()
@@ -107,10 +114,13 @@ public final class LanguageModelSession: Sendable, Observable {
         self.init(binding: binding, tools: tools, transcript: Transcript(entries: entries))
     }
 
-    private init(binding: ModelBinding, tools: [any Tool], transcript: Transcript) {
+    package init(binding: ModelBinding, tools: [any Tool], transcript: Transcript, profile: ProfileHolder? = nil) {
         self.binding = binding
         self.tools = tools
+        self.profile = profile
+        self.properties = SessionPropertyValues()
         self.state = Mutex(State(transcript: transcript))
+        properties.attach(to: self)
     }
 
     // MARK: State
@@ -168,8 +178,9 @@ public final class LanguageModelSession: Sendable, Observable {
         if let promptPrefix { entries.append(.prompt(Transcript.Prompt(segments: promptPrefix.segments))) }
         let binding = self.binding
         let transcript = Transcript(entries: entries)
-        // The executor's initializer is the model's code, and may be slow: not on this thread.
-        Task.detached(priority: .utility) {
+        // The executor's initializer is the model's code, and may be slow: not on this thread,
+        // but on the executor the caller's task prefers.
+        Task.detachedPreferringCurrentExecutor(priority: .utility) {
             guard let executor = try? binding.executor() else { return }
             executor.prewarm(transcript)
         }
@@ -198,6 +209,14 @@ public final class LanguageModelSession: Sendable, Observable {
                         "The session is already responding to a request; wait for it to finish before making another."))
         }
         return claimed
+    }
+
+    /// Replaces the entries after the instructions, whether or not a request is running (a
+    /// profile's hook compacting the history through ``SessionPropertyValues/history``).
+    package func replaceHistory(with history: Transcript.HistoryView) {
+        registrar.withMutation(of: self, keyPath: \.transcript) {
+            state.withLock { $0.transcript.history = history }
+        }
     }
 
     package func setTranscript(_ transcript: Transcript) {

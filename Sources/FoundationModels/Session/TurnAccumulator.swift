@@ -21,21 +21,21 @@ package struct TurnAccumulator {
         var id: String
         var name: String
         var arguments = ""
-        var metadata: [String: any Sendable & Codable & Equatable] = [:]
+        var metadata: [String: GeneratedContent] = [:]
     }
 
     /// The response entry's id (the executor's, or a new one).
     private var responseID: String?
     private var responseSegments: [Transcript.Segment] = []
     private var texts: [TextSegment] = []
-    private var responseMetadata: [String: any Sendable & Codable & Equatable] = [:]
+    private var responseMetadata: [String: GeneratedContent] = [:]
     private var callsID: String?
     private var calls: [Call] = []
-    private var callsMetadata: [String: any Sendable & Codable & Equatable] = [:]
+    private var callsMetadata: [String: GeneratedContent] = [:]
     private var reasoningID: String?
     private var reasoning: [TextSegment] = []
     private var reasoningSignature: Data?
-    private var reasoningMetadata: [String: any Sendable & Codable & Equatable] = [:]
+    private var reasoningMetadata: [String: GeneratedContent] = [:]
 
     /// The last usage the executor reported, if it did.
     private var reportedUsage: LanguageModelExecutorGenerationChannel.Usage?
@@ -46,25 +46,23 @@ package struct TurnAccumulator {
     package init() {}
 
     /// Applies one event; returns the change to the response text, if any.
-    package mutating func apply(_ event: any LanguageModelExecutorGenerationChannel.Event) -> TextChange? {
-        switch event {
-        case let response as LanguageModelExecutorGenerationChannel.Response:
+    package mutating func apply(_ event: LanguageModelExecutorGenerationChannel.Event) -> TextChange? {
+        switch event.payload {
+        case .response(let response):
             if responseID == nil { responseID = response.entryID }
             return apply(response.action)
-        case let calls as LanguageModelExecutorGenerationChannel.ToolCalls:
+        case .toolCalls(let calls):
             if callsID == nil { callsID = calls.entryID }
             apply(calls.action)
-        case let reasoning as LanguageModelExecutorGenerationChannel.Reasoning:
+        case .reasoning(let reasoning):
             if reasoningID == nil { reasoningID = reasoning.entryID }
             apply(reasoning.action)
-        default:
-            break  // an event type of the future: nothing to apply
         }
         return nil
     }
 
     private mutating func apply(_ action: LanguageModelExecutorGenerationChannel.Response.Action) -> TextChange? {
-        switch action {
+        switch action.kind {
         case .appendText(let fragment):
             fragmentTokens += fragment.tokenCount
             Self.append(fragment.content, to: fragment.segmentID, in: &texts, segments: &responseSegments)
@@ -84,7 +82,7 @@ package struct TurnAccumulator {
         case .removeAttachmentSegment(let id):
             responseSegments.removeAll { $0.id == id }
         case .updateMetadata(let metadata):
-            responseMetadata.merge(metadata.values) { _, new in new }
+            responseMetadata = metadata
         case .updateUsage(let usage):
             reportedUsage = usage
         }
@@ -92,7 +90,7 @@ package struct TurnAccumulator {
     }
 
     private mutating func apply(_ action: LanguageModelExecutorGenerationChannel.ToolCalls.Action) {
-        switch action {
+        switch action.kind {
         case .toolCall(let change):
             let index =
                 calls.firstIndex { $0.id == change.id }
@@ -100,17 +98,17 @@ package struct TurnAccumulator {
                     calls.append(Call(id: change.id, name: change.name))
                     return calls.count - 1
                 }()
-            switch change.action {
-            case .appendArguments(let fragment):
-                calls[index].arguments += fragment.content
-                fragmentTokens += fragment.tokenCount
+            switch change.action.kind {
+            case .appendArguments(let content, let tokenCount):
+                calls[index].arguments += content
+                fragmentTokens += tokenCount
             case .updateMetadata(let metadata):
-                calls[index].metadata.merge(metadata.values) { _, new in new }
+                calls[index].metadata = metadata
             }
         case .removeToolCall(let id):
             calls.removeAll { $0.id == id }
         case .updateMetadata(let metadata):
-            callsMetadata.merge(metadata.values) { _, new in new }
+            callsMetadata = metadata
         case .updateUsage(let usage):
             reportedUsage = usage
         }
@@ -118,18 +116,18 @@ package struct TurnAccumulator {
 
     private mutating func apply(_ action: LanguageModelExecutorGenerationChannel.Reasoning.Action) {
         var ignored: [Transcript.Segment] = []
-        switch action {
+        switch action.kind {
         case .appendText(let fragment):
             reasoningTokens += fragment.tokenCount
             Self.append(fragment.content, to: fragment.segmentID, in: &reasoning, segments: &ignored)
         case .replaceTextSegment(let replacement):
             reasoningTokens += replacement.tokenCount
             Self.replace(replacement.content, in: replacement.segmentID, texts: &reasoning, segments: &ignored)
-        case .updateSignature(let signature):
-            reasoningSignature = signature.signature
-            reasoningTokens += signature.tokenCount
+        case .updateSignature(let signature, let tokenCount):
+            reasoningSignature = signature
+            reasoningTokens += tokenCount
         case .updateMetadata(let metadata):
-            reasoningMetadata.merge(metadata.values) { _, new in new }
+            reasoningMetadata = metadata
         case .updateUsage(let usage):
             reportedUsage = usage
         }
@@ -231,7 +229,8 @@ package struct TurnAccumulator {
                     cachedTokenCount: reportedUsage.input.cachedTokenCount),
                 output: .init(
                     totalTokenCount: reportedUsage.output.totalTokenCount,
-                    reasoningTokenCount: reportedUsage.output.reasoningTokenCount))
+                    reasoningTokenCount: reportedUsage.output.reasoningTokenCount),
+                metadata: reportedUsage.metadata)
         }
         return LanguageModelSession.Usage(
             input: .init(totalTokenCount: 0, cachedTokenCount: 0),

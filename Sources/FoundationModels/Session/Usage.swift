@@ -29,13 +29,13 @@ extension LanguageModelSession {
 
         public var input: Input
         public var output: Output
-        /// Extra information a model provider reports.
-        public var metadata: [String: any Sendable & Codable & Equatable]
+        /// Additional usage statistics the model provider reports for the response.
+        public var metadata: [String: GeneratedContent]
 
-        public init(input: Input, output: Output, metadata: [String: any Sendable & Codable & Equatable] = [:]) {
+        public init(input: Input, output: Output, metadata: [String: any ConvertibleToGeneratedContent] = [:]) {
             self.input = input
             self.output = output
-            self.metadata = metadata
+            self.metadata = metadata.mapValues(\.generatedContent)
         }
 
         /// Input and output tokens together.
@@ -50,6 +50,7 @@ extension LanguageModelSession {
             input.cachedTokenCount += other.input.cachedTokenCount
             output.totalTokenCount += other.output.totalTokenCount
             output.reasoningTokenCount += other.output.reasoningTokenCount
+            metadata.merge(other.metadata) { _, new in new }
         }
     }
 

@@ -7,8 +7,8 @@ extension SystemLanguageModel: LanguageModel {
 
     public var executorConfiguration: Executor.Configuration { Executor.Configuration() }
 
-    /// Runs a system model's requests on its engine (the engine service, or the engine in this
-    /// process).
+    /// Runs a system model's requests on its backend's engine: the engine service through the
+    /// engine client the `FoundationModels` product links, or the engine in this process.
     public struct Executor: LanguageModelExecutor {
         public typealias Model = SystemLanguageModel
 
@@ -20,8 +20,8 @@ extension SystemLanguageModel: LanguageModel {
         public init(configuration: Configuration) {}
 
         public func prewarm(model: SystemLanguageModel, transcript: Transcript) {
-            guard let target = try? model.target() else { return }
-            model.engine.prewarm(model: target, transcript: transcript)
+            guard let backend = model.backend, let target = try? model.target() else { return }
+            backend.engine.prewarm(model: target, transcript: transcript)
         }
 
         nonisolated(nonsending) public func respond(
@@ -29,7 +29,7 @@ extension SystemLanguageModel: LanguageModel {
             streamingInto channel: LanguageModelExecutorGenerationChannel
         ) async throws {
             let target = try model.target()
-            let engine = model.engine
+            let engine = try model.requireBackend().engine
             if let reason = engine.unreachableReason {
                 throw LanguageModelSession.GenerationError.assetsUnavailable(.init(debugDescription: reason))
             }
@@ -69,6 +69,6 @@ extension SystemLanguageModel {
     }
 
     nonisolated(nonsending) private func tokenCount(_ subject: TokenCountSubject) async throws -> Int {
-        try await engine.tokenCount(subject, model: target())
+        try await requireBackend().engine.tokenCount(subject, model: target())
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import ModelStore
 import Observation
 import Synchronization
 
@@ -21,14 +20,14 @@ import Synchronization
 /// directory `SOTTO_HOME` names (`~/.sotto` by default), as `ModelStore` resolves names for every
 /// `sotto` command. Pick another model with ``init(model:contextSize:useCase:guardrails:)``.
 ///
-/// As Apple's framework talks to a system service, this one runs requests in Sotto's engine
-/// service, `sotto engine`: one release-built process per data directory, listening on
-/// `$SOTTO_HOME/engine.sock`, which loads each model once for every app. It is started on the
-/// first request when it is not running (see `docs/Porting.md` for how the `sotto` binary is
-/// found). So an app links no engine code, and a debug build of the app runs the model at
-/// release speed.
+/// This module holds Apple's API and no engine code. As Apple's framework talks to a system
+/// service, an app that links Sotto's `FoundationModels` product runs its requests in Sotto's
+/// engine service, `sotto engine` (one release-built process per data directory, listening on
+/// `$SOTTO_HOME/engine.sock`, loading each model once for every app), through the engine client
+/// the product links (`EngineClient`): see `docs/Porting.md`. So a debug build of the app runs
+/// the model at release speed.
 ///
-/// ``availability`` is observable: it changes when the model file appears (after
+/// ``availability`` is observable: it changes when the model file appears or goes (after
 /// `sotto model pull`), while the model loads, and when a load fails.
 public final class SystemLanguageModel: Sendable, Observable {
     /// The model `SOTTO_MODEL` configures, for general use.
@@ -42,17 +41,17 @@ public final class SystemLanguageModel: Sendable, Observable {
     /// The model asked for; nil for the one `SOTTO_MODEL` configures.
     private let model: LocalModel?
     private let requestedContextSize: Int?
-    private let store: ModelStore
-    /// The engine given to this model directly (tests); nil for the process's.
-    private let givenEngine: (any SystemModelEngine)?
+    /// The backend given to this model directly (tests, the in-process engine); nil for the
+    /// process's.
+    private let givenBackend: SystemModelBackend?
 
     private let registrar = ObservationRegistrar()
     private let monitor = Mutex(Monitor())
 
     private struct Monitor {
         var availability: Availability?
-        var watcher: Task<Void, Never>?
-        var observation: EngineObservation?
+        var watching = false
+        var observations: [EngineObservation] = []
     }
 
     /// The context window when none is requested, as on Apple's on-device model.
@@ -60,8 +59,7 @@ public final class SystemLanguageModel: Sendable, Observable {
 
     /// A model for a use case, with guardrails.
     public convenience init(useCase: UseCase = .general, guardrails: Guardrails = .default) {
-        self.init(
-            model: nil, contextSize: nil, store: ModelStore(), engine: nil, useCase: useCase, guardrails: guardrails)
+        self.init(model: nil, contextSize: nil, backend: nil, useCase: useCase, guardrails: guardrails)
     }
 
     /// A specific local model (Sotto's own initializer).
@@ -71,54 +69,52 @@ public final class SystemLanguageModel: Sendable, Observable {
     public convenience init(
         model: LocalModel, contextSize: Int? = nil, useCase: UseCase = .general, guardrails: Guardrails = .default
     ) {
-        self.init(
-            model: model, contextSize: contextSize, store: ModelStore(), engine: nil, useCase: useCase,
-            guardrails: guardrails)
+        self.init(model: model, contextSize: contextSize, backend: nil, useCase: useCase, guardrails: guardrails)
     }
 
-    /// A model resolved in `store` and run by `engine` (nil: the process's engine).
+    /// A model resolved and run by `backend` (nil: the process's).
     package init(
-        model: LocalModel?, contextSize: Int?, store: ModelStore, engine: (any SystemModelEngine)?,
-        useCase: UseCase = .general, guardrails: Guardrails = .default
+        model: LocalModel?, contextSize: Int?, backend: SystemModelBackend?, useCase: UseCase = .general,
+        guardrails: Guardrails = .default
     ) {
         precondition(contextSize.map { $0 > 0 } ?? true, "contextSize must be positive")
         self.model = model
         self.requestedContextSize = contextSize
-        self.store = store
-        self.givenEngine = engine
+        self.givenBackend = backend
         self.useCase = useCase
         self.guardrails = guardrails
     }
 
-    deinit {
-        monitor.withLock { $0.watcher }?.cancel()
-    }
-
     // MARK: The engine
-
-    private static let inProcessEngine = Mutex<(any SystemModelEngine)?>(nil)
 
     /// Runs every system model of this process on `engine` instead of the engine service: for
     /// Sotto's own server (a release build with the engine linked in) and tests.
     package static func runInProcess(on engine: any SystemModelEngine) {
-        inProcessEngine.withLock { $0 = engine }
+        SystemModelBackend.runInProcess(on: engine)
     }
 
-    /// The engine this model's requests run on.
-    package var engine: any SystemModelEngine {
-        givenEngine ?? Self.inProcessEngine.withLock { $0 } ?? EngineServiceClient.shared(home: store.home)
+    /// What resolves and runs this model; nil when the process links none.
+    package var backend: SystemModelBackend? { givenBackend ?? SystemModelBackend.current }
+
+    /// The backend, or the error a request gets in a process that links none.
+    package func requireBackend() throws -> SystemModelBackend {
+        guard let backend else {
+            throw LanguageModelSession.GenerationError.assetsUnavailable(
+                .init(debugDescription: SystemModelBackend.missingExplanation))
+        }
+        return backend
     }
 
     /// The file and context size this model runs with.
     ///
     /// - Throws: ``LanguageModelSession/GenerationError/assetsUnavailable(_:)`` when the model
-    ///   does not resolve to a file.
+    ///   does not resolve to a file, or nothing can run it.
     package func target() throws -> SystemModelTarget {
-        switch LocalModel.resolve(model, in: store) {
+        switch try requireBackend().locator.locate(model) {
         case .success(let file):
             return SystemModelTarget(path: file.path, contextSize: requestedContextSize ?? Self.defaultContextSize)
-        case .failure(let error):
-            throw LanguageModelSession.GenerationError.assetsUnavailable(.init(debugDescription: error.description))
+        case .failure(let failure):
+            throw LanguageModelSession.GenerationError.assetsUnavailable(.init(debugDescription: failure.explanation))
         }
     }
 
@@ -148,65 +144,62 @@ public final class SystemLanguageModel: Sendable, Observable {
     /// It never waits for a model to load.
     public var contextSize: Int {
         let requested = requestedContextSize ?? Self.defaultContextSize
-        guard let target = try? target() else { return requested }
-        return engine.contextSize(of: target) ?? requested
+        guard let backend, let target = try? target() else { return requested }
+        return backend.engine.contextSize(of: target) ?? requested
     }
 
     /// Whether the model is being loaded now (its availability is `modelNotReady` until the load
     /// ends): a request made meanwhile waits for the load rather than failing.
     package var isLoading: Bool {
-        guard let target = try? target() else { return false }
-        if case .loading = engine.state(of: target) { return true }
+        guard let backend, let target = try? target() else { return false }
+        if case .loading = backend.engine.state(of: target) { return true }
         return false
     }
 
     /// The availability now, with its explanation.
     private func assess() -> (availability: Availability, explanation: String?) {
-        let resolution = LocalModel.resolve(model, in: store)
-        let fileAvailability = Self.availability(of: resolution, physicalMemory: ProcessInfo.processInfo.physicalMemory)
-        switch (fileAvailability, resolution) {
-        case (.unavailable(let reason), .failure(let error)):
-            return (.unavailable(reason), error.description)
-        case (.unavailable(let reason), .success(let file)):
+        guard let backend else { return (.unavailable(.deviceNotEligible), SystemModelBackend.missingExplanation) }
+        let file: SystemModelFile
+        switch backend.locator.locate(model) {
+        case .failure(let failure):
             return (
-                .unavailable(reason),
-                "\(file.path) needs \(file.size / 1_048_576) MB and 512 MB more; this machine has "
-                    + "\(ProcessInfo.processInfo.physicalMemory / 1_048_576) MB"
+                .unavailable(failure.isTurnedOff ? .appleIntelligenceNotEnabled : .modelNotReady), failure.explanation
             )
-        case (.available, .failure):
-            return (.available, nil)  // not reached: a failure is never available
-        case (.available, .success(let file)):
-            let engine = self.engine
-            if let reason = engine.unreachableReason { return (.unavailable(.modelNotReady), reason) }
-            let target = SystemModelTarget(
-                path: file.path, contextSize: requestedContextSize ?? Self.defaultContextSize)
-            switch engine.state(of: target) {
-            case .notLoaded, .loaded: return (.available, nil)
-            case .loading: return (.unavailable(.modelNotReady), "\(file.path) is loading")
-            case .failed(let reason): return (.unavailable(.modelNotReady), reason)
-            }
+        case .success(let located):
+            file = located
+        }
+        let memory = ProcessInfo.processInfo.physicalMemory
+        guard Self.fits(file, physicalMemory: memory) else {
+            return (
+                .unavailable(.deviceNotEligible),
+                "\(file.path) needs \(file.size / 1_048_576) MB and 512 MB more; this machine has "
+                    + "\(memory / 1_048_576) MB"
+            )
+        }
+        if let reason = backend.engine.unreachableReason { return (.unavailable(.modelNotReady), reason) }
+        let target = SystemModelTarget(path: file.path, contextSize: requestedContextSize ?? Self.defaultContextSize)
+        switch backend.engine.state(of: target) {
+        case .notLoaded, .loaded: return (.available, nil)
+        case .loading: return (.unavailable(.modelNotReady), "\(file.path) is loading")
+        case .failed(let reason): return (.unavailable(.modelNotReady), reason)
         }
     }
 
-    /// Starts following what availability depends on: the model file (checked every second)
-    /// and the engine's load states.
+    /// Starts following what availability depends on, on the first read: the model's file (the
+    /// locator says when it appears or goes) and the engine's load states. Nothing is polled.
     private func startWatching() {
         let start = monitor.withLock { monitor -> Bool in
-            guard monitor.watcher == nil else { return false }
-            monitor.watcher = Task.detached(priority: .utility) { [weak self] in
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(1))
-                    guard let model = self else { return }
-                    model.refreshAvailability()
-                }
-            }
-            return true
+            defer { monitor.watching = true }
+            return !monitor.watching
         }
-        guard start else { return }
-        let observation = engine.observeStates { [weak self] in self?.refreshAvailability() }
+        guard start, let backend else { return }
+        let onChange: @Sendable () -> Void = { [weak self] in self?.refreshAvailability() }
+        let observations = [
+            backend.locator.watch(model, onChange: onChange), backend.engine.observeStates(onChange),
+        ]
         let first = assess().availability
         monitor.withLock { monitor in
-            monitor.observation = observation
+            monitor.observations = observations
             if monitor.availability == nil { monitor.availability = first }
         }
     }
@@ -221,20 +214,11 @@ public final class SystemLanguageModel: Sendable, Observable {
         if changed { registrar.withMutation(of: self, keyPath: \.availability) {} }
     }
 
-    /// The availability a resolved model has on a machine with `physicalMemory` bytes, from its
-    /// file alone.
-    package static func availability(
-        of resolution: Result<ModelFile, ModelStoreError>, physicalMemory: UInt64
-    ) -> Availability {
-        switch resolution {
-        case .failure(.turnedOff): return .unavailable(.appleIntelligenceNotEnabled)
-        case .failure: return .unavailable(.modelNotReady)
-        case .success(let file):
-            // Weights are memory-mapped and must stay resident; leave room for the KV cache,
-            // activations and the rest of the system.
-            let needed = UInt64(file.size) + 512 * 1024 * 1024
-            return physicalMemory >= needed ? .available : .unavailable(.deviceNotEligible)
-        }
+    /// Whether a model file fits a machine with `physicalMemory` bytes: its weights are
+    /// memory-mapped and must stay resident, with room left for the KV cache, activations and
+    /// the rest of the system.
+    package static func fits(_ file: SystemModelFile, physicalMemory: UInt64) -> Bool {
+        physicalMemory >= UInt64(file.size) + 512 * 1024 * 1024
     }
 }
 

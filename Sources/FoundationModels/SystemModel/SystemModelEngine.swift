@@ -39,10 +39,10 @@ package enum TokenCountSubject: Sendable {
     case transcript(Transcript)
 }
 
-/// Where a ``SystemLanguageModel``'s requests run: Sotto's engine service over a Unix socket
-/// (``EngineServiceClient``, the default), or the engine in this process, for Sotto's own
-/// server and tests (`LocalEngine` installs itself with
-/// ``SystemLanguageModel/runInProcess(on:)``).
+/// Where a ``SystemLanguageModel``'s requests run, as part of its ``SystemModelBackend``:
+/// Sotto's engine service over a Unix socket (`EngineClient`'s `EngineServiceClient`, what apps
+/// get), or the engine in this process, for Sotto's own server and tests (`LocalEngine`
+/// installs itself with ``SystemLanguageModel/runInProcess(on:)``).
 package protocol SystemModelEngine: Sendable {
     /// Generates one turn for `request` on `model`.
     func respond(

@@ -174,64 +174,18 @@ private struct CallRecord: Codable {
     var metadata: MetadataRecord?
 }
 
-/// Metadata as stored: string, number and Boolean values as themselves, others as their
-/// description.
+/// Metadata as stored: each value as the JSON of its generated content.
 package struct MetadataRecord: Codable, Sendable {
-    private enum Value: Codable {
-        case string(String)
-        case int(Int)
-        case double(Double)
-        case bool(Bool)
+    private var values: [String: String]
 
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if let value = try? container.decode(Bool.self) {
-                self = .bool(value)
-            } else if let value = try? container.decode(Int.self) {
-                self = .int(value)
-            } else if let value = try? container.decode(Double.self) {
-                self = .double(value)
-            } else {
-                self = .string(try container.decode(String.self))
-            }
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            switch self {
-            case .string(let value): try container.encode(value)
-            case .int(let value): try container.encode(value)
-            case .double(let value): try container.encode(value)
-            case .bool(let value): try container.encode(value)
-            }
-        }
-
-        var value: any Sendable & Codable & Equatable {
-            switch self {
-            case .string(let value): value
-            case .int(let value): value
-            case .double(let value): value
-            case .bool(let value): value
-            }
-        }
-    }
-
-    private var values: [String: Value]
-
-    package init?(_ metadata: [String: any Sendable & Codable & Equatable]) {
+    package init?(_ metadata: [String: GeneratedContent]) {
         guard !metadata.isEmpty else { return nil }
-        values = metadata.mapValues { value in
-            switch value {
-            case let value as String: .string(value)
-            case let value as Int: .int(value)
-            case let value as Double: .double(value)
-            case let value as Bool: .bool(value)
-            default: .string(String(describing: value))
-            }
-        }
+        values = metadata.mapValues(\.jsonString)
     }
 
-    package var metadata: [String: any Sendable & Codable & Equatable] { values.mapValues(\.value) }
+    package func metadata() throws -> [String: GeneratedContent] {
+        try values.mapValues { try GeneratedContent(json: $0) }
+    }
 }
 
 private struct EntryRecord: Codable {
@@ -292,7 +246,7 @@ private struct EntryRecord: Codable {
 
     func entry() throws -> Transcript.Entry {
         let segments = try (self.segments ?? []).map { try $0.segment() }
-        let metadata = self.metadata?.metadata ?? [:]
+        let metadata = try self.metadata?.metadata() ?? [:]
         switch type {
         case "instructions":
             let definitions = (tools ?? []).map(\.definition)
@@ -308,7 +262,7 @@ private struct EntryRecord: Codable {
         case "toolCalls":
             let calls = try (self.calls ?? []).map {
                 Transcript.ToolCall(
-                    id: $0.id, metadata: $0.metadata?.metadata ?? [:], toolName: $0.toolName,
+                    id: $0.id, metadata: try $0.metadata?.metadata() ?? [:], toolName: $0.toolName,
                     arguments: try GeneratedContent(json: $0.arguments))
             }
             return .toolCalls(Transcript.ToolCalls(id: id, calls))

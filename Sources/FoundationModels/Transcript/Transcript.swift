@@ -35,15 +35,83 @@ extension Transcript: MutableCollection, RangeReplaceableCollection {
         entries.replaceSubrange(subrange, with: newElements)
     }
 
-    /// The entries after a leading instructions entry.
-    public var history: ArraySlice<Entry> {
-        get {
-            if case .instructions? = entries.first { return entries.dropFirst() }
-            return entries[...]
+    /// The entries after a leading instructions entry: the conversation itself. Setting it
+    /// replaces them and keeps the instructions.
+    public var history: HistoryView {
+        get { HistoryView(entries: Array(entries[historyStart...])) }
+        set { entries.replaceSubrange(historyStart..., with: newValue.entries) }
+    }
+
+    /// Where the history starts: after a leading instructions entry.
+    private var historyStart: Int {
+        if case .instructions? = entries.first { 1 } else { 0 }
+    }
+
+    /// The entries `isIncluded` keeps, as an array.
+    ///
+    /// In the 27 SDK a transcript is a `RangeReplaceableCollection`, whose `filter` returns a
+    /// transcript; code written for 26.4 expects the array a `Sequence`'s `filter` returns.
+    /// This overload keeps that code compiling: without a type from context `filter` gives an
+    /// array, as in 26.4, and where the context asks for a `Transcript` (an assignment to
+    /// `session.transcript`, a `transcript:` argument) the collection's `filter` is chosen, as
+    /// in 27. See `docs/Porting.md`.
+    public func filter(_ isIncluded: (Entry) throws -> Bool) rethrows -> [Entry] {
+        try entries.filter(isIncluded)
+    }
+}
+
+extension Transcript {
+    /// The conversational entries of a transcript (those after its instructions), as a
+    /// collection to read and edit: a ``Transcript/history`` to trim, filter or extend and set
+    /// back.
+    public struct HistoryView: Sendable, Equatable, RandomAccessCollection, MutableCollection,
+        RangeReplaceableCollection, ExpressibleByArrayLiteral
+    {
+        public typealias Element = Transcript.Entry
+        public typealias Index = Int
+        public typealias SubSequence = ArraySlice<Transcript.Entry>
+
+        package var entries: [Transcript.Entry]
+
+        package init(entries: [Transcript.Entry]) {
+            self.entries = entries
         }
-        set {
-            let start = if case .instructions? = entries.first { 1 } else { 0 }
-            entries.replaceSubrange(start..., with: newValue)
+
+        public init() {
+            entries = []
+        }
+
+        public init(arrayLiteral elements: Transcript.Entry...) {
+            entries = elements
+        }
+
+        public var startIndex: Int { entries.startIndex }
+        public var endIndex: Int { entries.endIndex }
+
+        public subscript(position: Int) -> Transcript.Entry {
+            get { entries[position] }
+            set { entries[position] = newValue }
+        }
+
+        /// The entries within `bounds`.
+        public subscript(bounds: Range<Int>) -> ArraySlice<Transcript.Entry> {
+            get { entries[bounds] }
+            set { entries[bounds] = newValue }
+        }
+
+        public mutating func replaceSubrange<C: Collection>(_ subrange: Range<Int>, with newElements: C)
+        where C.Element == Transcript.Entry {
+            entries.replaceSubrange(subrange, with: newElements)
+        }
+
+        /// Adds an entry to the end.
+        public mutating func append(_ newElement: Transcript.Entry) {
+            entries.append(newElement)
+        }
+
+        /// Adds the entries of a sequence to the end.
+        public mutating func append<S: Sequence>(contentsOf newElements: S) where S.Element == Transcript.Entry {
+            entries.append(contentsOf: newElements)
         }
     }
 }
@@ -238,7 +306,7 @@ extension Transcript {
         /// The request's context options (27 SDK).
         public var contextOptions: ContextOptions
         /// What the app attached to the request (27 SDK).
-        public var metadata: [String: any Codable & Sendable & Equatable]
+        public var metadata: [String: GeneratedContent]
         public var responseFormat: ResponseFormat?
 
         public init(
@@ -249,12 +317,12 @@ extension Transcript {
         }
 
         public init(
-            id: String = UUID().uuidString, metadata: [String: any Codable & Sendable & Equatable] = [:],
+            id: String = UUID().uuidString, metadata: [String: any ConvertibleToGeneratedContent] = [:],
             segments: [Segment], options: GenerationOptions = GenerationOptions(),
             responseFormat: ResponseFormat? = nil, contextOptions: ContextOptions = ContextOptions()
         ) {
             self.id = id
-            self.metadata = metadata
+            self.metadata = metadata.mapValues(\.generatedContent)
             self.segments = segments
             self.options = options
             self.responseFormat = responseFormat
@@ -264,7 +332,7 @@ extension Transcript {
         public static func == (lhs: Prompt, rhs: Prompt) -> Bool {
             lhs.id == rhs.id && lhs.segments == rhs.segments && lhs.options == rhs.options
                 && lhs.contextOptions == rhs.contextOptions && lhs.responseFormat == rhs.responseFormat
-                && MetadataEquality.equal(lhs.metadata, rhs.metadata)
+                && lhs.metadata == rhs.metadata
         }
 
         public var description: String { segments.text }
@@ -322,25 +390,25 @@ extension Transcript {
         public var toolName: String
         public var arguments: GeneratedContent
         /// What the model provider attached to the call (27 SDK).
-        public var metadata: [String: any Codable & Sendable & Equatable]
+        public var metadata: [String: GeneratedContent]
 
         public init(id: String, toolName: String, arguments: GeneratedContent) {
             self.init(id: id, metadata: [:], toolName: toolName, arguments: arguments)
         }
 
         public init(
-            id: String, metadata: [String: any Codable & Sendable & Equatable], toolName: String,
+            id: String, metadata: [String: any ConvertibleToGeneratedContent], toolName: String,
             arguments: GeneratedContent
         ) {
             self.id = id
-            self.metadata = metadata
+            self.metadata = metadata.mapValues(\.generatedContent)
             self.toolName = toolName
             self.arguments = arguments
         }
 
         public static func == (lhs: ToolCall, rhs: ToolCall) -> Bool {
             lhs.id == rhs.id && lhs.toolName == rhs.toolName && lhs.arguments == rhs.arguments
-                && MetadataEquality.equal(lhs.metadata, rhs.metadata)
+                && lhs.metadata == rhs.metadata
         }
 
         public var description: String { "\(toolName)(\(arguments.jsonString))" }
@@ -366,8 +434,9 @@ extension Transcript {
         public var id: String
         public var assetIDs: [String]
         public var segments: [Segment]
-        /// What the model provider attached to the response (27 SDK).
-        public var metadata: [String: any Codable & Sendable & Equatable]
+        /// What the model provider attached to the response (27 SDK: read-only, as
+        /// `[String: GeneratedContent]`).
+        public package(set) var metadata: [String: GeneratedContent]
 
         public init(id: String = UUID().uuidString, assetIDs: [String], segments: [Segment]) {
             self.id = id
@@ -377,18 +446,18 @@ extension Transcript {
         }
 
         public init(
-            id: String = UUID().uuidString, metadata: [String: any Sendable & Codable & Equatable] = [:],
+            id: String = UUID().uuidString, metadata: [String: any ConvertibleToGeneratedContent] = [:],
             segments: [Segment]
         ) {
             self.id = id
             self.assetIDs = []
             self.segments = segments
-            self.metadata = metadata
+            self.metadata = metadata.mapValues(\.generatedContent)
         }
 
         public static func == (lhs: Response, rhs: Response) -> Bool {
             lhs.id == rhs.id && lhs.assetIDs == rhs.assetIDs && lhs.segments == rhs.segments
-                && MetadataEquality.equal(lhs.metadata, rhs.metadata)
+                && lhs.metadata == rhs.metadata
         }
 
         public var description: String { segments.text }
@@ -400,21 +469,22 @@ extension Transcript {
         public var segments: [Segment]
         /// An opaque signature some providers attach, to be sent back with the transcript.
         public var signature: Data?
-        public var metadata: [String: any Codable & Sendable & Equatable]
+        /// Metadata the model produced with the entry.
+        public var metadata: [String: GeneratedContent]
 
         public init(
-            id: String = UUID().uuidString, metadata: [String: any Sendable & Codable & Equatable] = [:],
+            id: String = UUID().uuidString, metadata: [String: any ConvertibleToGeneratedContent] = [:],
             segments: [Segment], signature: Data? = nil
         ) {
             self.id = id
-            self.metadata = metadata
+            self.metadata = metadata.mapValues(\.generatedContent)
             self.segments = segments
             self.signature = signature
         }
 
         public static func == (lhs: Reasoning, rhs: Reasoning) -> Bool {
             lhs.id == rhs.id && lhs.segments == rhs.segments && lhs.signature == rhs.signature
-                && MetadataEquality.equal(lhs.metadata, rhs.metadata)
+                && lhs.metadata == rhs.metadata
         }
 
         public var description: String { segments.text }
@@ -448,22 +518,4 @@ extension Transcript.CustomSegment {
 extension [Transcript.Segment] {
     /// The segments' text, joined by newlines.
     package var text: String { map(\.text).joined(separator: "\n") }
-}
-
-/// Equality of metadata dictionaries, whose values are any `Equatable` type.
-enum MetadataEquality {
-    static func equal(
-        _ lhs: [String: any Codable & Sendable & Equatable], _ rhs: [String: any Codable & Sendable & Equatable]
-    ) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        for (key, value) in lhs {
-            guard let other = rhs[key], equal(value, other) else { return false }
-        }
-        return true
-    }
-
-    private static func equal<A: Equatable>(_ lhs: A, _ rhs: any Equatable) -> Bool {
-        guard let rhs = rhs as? A else { return false }
-        return lhs == rhs
-    }
 }

@@ -112,8 +112,9 @@ public struct ServerModel: Sendable {
         let model = SystemLanguageModel(model: .path(file.path))
         let label = file.catalogModel?.id ?? file.path
         // The same rule as `SystemLanguageModel.availability`, on this machine's memory as given.
-        let fits = SystemLanguageModel.availability(of: .success(file), physicalMemory: physicalMemory)
-        guard fits != .unavailable(.deviceNotEligible) else {
+        let fits = SystemLanguageModel.fits(
+            SystemModelFile(path: file.path, size: file.size), physicalMemory: physicalMemory)
+        guard fits else {
             let gigabytes = { (bytes: UInt64) in String(format: "%.1f GB", Double(bytes) / 1_073_741_824) }
             return .unavailable(
                 .machineTooSmall,

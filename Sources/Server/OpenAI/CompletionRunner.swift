@@ -70,9 +70,9 @@ struct CompletionRunner: Sendable {
         }
 
         reading: for try await event in channel {
-            switch event {
-            case let response as Channel.Response:
-                switch response.action {
+            switch event.payload {
+            case .response(let response):
+                switch response.action.kind {
                 case .appendText(let fragment):
                     countedTokens += fragment.tokenCount
                     full += fragment.content
@@ -95,15 +95,15 @@ struct CompletionRunner: Sendable {
                 default:
                     break
                 }
-            case let toolCalls as Channel.ToolCalls:
-                switch toolCalls.action {
+            case .toolCalls(let toolCalls):
+                switch toolCalls.action.kind {
                 case .toolCall(let call):
-                    if case .appendArguments(let fragment) = call.action {
-                        countedTokens += fragment.tokenCount
+                    if case .appendArguments(let content, let tokenCount) = call.action.kind {
+                        countedTokens += tokenCount
                         if let index = calls.firstIndex(where: { $0.id == call.id }) {
-                            calls[index].arguments += fragment.content
+                            calls[index].arguments += content
                         } else {
-                            calls.append((call.id, call.name, fragment.content))
+                            calls.append((call.id, call.name, content))
                         }
                     } else if !calls.contains(where: { $0.id == call.id }) {
                         calls.append((call.id, call.name, ""))
@@ -115,10 +115,8 @@ struct CompletionRunner: Sendable {
                 default:
                     break
                 }
-            case let reasoning as Channel.Reasoning:
-                if case .updateUsage(let value) = reasoning.action { usage = value }
-            default:
-                break
+            case .reasoning(let reasoning):
+                if case .updateUsage(let value) = reasoning.action.kind { usage = value }
             }
         }
         if !stopped { try await flush(upTo: full.count) }

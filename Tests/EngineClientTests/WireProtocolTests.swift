@@ -1,3 +1,4 @@
+import EngineClient
 import Foundation
 import FoundationModels
 import GenerableFixtures
@@ -29,17 +30,17 @@ import Testing
 
     @Test func eventsRoundTrip() throws {
         typealias Channel = LanguageModelExecutorGenerationChannel
-        let events: [any Channel.Event] = [
-            Channel.Response.response(action: .appendText("Hi", segmentID: "s1", tokenCount: 2)),
-            Channel.Response.response(entryID: "r", action: .replaceTextSegment("Hello", tokenCount: 3)),
-            Channel.Response.response(action: .updateMetadata(["model": "qwen", "tokens": 7, "fast": true])),
-            Channel.Response.response(
+        let events: [Channel.Event] = [
+            .response(action: .appendText("Hi", segmentID: "s1", tokenCount: 2)),
+            .response(entryID: "r", action: .replaceTextSegment("Hello", tokenCount: 3)),
+            .response(action: .updateMetadata(["model": "qwen", "tokens": 7, "fast": true])),
+            .response(
                 action: .updateUsage(
                     input: .init(totalTokenCount: 10, cachedTokenCount: 4),
-                    output: .init(totalTokenCount: 5, reasoningTokenCount: 0))),
-            Channel.ToolCalls.toolCalls(
+                    output: .init(totalTokenCount: 5, reasoningTokenCount: 0), metadata: ["served": "service"])),
+            .toolCalls(
                 action: .toolCall(id: "c", name: "getWeather", action: .appendArguments(#"{"city":"#, tokenCount: 3))),
-            Channel.Reasoning.reasoning(action: .appendText("Let me think", tokenCount: 3)),
+            .reasoning(action: .appendText("Let me think", tokenCount: 3)),
         ]
         var sent = TurnAccumulator()
         var received = TurnAccumulator()
@@ -51,13 +52,15 @@ import Testing
         }
         #expect(received.text == sent.text && received.text == "Hello")
         #expect(received.usage.totalTokenCount == 15)
+        #expect(received.usage.metadata["served"] == GeneratedContent("service"))
         #expect(received.reasoningEntry == nil ? false : true)
         #expect(received.madeToolCalls)
         let metadata = received.responseEntry().metadata
-        #expect(metadata["model"] as? String == "qwen" && metadata["tokens"] as? Int == 7)
+        #expect(metadata["model"] == GeneratedContent("qwen") && metadata["tokens"] == GeneratedContent(7))
+        #expect(metadata["fast"] == GeneratedContent(true))
     }
 
-    @Test func errorsComeBackAsTheyWereThrown() throws {
+    @Test func errorsComeBackAsTheyWereThrown() async throws {
         func roundTrip(_ error: any Error) throws -> any Error {
             try JSONDecoder().decode(WireError.self, from: JSONEncoder().encode(WireError(error))).error
         }
@@ -82,6 +85,14 @@ import Testing
             return
         }
         #expect(lacking.capability == .reasoning)
+        let refusal = LanguageModelError.refusal(
+            .init(explanation: "I would rather not.", debugDescription: "refused by the provider"))
+        guard case LanguageModelError.refusal(let refused) = try roundTrip(refusal) else {
+            Issue.record("not a refusal")
+            return
+        }
+        #expect(refused.debugDescription == "refused by the provider")
+        #expect(try await refused.explanation.content == "I would rather not.")
     }
 
     @Test func requestsTravelWithTheirImagesRead() throws {
@@ -98,10 +109,11 @@ import Testing
             id: UUID(), transcript: Transcript(entries: [.prompt(prompt)]), enabledTools: [],
             schema: ReplySuggestions.generationSchema,
             generationOptions: GenerationOptions(samplingMode: .random(top: 5, seed: 3), toolCallingMode: .required),
-            contextOptions: ContextOptions(includeSchemaInPrompt: false), metadata: [:])
+            contextOptions: ContextOptions(includeSchemaInPrompt: false), metadata: ["trace": "t-1", "attempt": 2])
         let wire = try JSONDecoder().decode(WireRequest.self, from: JSONEncoder().encode(try WireRequest(request)))
-        let decoded = wire.request
+        let decoded = try wire.request()
         #expect(decoded.id == request.id)
+        #expect(decoded.metadata == request.metadata)
         #expect(decoded.generationOptions == request.generationOptions)
         #expect(decoded.contextOptions == request.contextOptions)
         #expect(decoded.schema?.name == "ReplySuggestions")

@@ -1,4 +1,5 @@
 import Foundation
+import FoundationModels
 import Synchronization
 
 /// Runs system models in Sotto's engine service, over the Unix socket `$SOTTO_HOME/engine.sock`:
@@ -77,6 +78,7 @@ package final class EngineServiceClient: SystemModelEngine {
         streamingInto channel: LanguageModelExecutorGenerationChannel
     ) async throws {
         let message = EngineRequestMessage(kind: .respond, target: model, request: try WireRequest(request))
+        let preference = currentTaskExecutorPreference()
         let connection = try await open()
         defer { connection.close() }
         try connection.send(message)
@@ -105,7 +107,7 @@ package final class EngineServiceClient: SystemModelEngine {
             cancelled.withLock { $0 = true }
             try? connection.send(EngineRequestMessage(kind: .cancel))
             // A service that does not answer the cancel within the grace period is hung up on.
-            Task.detached {
+            Task.detached(executorPreference: preference) {
                 try? await Task.sleep(for: Self.cancelGrace)
                 connection.close()
             }
@@ -113,7 +115,7 @@ package final class EngineServiceClient: SystemModelEngine {
     }
 
     package func prewarm(model: SystemModelTarget, transcript: Transcript) {
-        Task.detached(priority: .utility) { [self] in
+        Task.detachedPreferringCurrentExecutor(priority: .utility) { [self] in
             guard let transcript = try? transcript.withImagesRead(), let connection = try? await open() else { return }
             defer { connection.close() }
             try? connection.send(EngineRequestMessage(kind: .prewarm, target: model, transcript: transcript))

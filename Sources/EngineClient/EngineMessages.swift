@@ -1,4 +1,5 @@
 import Foundation
+import FoundationModels
 
 /// What a client asks the engine service, one request per connection.
 package struct EngineRequestMessage: Codable, Sendable {
@@ -61,7 +62,7 @@ package struct EngineReplyMessage: Codable, Sendable {
     }
 }
 
-/// An executor request as it travels (metadata stays behind: its values can be of any type).
+/// An executor request as it travels.
 package struct WireRequest: Codable, Sendable {
     var id: UUID
     var transcript: Transcript
@@ -69,6 +70,7 @@ package struct WireRequest: Codable, Sendable {
     var schema: GenerationSchema?
     var options: OptionsRecord
     var contextOptions: ContextOptionsRecord
+    var metadata: MetadataRecord?
 
     /// `request`, with its images read into the transcript (the service may not see the
     /// client's files).
@@ -82,12 +84,17 @@ package struct WireRequest: Codable, Sendable {
         schema = request.schema
         options = OptionsRecord(request.generationOptions)
         contextOptions = ContextOptionsRecord(request.contextOptions)
+        metadata = MetadataRecord(request.metadata)
     }
 
-    package var request: LanguageModelExecutorGenerationRequest {
+    /// The request again.
+    ///
+    /// - Throws: `DecodingError` when a metadata value is not the JSON it was written as.
+    package func request() throws -> LanguageModelExecutorGenerationRequest {
         LanguageModelExecutorGenerationRequest(
             id: id, transcript: transcript, enabledTools: tools.map(\.definition), schema: schema,
-            generationOptions: options.options, contextOptions: contextOptions.options, metadata: [:])
+            generationOptions: options.options, contextOptions: contextOptions.options,
+            metadata: try metadata?.metadata() ?? [:])
     }
 }
 

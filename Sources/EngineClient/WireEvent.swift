@@ -1,4 +1,5 @@
 import Foundation
+import FoundationModels
 
 /// A channel event as it travels.
 package struct WireEvent: Codable, Sendable {
@@ -23,12 +24,11 @@ package struct WireEvent: Codable, Sendable {
     }
 
     /// The wire form of `event`; nil for one that cannot travel (an app's custom segment).
-    package init?(_ event: any LanguageModelExecutorGenerationChannel.Event) {
-        typealias Channel = LanguageModelExecutorGenerationChannel
-        switch event {
-        case let response as Channel.Response:
+    package init?(_ event: LanguageModelExecutorGenerationChannel.Event) {
+        switch event.payload {
+        case .response(let response):
             self.init(kind: "response", entryID: response.entryID, action: "")
-            switch response.action {
+            switch response.action.kind {
             case .appendText(let fragment):
                 setText("appendText", fragment.content, fragment.segmentID, fragment.tokenCount)
             case .replaceTextSegment(let fragment):
@@ -43,15 +43,15 @@ package struct WireEvent: Codable, Sendable {
             case .updateMetadata(let metadata): setMetadata(metadata)
             case .updateUsage(let usage): setUsage(usage)
             }
-        case let calls as Channel.ToolCalls:
+        case .toolCalls(let calls):
             self.init(kind: "toolCalls", entryID: calls.entryID, action: "")
-            switch calls.action {
+            switch calls.action.kind {
             case .toolCall(let call):
                 callID = call.id
                 callName = call.name
-                switch call.action {
-                case .appendArguments(let fragment):
-                    setText("appendArguments", fragment.content, nil, fragment.tokenCount)
+                switch call.action.kind {
+                case .appendArguments(let content, let tokenCount):
+                    setText("appendArguments", content, nil, tokenCount)
                 case .updateMetadata(let metadata):
                     setMetadata(metadata)
                     action = "updateCallMetadata"
@@ -62,22 +62,20 @@ package struct WireEvent: Codable, Sendable {
             case .updateMetadata(let metadata): setMetadata(metadata)
             case .updateUsage(let usage): setUsage(usage)
             }
-        case let reasoning as Channel.Reasoning:
+        case .reasoning(let reasoning):
             self.init(kind: "reasoning", entryID: reasoning.entryID, action: "")
-            switch reasoning.action {
+            switch reasoning.action.kind {
             case .appendText(let fragment):
                 setText("appendText", fragment.content, fragment.segmentID, fragment.tokenCount)
             case .replaceTextSegment(let fragment):
                 setText("replaceTextSegment", fragment.content, fragment.segmentID, fragment.tokenCount)
-            case .updateSignature(let signature):
+            case .updateSignature(let signature, let tokenCount):
                 action = "updateSignature"
-                self.signature = signature.signature
-                tokenCount = signature.tokenCount
+                self.signature = signature
+                self.tokenCount = tokenCount
             case .updateMetadata(let metadata): setMetadata(metadata)
             case .updateUsage(let usage): setUsage(usage)
             }
-        default:
-            return nil
         }
     }
 
@@ -88,9 +86,9 @@ package struct WireEvent: Codable, Sendable {
         self.tokenCount = tokenCount
     }
 
-    private mutating func setMetadata(_ metadata: LanguageModelExecutorGenerationChannel.Metadata) {
+    private mutating func setMetadata(_ metadata: [String: GeneratedContent]) {
         action = "updateMetadata"
-        self.metadata = MetadataRecord(metadata.values)
+        self.metadata = MetadataRecord(metadata)
     }
 
     private mutating func setUsage(_ usage: LanguageModelExecutorGenerationChannel.Usage) {
@@ -99,66 +97,68 @@ package struct WireEvent: Codable, Sendable {
             usage.input.totalTokenCount, usage.input.cachedTokenCount, usage.output.totalTokenCount,
             usage.output.reasoningTokenCount,
         ]
+        metadata = MetadataRecord(usage.metadata)
     }
 
     /// The event again.
     ///
     /// - Throws: `DecodingError` for a kind or action this version does not know.
-    package func event() throws -> any LanguageModelExecutorGenerationChannel.Event {
-        typealias Channel = LanguageModelExecutorGenerationChannel
+    package func event() throws -> LanguageModelExecutorGenerationChannel.Event {
+        typealias Event = LanguageModelExecutorGenerationChannel.Event
         let text = self.text ?? ""
         let tokens = tokenCount ?? 0
-        let metadata = Channel.Metadata(values: self.metadata?.metadata ?? [:])
-        let usage: Channel.Usage? = self.usage.flatMap { values in
-            values.count == 4
-                ? Channel.Usage(
-                    input: .init(totalTokenCount: values[0], cachedTokenCount: values[1]),
-                    output: .init(totalTokenCount: values[2], reasoningTokenCount: values[3])) : nil
+        let metadata = try self.metadata?.metadata() ?? [:]
+        let counts = self.usage.flatMap { $0.count == 4 ? $0 : nil }
+        let input = counts.map {
+            LanguageModelExecutorGenerationChannel.Usage.Input(totalTokenCount: $0[0], cachedTokenCount: $0[1])
+        }
+        let output = counts.map {
+            LanguageModelExecutorGenerationChannel.Usage.Output(totalTokenCount: $0[2], reasoningTokenCount: $0[3])
         }
         switch (kind, action) {
         case ("response", "appendText"):
-            return Channel.Response.response(
-                entryID: entryID, action: .appendText(text, segmentID: segmentID, tokenCount: tokens))
+            return .response(entryID: entryID, action: .appendText(text, segmentID: segmentID, tokenCount: tokens))
         case ("response", "replaceTextSegment"):
-            return Channel.Response.response(
+            return .response(
                 entryID: entryID, action: .replaceTextSegment(text, segmentID: segmentID, tokenCount: tokens))
         case ("response", "addAttachmentSegment"):
             guard case .attachment(let attachment)? = try segment?.segment() else { break }
-            return Channel.Response.response(entryID: entryID, action: .addAttachmentSegment(attachment))
+            return .response(entryID: entryID, action: .addAttachmentSegment(attachment))
         case ("response", "removeAttachmentSegment"):
-            return Channel.Response.response(entryID: entryID, action: .removeAttachmentSegment(id: removedID ?? ""))
+            return .response(entryID: entryID, action: .removeAttachmentSegment(id: removedID ?? ""))
         case ("response", "updateMetadata"):
-            return Channel.Response.response(entryID: entryID, action: .updateMetadata(metadata))
-        case ("response", "updateUsage") where usage != nil:
-            return Channel.Response.response(entryID: entryID, action: .updateUsage(usage!))
+            return .response(entryID: entryID, action: .updateMetadata(metadata))
+        case ("response", "updateUsage"):
+            guard let input, let output else { break }
+            return .response(entryID: entryID, action: .updateUsage(input: input, output: output, metadata: metadata))
         case ("toolCalls", "appendArguments"):
-            return Channel.ToolCalls.toolCalls(
+            return .toolCalls(
                 entryID: entryID,
                 action: .toolCall(
                     id: callID ?? "", name: callName ?? "", action: .appendArguments(text, tokenCount: tokens)))
         case ("toolCalls", "updateCallMetadata"):
-            return Channel.ToolCalls.toolCalls(
+            return .toolCalls(
                 entryID: entryID,
                 action: .toolCall(id: callID ?? "", name: callName ?? "", action: .updateMetadata(metadata)))
         case ("toolCalls", "removeToolCall"):
-            return Channel.ToolCalls.toolCalls(entryID: entryID, action: .removeToolCall(id: removedID ?? ""))
+            return .toolCalls(entryID: entryID, action: .removeToolCall(id: removedID ?? ""))
         case ("toolCalls", "updateMetadata"):
-            return Channel.ToolCalls.toolCalls(entryID: entryID, action: .updateMetadata(metadata))
-        case ("toolCalls", "updateUsage") where usage != nil:
-            return Channel.ToolCalls.toolCalls(entryID: entryID, action: .updateUsage(usage!))
+            return .toolCalls(entryID: entryID, action: .updateMetadata(metadata))
+        case ("toolCalls", "updateUsage"):
+            guard let input, let output else { break }
+            return .toolCalls(entryID: entryID, action: .updateUsage(input: input, output: output, metadata: metadata))
         case ("reasoning", "appendText"):
-            return Channel.Reasoning.reasoning(
-                entryID: entryID, action: .appendText(text, segmentID: segmentID, tokenCount: tokens))
+            return .reasoning(entryID: entryID, action: .appendText(text, segmentID: segmentID, tokenCount: tokens))
         case ("reasoning", "replaceTextSegment"):
-            return Channel.Reasoning.reasoning(
+            return .reasoning(
                 entryID: entryID, action: .replaceTextSegment(text, segmentID: segmentID, tokenCount: tokens))
         case ("reasoning", "updateSignature"):
-            return Channel.Reasoning.reasoning(
-                entryID: entryID, action: .updateSignature(signature ?? Data(), tokenCount: tokens))
+            return .reasoning(entryID: entryID, action: .updateSignature(signature ?? Data(), tokenCount: tokens))
         case ("reasoning", "updateMetadata"):
-            return Channel.Reasoning.reasoning(entryID: entryID, action: .updateMetadata(metadata))
-        case ("reasoning", "updateUsage") where usage != nil:
-            return Channel.Reasoning.reasoning(entryID: entryID, action: .updateUsage(usage!))
+            return .reasoning(entryID: entryID, action: .updateMetadata(metadata))
+        case ("reasoning", "updateUsage"):
+            guard let input, let output else { break }
+            return .reasoning(entryID: entryID, action: .updateUsage(input: input, output: output, metadata: metadata))
         default:
             break
         }
@@ -176,6 +176,7 @@ package struct WireError: Codable, Sendable, Error {
     var contextSize: Int?
     var tokenCount: Int?
     var entries: Transcript?
+    var explanation: String?
 
     package init(_ error: any Swift.Error) {
         capability = nil
@@ -194,6 +195,7 @@ package struct WireError: Codable, Sendable, Error {
             case .contextSizeExceeded(let payload):
                 (contextSize, tokenCount) = (payload.contextSize, payload.tokenCount)
             case .unsupportedTranscriptContent(let payload): entries = Transcript(entries: payload.unsupportedContent)
+            case .refusal(let payload): explanation = payload.explanationText
             default: break
             }
         case is CancellationError:
@@ -241,6 +243,9 @@ package struct WireError: Codable, Sendable, Error {
             return LanguageModelError.contextSizeExceeded(
                 .init(contextSize: contextSize ?? 0, tokenCount: tokenCount ?? 0, debugDescription: debugDescription))
         case ("languageModel", "timeout"): return LanguageModelError.timeout(.init(debugDescription: debugDescription))
+        case ("languageModel", "refusal"):
+            return LanguageModelError.refusal(
+                .init(explanation: explanation ?? "", debugDescription: debugDescription))
         default:
             return LanguageModelSession.GenerationError.decodingFailure(
                 .init(debugDescription: "The engine service failed (\(name)): \(debugDescription)"))

@@ -1,4 +1,5 @@
 import Foundation
+import FoundationModels
 import Synchronization
 
 /// One connection to the engine service: the request goes out, replies come in on a reader

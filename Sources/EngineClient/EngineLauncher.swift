@@ -1,4 +1,5 @@
 import Foundation
+import FoundationModels
 
 #if canImport(Glibc)
     import Glibc
