@@ -24,13 +24,43 @@ enum Layers {
         }
     }
 
-    /// `x = gelu(x)` with the exact (erf) form, for `count` floats.
+    /// `x = gelu(x)` in its exact form, `x/2 · (1 + erf(x/√2))`, for `count` floats.
+    ///
+    /// erf is Abramowitz and Stegun's 7.1.28, `1 − (1 + a₁t + … + a₆t⁶)^−16` (absolute error
+    /// below 3·10⁻⁷): polynomials and a division only, so eight lanes at a time in baseline SIMD
+    /// (libm's `erff` cost a twentieth of the encoder's time).
     static func gelu(_ x: UnsafeMutablePointer<Float>, count: Int, pool: ThreadPool) {
         let chunk = 4096
         parallelRows((count + chunk - 1) / chunk, pool: pool, minimumRows: 4) { c in
+            var i = c * chunk
             let end = min(count, (c + 1) * chunk)
-            for i in (c * chunk)..<end { x[i] = 0.5 * x[i] * (1 + erf(x[i] * 0.70710678118654752)) }
+            while i + 8 <= end {
+                let v = UnsafeRawPointer(x + i).loadUnaligned(as: SIMD8<Float>.self)
+                UnsafeMutableRawPointer(x + i).storeBytes(of: geluLanes(v), as: SIMD8<Float>.self)
+                i += 8
+            }
+            while i < end {
+                x[i] = geluLanes(SIMD8<Float>(repeating: x[i]))[0]
+                i += 1
+            }
         }
+    }
+
+    @inline(__always)
+    static func geluLanes(_ v: SIMD8<Float>) -> SIMD8<Float> {
+        let t = v * 0.70710678118654752
+        let a = t.replacing(with: -t, where: t .< 0)
+        var p = SIMD8<Float>(repeating: 0.0000430638)
+        p = p * a + 0.0002765672
+        p = p * a + 0.0001520143
+        p = p * a + 0.0092705272
+        p = p * a + 0.0422820123
+        p = p * a + 0.0705230784
+        p = p * a + 1
+        let p2 = p * p, p4 = p2 * p2, p8 = p4 * p4, p16 = p8 * p8
+        let e = 1 - 1 / p16
+        let erf = e.replacing(with: -e, where: t .< 0)
+        return 0.5 * v * (1 + erf)
     }
 
     /// `y[i] += x[i]` for `count` floats.

@@ -37,13 +37,20 @@ enum WeightConversion {
         case .float32:
             for i in 0..<count { out[i] = source.loadUnaligned(fromByteOffset: 4 * i, as: Float.self) }
         case .float16:
-            for i in 0..<count { out[i] = loadHalf(source, 2 * i) }
+            // A table: the baseline CPU has no F16C, and the conversion routine costs more than
+            // the quantization it feeds.
+            halfTable.withUnsafeBufferPointer { table in
+                for i in 0..<count { out[i] = table[Int(source.loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self))] }
+            }
         case .bfloat16:
             for i in 0..<count { out[i] = bf16ToFloat(source.loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self)) }
         case .int8, .int16, .int32:
             preconditionFailure("not a float type")
         }
     }
+
+    /// Every binary16 value as a float (256 KB).
+    static let halfTable: [Float] = (0...UInt16.max).map { halfToFloat($0) }
 
     /// Bytes of one Q8_0 block: an f16 scale and 32 signed bytes.
     static let q8_0BlockBytes = 34
@@ -61,7 +68,9 @@ enum WeightConversion {
             let destination = out + q8_0BlockBytes * block
             destination.storeBytes(of: Float16(d).bitPattern, as: UInt16.self)
             for i in 0..<32 {
-                let q = (values[i] * inverse).rounded(.toNearestOrAwayFromZero)
+                // Half away from zero, by truncation (roundf is a library call on the baseline CPU).
+                let v = values[i] * inverse
+                let q = Int32(v + (v < 0 ? -0.5 : 0.5))
                 destination.storeBytes(of: Int8(max(-127, min(127, q))), toByteOffset: 2 + i, as: Int8.self)
             }
         }
