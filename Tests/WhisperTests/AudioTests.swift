@@ -49,7 +49,7 @@ struct AudioTests {
     ])
     func badAudioGetsAClearError(bytes: [UInt8], says: String) {
         #expect(throws: AudioDecodingError.self) {
-            do { _ = try AudioInput.samples(of: bytes) } catch {
+            do { _ = try AudioInput.samples(of: bytes) } catch let error as AudioDecodingError {
                 #expect(error.description.contains(says), "\(error)")
                 throw error
             }

@@ -41,6 +41,13 @@ struct ModelBinWriter {
     }
 }
 
+/// The bytes `body` writes.
+func bytes(_ body: (inout ModelBinWriter) -> Void) -> [UInt8] {
+    var w = ModelBinWriter()
+    body(&w)
+    return w.bytes
+}
+
 @Suite("CTranslate2 model.bin reader")
 struct ModelFileTests {
     @Test func readsVariablesScalarsAndAliases() throws {
@@ -74,7 +81,7 @@ struct ModelFileTests {
         arguments: [
             (
                 "a variable count the file cannot hold",
-                { (w: inout ModelBinWriter) in
+                bytes { w in
                     w.u32(6)
                     w.string("WhisperSpec")
                     w.u32(3)
@@ -83,7 +90,7 @@ struct ModelFileTests {
             ),
             (
                 "dimensions whose product overflows",
-                { (w: inout ModelBinWriter) in
+                bytes { w in
                     w.u32(6)
                     w.string("WhisperSpec")
                     w.u32(3)
@@ -99,7 +106,7 @@ struct ModelFileTests {
             ),
             (
                 "a huge dimension",
-                { (w: inout ModelBinWriter) in
+                bytes { w in
                     w.u32(6)
                     w.string("WhisperSpec")
                     w.u32(3)
@@ -109,7 +116,7 @@ struct ModelFileTests {
             ),
             (
                 "a byte count that does not match the shape",
-                { (w: inout ModelBinWriter) in
+                bytes { w in
                     w.u32(6)
                     w.string("WhisperSpec")
                     w.u32(3)
@@ -120,7 +127,7 @@ struct ModelFileTests {
             ),
             (
                 "a byte count past the end",
-                { (w: inout ModelBinWriter) in
+                bytes { w in
                     w.u32(6)
                     w.string("WhisperSpec")
                     w.u32(3)
@@ -130,7 +137,7 @@ struct ModelFileTests {
             ),
             (
                 "an unknown data type",
-                { (w: inout ModelBinWriter) in
+                bytes { w in
                     w.u32(6)
                     w.string("WhisperSpec")
                     w.u32(3)
@@ -141,7 +148,7 @@ struct ModelFileTests {
             ),
             (
                 "an unknown version",
-                { (w: inout ModelBinWriter) in
+                bytes { w in
                     w.u32(99)
                     w.string("WhisperSpec")
                     w.u32(3)
@@ -151,7 +158,7 @@ struct ModelFileTests {
             ),
             (
                 "a string without its NUL",
-                { (w: inout ModelBinWriter) in
+                bytes { w in
                     w.u32(6)
                     w.u16(3)
                     w.bytes += Array("abc".utf8)
@@ -162,7 +169,7 @@ struct ModelFileTests {
             ),
             (
                 "an alias to nothing",
-                { (w: inout ModelBinWriter) in
+                bytes { w in
                     w.u32(6)
                     w.string("WhisperSpec")
                     w.u32(3)
@@ -174,7 +181,7 @@ struct ModelFileTests {
             ),
             (
                 "bytes after the aliases",
-                { (w: inout ModelBinWriter) in
+                bytes { w in
                     w.u32(6)
                     w.string("WhisperSpec")
                     w.u32(3)
@@ -185,7 +192,7 @@ struct ModelFileTests {
             ),
             (
                 "a variable twice",
-                { (w: inout ModelBinWriter) in
+                bytes { w in
                     w.u32(6)
                     w.string("WhisperSpec")
                     w.u32(3)
@@ -195,14 +202,10 @@ struct ModelFileTests {
                     w.u32(0)
                 }, .malformed
             ),
-        ] as [(String, @Sendable (inout ModelBinWriter) -> Void, WhisperModelError.Kind)])
-    func damagedFilesAreRefused(
-        _ case: String, _ build: @Sendable (inout ModelBinWriter) -> Void, _ kind: WhisperModelError.Kind
-    ) {
-        var w = ModelBinWriter()
-        build(&w)
+        ] as [(String, [UInt8], WhisperModelError.Kind)])
+    func damagedFilesAreRefused(_ case: String, _ file: [UInt8], _ kind: WhisperModelError.Kind) {
         #expect(throws: WhisperModelError.self, "\(`case`)") {
-            do { _ = try CTranslate2File(bytes: w.bytes, path: "damaged.bin") } catch {
+            do { _ = try CTranslate2File(bytes: file, path: "damaged.bin") } catch let error as WhisperModelError {
                 #expect(error.kind == kind, "\(`case`): \(error)")
                 #expect(error.description.hasPrefix("damaged.bin: "))
                 throw error
@@ -221,7 +224,7 @@ struct ModelFileTests {
         w.u32(0)
         let other = try CTranslate2File(bytes: w.bytes, path: "other.bin")
         #expect(throws: WhisperModelError.self) {
-            do { _ = try WhisperConfig(file: other, configJSON: Data("{}".utf8), configPath: "config.json") } catch {
+            do { _ = try WhisperConfig(file: other, configJSON: Data("{}".utf8), configPath: "config.json") } catch let error as WhisperModelError {
                 #expect(error.kind == .unsupported)
                 #expect(error.message.contains("TransformerSpec"))
                 throw error
@@ -229,7 +232,7 @@ struct ModelFileTests {
         }
         let sample = try CTranslate2File(bytes: ModelBinWriter.sample(), path: "small.bin")
         #expect(throws: WhisperModelError.self) {
-            do { _ = try WhisperConfig(file: sample, configJSON: Data("{}".utf8), configPath: "config.json") } catch {
+            do { _ = try WhisperConfig(file: sample, configJSON: Data("{}".utf8), configPath: "config.json") } catch let error as WhisperModelError {
                 #expect(error.kind == .missingVariable)
                 #expect(error.message.contains("encoder/conv1/weight"))
                 throw error

@@ -33,10 +33,16 @@ struct AttentionRunner: @unchecked Sendable {
         self.kernels = implementation
     }
 
-    /// One query group: up to four query rows over the same keys and values.
+    /// One query group: up to four query rows over the same keys and values (no arrays: an
+    /// encoder window has thousands of items per layer).
     struct Item {
-        var queries: [UnsafePointer<Float>]
-        var outputs: [UnsafeMutablePointer<Float>]
+        /// Query row `i` is at `query + i · queryStride`, its output at `output + i · outputStride`.
+        var query: UnsafePointer<Float>
+        var queryStride: Int
+        var output: UnsafeMutablePointer<Float>
+        var outputStride: Int
+        /// Rows, 1…4.
+        var count: Int
         var keys: UnsafePointer<Float>
         var values: UnsafePointer<Float>
         var length: Int
@@ -56,11 +62,11 @@ struct AttentionRunner: @unchecked Sendable {
                     let index = next.add(1, ordering: .relaxed).oldValue
                     if index >= count { break }
                     let it = item(index)
-                    let heads = it.queries.count
+                    let heads = it.count
                     // Missing rows repeat the last, scores included (the kernel computes and writes
                     // all four; only the real ones are normalized).
-                    func q(_ i: Int) -> UnsafePointer<Float> { it.queries[min(i, heads - 1)] }
-                    func o(_ i: Int) -> UnsafeMutablePointer<Float> { it.outputs[min(i, heads - 1)] }
+                    func q(_ i: Int) -> UnsafePointer<Float> { it.query + min(i, heads - 1) * it.queryStride }
+                    func o(_ i: Int) -> UnsafeMutablePointer<Float> { it.output + min(i, heads - 1) * it.outputStride }
                     func s(_ i: Int) -> UnsafeMutablePointer<Float> { scores + min(i, heads - 1) * scoreStride }
                     kernels.attend(
                         AttentionItem(

@@ -79,8 +79,8 @@ struct Decoder {
             attention.run(count: n * heads, width: headWidth, maximumLength: longest, pool: pool) { index in
                 let r = index / heads, h = index % heads
                 return AttentionRunner.Item(
-                    queries: [UnsafePointer(qkv + r * 3 * width + h * headWidth)],
-                    outputs: [attended + r * width + h * headWidth],
+                    query: qkv + r * 3 * width + h * headWidth, queryStride: 0,
+                    output: attended + r * width + h * headWidth, outputStride: 0, count: 1,
                     keys: state.selfKeys(beam: beams[r], layer: l, head: h),
                     values: state.selfValues(beam: beams[r], layer: l, head: h),
                     length: state.length + offsets[r] + 1)
@@ -97,8 +97,9 @@ struct Decoder {
                 let g = index / heads, h = index % heads
                 let rows = (4 * g)..<min(n, 4 * g + 4)
                 return AttentionRunner.Item(
-                    queries: rows.map { UnsafePointer(qkv + $0 * width + h * headWidth) },
-                    outputs: rows.map { attended + $0 * width + h * headWidth },
+                    query: qkv + rows.lowerBound * width + h * headWidth, queryStride: width,
+                    output: attended + rows.lowerBound * width + h * headWidth, outputStride: width,
+                    count: rows.count,
                     keys: state.crossKeys(layer: l, head: h), values: state.crossValues(layer: l, head: h),
                     length: state.audioPositions)
             }

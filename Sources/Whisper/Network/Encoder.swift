@@ -90,10 +90,10 @@ struct Encoder {
                 let groups = (positions + 3) / 4
                 attention.run(count: heads * groups, width: headWidth, maximumLength: positions, pool: pool) { index in
                     let h = index / groups, first = (index % groups) * 4
-                    let rows = first..<min(positions, first + 4)
                     return AttentionRunner.Item(
-                        queries: rows.map { UnsafePointer(qkv + $0 * 3 * width + h * headWidth) },
-                        outputs: rows.map { attended + $0 * width + h * headWidth },
+                        query: qkv + first * 3 * width + h * headWidth, queryStride: 3 * width,
+                        output: attended + first * width + h * headWidth, outputStride: width,
+                        count: min(4, positions - first),
                         keys: keys + h * keyFloats, values: values + h * positions * headWidth, length: positions)
                 }
                 layer.attentionOutput.apply(attended, rows: positions, into: normed, pool: pool)
