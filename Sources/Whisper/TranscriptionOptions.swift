@@ -13,8 +13,9 @@ public struct TranscriptionOptions: Sendable, Equatable {
     public enum EncoderWindow: String, Sendable, CaseIterable {
         /// 30 s always, the clip padded (as faster-whisper and whisper.cpp do).
         case full
-        /// The clip's frames plus a margin of padding, rounded up: fewer encoder positions
-        /// for a short clip (whisper.cpp's `audio_ctx`); the outputs change slightly.
+        /// The clip's frames plus a second of padding, rounded up: fewer encoder positions for a
+        /// short clip (whisper.cpp's `audio_ctx`). Measured on 46 clips: the decoder loops on its
+        /// sentence in a third of them (WER 136 % greedy against 13 % with `full`), so not the default.
         case fitted
     }
 

@@ -25,7 +25,7 @@ struct TranscribeCommand: Command {
                              fallback sequence 0, 0.2, … 1.0
           --prompt TEXT      text the model reads before the audio (names, spelling)
           --window W         full (30 s encoder window, default) or fitted (short clips pay
-                             for their length; outputs change slightly)
+                             for their length only; measured: the decoder often loops, see README)
           --weights F        q8_0 (quantized at load, default) or f16 (the file's weights)
           --raw F --rate HZ  the files are raw samples (s16le or f32le, mono) at HZ
           --threads N        compute threads (default: all cores)
