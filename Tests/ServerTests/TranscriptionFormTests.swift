@@ -51,7 +51,7 @@ struct TranscriptionFormTests {
             do {
                 _ = try MultipartForm(
                     body: Array(body.utf8), contentType: body.isEmpty ? "multipart/form-data" : Self.contentType)
-            } catch {
+            } catch let error as MultipartForm.Malformed {
                 #expect(error.description.contains(says) || says == "no boundary", "\(error)")
                 throw error
             }
@@ -61,7 +61,7 @@ struct TranscriptionFormTests {
     @Test func fieldsBecomeOptions() throws {
         let request = try TranscriptionRequest(
             body: Self.form([
-                ("file", "a.pcm", "audio/L16;rate=48000;channels=2", [0, 0, 0, 0]),
+                ("file", "a.pcm", "audio/L16;rate=48000;channels=2", [UInt8](repeating: 0, count: 24)),
                 ("model", nil, nil, Array("whisper-1".utf8)),
                 ("language", nil, nil, Array("EN".utf8)), ("prompt", nil, nil, Array("Sotto".utf8)),
                 ("response_format", nil, nil, Array("verbose_json".utf8)), ("temperature", nil, nil, Array("0.4".utf8)),
@@ -73,7 +73,7 @@ struct TranscriptionFormTests {
         #expect(request.options.temperatures == [0.4])
         let raw = try #require(TranscriptionRequest.rawPCM("audio/l16;rate=48000;channels=2"))
         #expect(raw.rate == 48000 && raw.channels == 2)
-        #expect(try request.samples().count == 1)  // one stereo frame at 48 kHz → 16 kHz
+        #expect(try request.samples().count == 2)  // six stereo frames at 48 kHz → two at 16 kHz
         // temperature 0 keeps the fallback sequence (OpenAI: raise it while the result looks wrong).
         let zero = try TranscriptionRequest(
             body: Self.form([

@@ -12,7 +12,7 @@ struct FrontEndTests {
         let x = (0..<length).map { _ in Double.random(in: -1...1, using: &generator) }
         let fft = MixedRadixFFT(length: length)
         var re = [Double](repeating: 0, count: length), im = re
-        var scratch = [Double](repeating: 0, count: 2 * length)
+        var scratch = [Double](repeating: 0, count: fft.scratchCount)
         x.withUnsafeBufferPointer { x in
             fft.transform(real: x.baseAddress!, re: &re, im: &im, scratch: &scratch)
         }

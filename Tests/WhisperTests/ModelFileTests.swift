@@ -224,7 +224,9 @@ struct ModelFileTests {
         w.u32(0)
         let other = try CTranslate2File(bytes: w.bytes, path: "other.bin")
         #expect(throws: WhisperModelError.self) {
-            do { _ = try WhisperConfig(file: other, configJSON: Data("{}".utf8), configPath: "config.json") } catch let error as WhisperModelError {
+            do { _ = try WhisperConfig(file: other, configJSON: Data("{}".utf8), configPath: "config.json") } catch let
+                error as WhisperModelError
+            {
                 #expect(error.kind == .unsupported)
                 #expect(error.message.contains("TransformerSpec"))
                 throw error
@@ -232,7 +234,9 @@ struct ModelFileTests {
         }
         let sample = try CTranslate2File(bytes: ModelBinWriter.sample(), path: "small.bin")
         #expect(throws: WhisperModelError.self) {
-            do { _ = try WhisperConfig(file: sample, configJSON: Data("{}".utf8), configPath: "config.json") } catch let error as WhisperModelError {
+            do { _ = try WhisperConfig(file: sample, configJSON: Data("{}".utf8), configPath: "config.json") } catch let
+                error as WhisperModelError
+            {
                 #expect(error.kind == .missingVariable)
                 #expect(error.message.contains("encoder/conv1/weight"))
                 throw error

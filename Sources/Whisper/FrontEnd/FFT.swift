@@ -10,6 +10,8 @@ import Foundation
 /// ```
 public struct MixedRadixFFT: Sendable {
     public let length: Int
+    /// Doubles of scratch `transform` needs: the imaginary input and a butterfly's 2 × 7.
+    public var scratchCount: Int { length + 14 }
     /// The radices, in the order the recursion splits by them.
     let factors: [Int]
     /// `e^(−2πij/N)` for j in 0..<N.
@@ -36,7 +38,7 @@ public struct MixedRadixFFT: Sendable {
     }
 
     /// The spectrum of `length` real samples at `input`, into `re`/`im` (`length` each);
-    /// `scratch` holds `2 · length` doubles.
+    /// `scratch` holds ``scratchCount`` doubles.
     public func transform(
         real input: UnsafePointer<Double>, re: UnsafeMutablePointer<Double>, im: UnsafeMutablePointer<Double>,
         scratch: UnsafeMutablePointer<Double>
