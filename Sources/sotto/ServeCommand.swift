@@ -44,15 +44,18 @@ struct ServeCommand: Command {
           --durability full|normal  full (default): every acknowledged write is synced to disk and
                               survives a crash of the machine; normal: synced at checkpoints only,
                               survives a crash of sotto but not of the machine (faster commits)
+          --speech-model M    the Whisper model of POST /v1/audio/transcriptions: a speech model id
+                              or folder (default: $SOTTO_SPEECH_MODEL, else \(ModelCatalog.defaultSpeechModelID)
+                              when pulled; loaded at the first request); off: none
         \(fallbackUsage)
 
-        The OpenAI-compatible API is at /v1 (GET /v1/models, POST /v1/chat/completions), a Sotto
-        token as the API key.
+        The OpenAI-compatible API is at /v1 (GET /v1/models, POST /v1/chat/completions,
+        POST /v1/audio/transcriptions), a Sotto token as the API key.
         """
     static let valueOptions: Set<String> = [
         "host", "port", "model", "threads", "io-threads", "max-connections", "max-connections-per-ip", "rate-limit",
         "cors-origin", "durability", "kernels", "compute-threads", "fallback-url", "fallback-model",
-        "fallback-key-file",
+        "fallback-key-file", "speech-model",
     ]
     static let switchOptions: Set<String> = ["no-suggestions", "canned-suggestions", "demo"]
 
@@ -133,6 +136,8 @@ struct ServeCommand: Command {
                 signals.restart()
             }
         }
+        let speech = try speechModel(arguments, data)
+        configuration.transcription = speech.service
         let store = try data.openChatStore(durability: durability)
         let secret = try data.loadSecret()
         var signIn = "Sign in with a token from: sotto token <user-id>"
@@ -159,6 +164,7 @@ struct ServeCommand: Command {
                 Sotto chat listening on http://\(configuration.host):\(bound)
                 Reply suggestions: \(suggestions.status)
                 Fallback model: \(fallbackStatus)
+                Speech to text: \(speech.status)
                 Model compute: kernels \(kernels), \(threadCount) compute thread\(threadCount == 1 ? "" : "s")
                 \(signIn)
 
@@ -178,6 +184,29 @@ struct ServeCommand: Command {
         argv.append(nil)
         execv("/proc/self/exe", &argv)
         throw CommandFailure(description: "cannot start sotto serve again: \(String(cString: strerror(errno)))")
+    }
+
+    /// The speech model `--speech-model` (else `SOTTO_SPEECH_MODEL`) names, which must be there;
+    /// with neither, the catalog's default when it is pulled.
+    static func speechModel(_ arguments: Arguments, _ data: ModelStore) throws -> (
+        service: TranscriptionService, status: String
+    ) {
+        let named = arguments.string("speech-model") ?? ProcessInfo.processInfo.environment["SOTTO_SPEECH_MODEL"]
+        if let named, ModelStore.disablingValues.contains(named.lowercased()) {
+            return (TranscriptionService(unavailable: "speech to text is turned off on this server"), "off")
+        }
+        let name = named ?? ModelCatalog.defaultSpeechModelID
+        do {
+            let directory = try data.resolveSpeechModel(name)
+            let id = ModelCatalog.model(id: name)?.id ?? directory.lastPathComponent
+            return (TranscriptionService(modelID: id, directory: directory), "\(id) (loaded at the first request)")
+        } catch {
+            if named != nil { throw CommandFailure(description: error.description) }
+            return (
+                TranscriptionService(unavailable: "no speech model: run `sotto model pull \(name)`"),
+                "off (sotto model pull \(name))"
+            )
+        }
     }
 
     /// `--kernels` and `--compute-threads`, checked against this CPU before anything loads: the

@@ -3,6 +3,7 @@ import Foundation
 /// Every subcommand, in the order `sotto --help` lists them.
 let commands: [any Command.Type] = [
     VersionCommand.self, ModelCommand.self, GenerateCommand.self, ChatCommand.self, TokenizeCommand.self,
+    TranscribeCommand.self,
     BenchCommand.self, ServeCommand.self, EngineCommand.self, UserCommand.self, TokenCommand.self, SeedCommand.self,
 ]
 

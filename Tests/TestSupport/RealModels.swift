@@ -21,6 +21,8 @@ public enum RealModels {
     public static let qwen = "qwen2.5-coder-0.5b"
     /// The default model (1.1 GB); tests only use it when it happens to be there.
     public static let qwenLarge = "qwen2.5-coder-1.5b"
+    /// Whisper base (145 MB): the speech engine's tests.
+    public static let whisperBase = "whisper-base"
 
     /// The store of this process (`SOTTO_HOME`).
     public static var store: ModelStore { ModelStore() }
