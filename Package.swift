@@ -210,7 +210,7 @@ let package = Package(
         .testTarget(
             name: "OpenAIModelTests",
             dependencies: [
-                "OpenAIModel", "Server", "ChatStore", "FoundationModels", "LocalEngine", "TestSupport",
+                "OpenAIModel", "Server", "ChatStore", "FoundationModels", "HTTPCore", "LocalEngine", "TestSupport",
             ],
             swiftSettings: common),
         .testTarget(

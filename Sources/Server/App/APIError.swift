@@ -9,11 +9,14 @@ public struct APIError: Error, Equatable, Sendable, CustomStringConvertible {
     public var status: Int
     public var code: String
     public var message: String
+    /// Seconds to wait before trying again, sent as `Retry-After` (with 429 and 503).
+    public var retryAfter: Int?
 
-    public init(status: Int, code: String, message: String) {
+    public init(status: Int, code: String, message: String, retryAfter: Int? = nil) {
         self.status = status
         self.code = code
         self.message = message
+        self.retryAfter = retryAfter
     }
 
     /// Maps any error to its answer. Errors that are not the client's (a failing database, a
@@ -70,6 +73,7 @@ public struct APIError: Error, Equatable, Sendable, CustomStringConvertible {
     var response: HTTPResponse {
         var response = HTTPResponse.json(bytes: body, status: status)
         if status == 401 { response.headers.append(("WWW-Authenticate", "Bearer")) }
+        if let retryAfter { response.headers.append(("Retry-After", String(retryAfter))) }
         return response
     }
 }
