@@ -32,9 +32,13 @@ public struct APIError: Error, Equatable, Sendable, CustomStringConvertible {
             switch error {
             case .invalidArgument: self.init(status: 400, code: "invalid_argument", message: error.description)
             case .notFound: self.init(status: 404, code: "not_found", message: error.description)
-            case .notMember: self.init(status: 403, code: "not_a_member", message: error.description)
+            case .notMember(_, let channel):
+                // The same answer as for a channel that does not exist: whether a channel exists
+                // is only its members' business.
+                self.init(APIError(ChatStoreError.notFound(what: "channel", id: channel.cid)))
             case .forbidden: self.init(status: 403, code: "forbidden", message: error.description)
             case .conflict: self.init(status: 409, code: "conflict", message: error.description)
+            case .quotaExceeded: self.init(status: 409, code: "quota_exceeded", message: error.description)
             }
         case let error as DatabaseError where error.isBusy:
             // Another process holds the database; retry later.
