@@ -152,7 +152,7 @@ let package = Package(
         .target(name: "OpenAIModel", dependencies: ["FoundationModels"], swiftSettings: common),
 
         // Chat system.
-        .target(name: "ChatStore", dependencies: ["CSQLite", "JSONSyntax"], swiftSettings: common),
+        .target(name: "ChatStore", dependencies: ["CSQLite", "Digests", "JSONSyntax"], swiftSettings: common),
         .target(name: "HTTPCore", dependencies: ["CLibUV", "CPicoHTTPParser"], swiftSettings: common),
         .target(name: "ChatIntelligence", dependencies: ["FoundationModels"], swiftSettings: common),
         // Markdown to safe HTML (cmark-gfm), for the assistant's answers.
@@ -270,7 +270,7 @@ let package = Package(
         .testTarget(
             name: "OpenAIModelTests",
             dependencies: [
-                "OpenAIModel", "Server", "ChatStore", "FoundationModels", "LocalEngine", "TestSupport",
+                "OpenAIModel", "Server", "ChatStore", "FoundationModels", "HTTPCore", "LocalEngine", "TestSupport",
             ],
             swiftSettings: common),
         .testTarget(

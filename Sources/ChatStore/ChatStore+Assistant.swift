@@ -33,6 +33,7 @@ extension ChatStore {
             guard try Self.user(owner, db) != nil else {
                 throw ChatStoreError.notFound(what: "user", id: owner.rawValue)
             }
+            try Self.checkConversationQuota(of: owner, db)
             let updatedAt = try Self.activityTime(of: owner, now: now, db)
             try db.run(
                 """
@@ -117,6 +118,7 @@ extension ChatStore {
                 current.persona == settings.persona && current.instructions == settings.instructions
                 && current.temperature == settings.temperature && current.language == settings.language
             if unchanged { return (current, nil) }
+            try Self.checkMessageQuota(for: .divider, in: id, db)
             try db.run(
                 "UPDATE assistant_conversations SET persona = ?, instructions = ?, temperature = ?, language = ? WHERE id = ?",
                 [
@@ -132,6 +134,7 @@ extension ChatStore {
     public func deleteAssistantConversation(_ id: String, for owner: UserID) throws {
         try write { db in
             _ = try Self.conversation(id, owner, db)
+            try Self.addAssistantBytes(-(try Self.assistantBytes(ofConversation: id, db)), for: owner, db)
             try db.run(
                 """
                 DELETE FROM assistant_images WHERE message_id IN
@@ -167,8 +170,13 @@ extension ChatStore {
         }
         return try write { db in
             _ = try Self.conversation(conversation, owner, db)
+            try Self.checkMessageQuota(for: new.role, in: conversation, db)
+            if new.role != .assistant {
+                let bytes = new.text.utf8.count + new.images.reduce(0) { $0 + $1.bytes.count }
+                try Self.checkAssistantBytes(of: owner, adding: bytes, db)
+            }
             var message = new
-            message.images += try Self.takeUploads(uploadIDs, from: conversation, db)
+            message.images += try Self.takeUploads(uploadIDs, from: conversation, owner: owner, db)
             return try Self.insertMessage(message, into: conversation, db)
         }
     }
@@ -177,6 +185,15 @@ extension ChatStore {
     public func deleteAssistantMessage(_ id: String, in conversation: String, for owner: UserID) throws {
         try write { db in
             _ = try Self.conversation(conversation, owner, db)
+            let bytes =
+                try db.row(
+                    """
+                    SELECT length(CAST(text AS BLOB))
+                        + (SELECT COALESCE(SUM(length(bytes)), 0) FROM assistant_images WHERE message_id = ?1)
+                    FROM assistant_messages WHERE id = ?1 AND conversation_id = ?2
+                    """, [.text(id), .text(conversation)]
+                ) { $0.int64(0) } ?? 0
+            try Self.addAssistantBytes(-bytes, for: owner, db)
             try db.run("DELETE FROM assistant_images WHERE message_id = ?", [.text(id)])
             try db.run(
                 "DELETE FROM assistant_messages WHERE id = ? AND conversation_id = ?", [.text(id), .text(conversation)])
@@ -228,9 +245,10 @@ extension ChatStore {
                 JOIN assistant_messages m ON m.position = assistant_message_search.rowid
                 JOIN assistant_conversations c ON c.id = m.conversation_id AND c.owner = ?
                 WHERE assistant_message_search MATCH ?
-                ORDER BY m.position DESC LIMIT ?
+                ORDER BY assistant_message_search.rowid DESC LIMIT ?
                 """,
-                [.text(owner.rawValue), .text(SearchRanking.matchExpression(for: terms)), .int(Self.searchCandidates)]
+                [.text(owner.rawValue), .text(SearchRanking.matchExpression(for: terms)), .int(Self.searchCandidates)],
+                within: Self.searchTimeBudget
             ) { row in (message: Self.assistantMessageRow(row), position: row.int64(0), title: row.string(10)) }
         }
         return
@@ -309,6 +327,8 @@ extension ChatStore {
             UserID(rawValue: $0.string(0))
         }
         if let owner {
+            let bytes = new.text.utf8.count + new.images.reduce(0) { $0 + $1.bytes.count }
+            try addAssistantBytes(Int64(bytes), for: owner, db)
             try db.run(
                 "UPDATE assistant_conversations SET updated_at = ? WHERE id = ?",
                 [.integer(try activityTime(of: owner, now: now, db).milliseconds), .text(conversation)])

@@ -23,6 +23,9 @@ extension ChatStore {
                     reason: "\(Self.maxAssistantImages) images are already waiting to be sent; send or remove one first"
                 )
             }
+            try Self.checkWaitingImages(of: owner, adding: image.bytes.count, db)
+            try Self.checkAssistantBytes(of: owner, adding: image.bytes.count, db)
+            try Self.addAssistantBytes(Int64(image.bytes.count), for: owner, db)
             try db.run(
                 "INSERT INTO assistant_uploads(id, conversation_id, mime_type, bytes, created_at) VALUES (?, ?, ?, ?, ?)",
                 [
@@ -37,9 +40,14 @@ extension ChatStore {
     public func deleteAssistantUpload(_ id: String, in conversation: String, for owner: UserID) throws {
         try write { db in
             _ = try Self.conversation(conversation, owner, db)
+            let bytes = try db.row(
+                "SELECT length(bytes) FROM assistant_uploads WHERE id = ? AND conversation_id = ?",
+                [.text(id), .text(conversation)]
+            ) { $0.int64(0) }
+            guard let bytes else { throw ChatStoreError.notFound(what: "image", id: id) }
             try db.run(
                 "DELETE FROM assistant_uploads WHERE id = ? AND conversation_id = ?", [.text(id), .text(conversation)])
-            guard db.changes == 1 else { throw ChatStoreError.notFound(what: "image", id: id) }
+            try Self.addAssistantBytes(-bytes, for: owner, db)
         }
     }
 
@@ -78,8 +86,11 @@ extension ChatStore {
         }
     }
 
-    /// The named uploads of the conversation, removed from the waiting ones.
-    static func takeUploads(_ ids: [String], from conversation: String, _ db: Connection) throws -> [AssistantImage] {
+    /// The named uploads of the conversation, removed from the waiting ones (and from the owner's
+    /// count of bytes: the message that takes them counts them again).
+    static func takeUploads(_ ids: [String], from conversation: String, owner: UserID, _ db: Connection) throws
+        -> [AssistantImage]
+    {
         try ids.map { id in
             guard
                 let image = try db.row(
@@ -88,6 +99,7 @@ extension ChatStore {
                     { row in AssistantImage(id: row.string(0), mimeType: row.string(1), bytes: row.blob(2)) })
             else { throw ChatStoreError.notFound(what: "image", id: id) }
             try db.run("DELETE FROM assistant_uploads WHERE id = ?", [.text(id)])
+            try addAssistantBytes(-Int64(image.bytes.count), for: owner, db)
             return image
         }
     }

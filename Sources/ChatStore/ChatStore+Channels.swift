@@ -5,36 +5,68 @@ extension ChatStore {
     public static let maxMembers = 100
 
     /// Returns the channel `cid`, creating it with `name` and `members` (plus `creator`) if it
-    /// does not exist. An existing channel is returned unchanged, and only to a member.
+    /// does not exist.
+    ///
+    /// An existing channel is only for its members: anyone else gets `notFound`, exactly as for
+    /// a channel that does not exist, and learns nothing of it. A member who names `members`
+    /// gets `conflict` when the channel's members are not exactly those (and themselves): a
+    /// channel someone else made under that id, with someone more in it, is never taken for the
+    /// one asked for. Ids starting with `!` are the server's (``getOrCreateDistinctChannel``).
     public func getOrCreateChannel(
         _ cid: ChannelID, name: String?, members: [UserID], by creator: UserID
     ) throws -> (detail: ChannelDetail, created: Bool) {
-        let name = try name.map { try Self.validatedName($0, field: "name") } ?? cid.id
-        var memberIDs = [creator]
-        for member in members where !memberIDs.contains(member) { memberIDs.append(member) }
-        guard memberIDs.count <= Self.maxMembers else {
-            throw ChatStoreError.invalidArgument(field: "members", reason: "at most \(Self.maxMembers) members")
+        guard !cid.isDistinct else {
+            throw ChatStoreError.invalidArgument(
+                field: "cid",
+                reason:
+                    "ids starting with '!' are made by the server from a channel's members: leave out cid and give members"
+            )
         }
+        let name = try name.map { try Self.validatedName($0, field: "name") } ?? cid.id
+        let memberIDs = try Self.memberList(creator: creator, members: members)
         let now = Timestamp.now.milliseconds
         return try write { db in
             if try Self.channel(cid, db) != nil {
                 guard try Self.isMember(creator, cid, db) else {
-                    throw ChatStoreError.notMember(user: creator, channel: cid)
+                    throw ChatStoreError.notFound(what: "channel", id: cid.cid)
+                }
+                if !members.isEmpty, Set(try Self.memberIDs(cid, db)) != Set(memberIDs) {
+                    throw ChatStoreError.conflict(
+                        reason:
+                            "the channel '\(cid)' exists with other members than those asked for; choose another id, or leave out members to open it"
+                    )
                 }
                 return (try Self.detail(cid, db), false)
             }
-            for member in memberIDs where try Self.user(member, db) == nil {
-                throw ChatStoreError.notFound(what: "user", id: member.rawValue)
-            }
-            try db.run(
-                "INSERT INTO channels(cid, type, name, created_by, created_at) VALUES (?, ?, ?, ?, ?)",
-                [.text(cid.cid), .text(cid.type), .text(name), .text(creator.rawValue), .integer(now)])
-            for member in memberIDs {
-                try db.run(
-                    "INSERT INTO members(cid, user_id, joined_at) VALUES (?, ?, ?)",
-                    [.text(cid.cid), .text(member.rawValue), .integer(now)])
-            }
+            try Self.insertChannel(cid, name: name, members: memberIDs, creator: creator, now: now, db)
             return (try Self.detail(cid, db), true)
+        }
+    }
+
+    /// The creator first, then the members named, once each, at most ``maxMembers``.
+    static func memberList(creator: UserID, members: [UserID]) throws -> [UserID] {
+        var memberIDs = [creator]
+        for member in members where !memberIDs.contains(member) { memberIDs.append(member) }
+        guard memberIDs.count <= maxMembers else {
+            throw ChatStoreError.invalidArgument(field: "members", reason: "at most \(maxMembers) members")
+        }
+        return memberIDs
+    }
+
+    static func insertChannel(
+        _ cid: ChannelID, name: String, members: [UserID], creator: UserID, now: Int64, _ db: Connection
+    ) throws {
+        for member in members where try user(member, db) == nil {
+            throw ChatStoreError.notFound(what: "user", id: member.rawValue)
+        }
+        try checkChannelQuota(of: creator, db)
+        try db.run(
+            "INSERT INTO channels(cid, type, name, created_by, created_at) VALUES (?, ?, ?, ?, ?)",
+            [.text(cid.cid), .text(cid.type), .text(name), .text(creator.rawValue), .integer(now)])
+        for member in members {
+            try db.run(
+                "INSERT INTO members(cid, user_id, joined_at) VALUES (?, ?, ?)",
+                [.text(cid.cid), .text(member.rawValue), .integer(now)])
         }
     }
 
@@ -117,7 +149,8 @@ extension ChatStore {
         } ?? false
     }
 
-    /// Throws `notFound` for a missing channel and `notMember` for a non-member.
+    /// Throws `notFound` for a missing channel and `notMember` for a non-member (which the API
+    /// answers as it answers `notFound`: a channel's existence is no one else's business).
     static func requireMember(_ user: UserID, _ cid: ChannelID, _ db: Connection) throws {
         guard try isMember(user, cid, db) else {
             guard try channel(cid, db) != nil else { throw ChatStoreError.notFound(what: "channel", id: cid.cid) }

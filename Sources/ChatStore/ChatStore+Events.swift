@@ -140,8 +140,8 @@ extension ChatStore {
 
     /// Events in the user's log after `seq`, oldest first, skipping stale ephemeral ones.
     ///
-    /// A user's log is the events of the channels they are in (members are fixed when a
-    /// channel is created, so that is each channel's whole log) and the events for them alone.
+    /// A user's log is the events of the channels they are in now (a channel's whole log: a
+    /// member who left reads none of it any more) and the events for them alone.
     public func events(for user: UserID, after seq: Int64, limit: Int = 500) throws -> [StoredEvent] {
         let freshAfter = Timestamp.now.milliseconds - options.ephemeralRetention.milliseconds
         let limit = max(1, limit)

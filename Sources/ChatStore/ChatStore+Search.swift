@@ -48,21 +48,34 @@ extension ChatStore {
 /// Words are compared case- and accent-insensitively. A message scores, for each query term,
 /// 3 when one of its words is the term and 1 when a word only starts with it; 4 more when the
 /// whole query appears in it as a phrase. Ties go to the newer message.
+///
+/// What a search may cost is bounded: at most ``maxTerms`` terms of at most ``maxTermLength``
+/// characters; a term shorter than ``minimumPrefixLength`` matches whole words only (a prefix
+/// of one letter would make the index merge the lists of every word starting with it); the
+/// index is read newest first and stops after ``ChatStore/searchCandidates`` candidates or
+/// ``ChatStore/searchTimeBudget``, whichever comes first (the newest candidates found by then
+/// are ranked).
 public enum SearchRanking {
     /// Most query terms used.
-    public static let maxTerms = 8
+    public static let maxTerms = 5
+    /// Longest term, in characters; a longer word is cut to it (as a prefix).
+    public static let maxTermLength = 32
+    /// Terms at least this long match as prefixes (`plan` finds `planning`); shorter ones match
+    /// whole words.
+    public static let minimumPrefixLength = 2
 
-    /// The query's terms: runs of letters and digits, folded, at most ``maxTerms``, repeats
-    /// dropped.
+    /// The query's terms: runs of letters and digits, folded, at most ``maxTerms`` of at most
+    /// ``maxTermLength`` characters, repeats dropped.
     public static func terms(of query: String) -> [String] {
         var seen = Set<String>()
-        return words(in: query).map(\.folded).filter { seen.insert($0).inserted }.prefix(maxTerms).map { $0 }
+        return words(in: query).map { String($0.folded.prefix(maxTermLength)) }.filter { seen.insert($0).inserted }
+            .prefix(maxTerms).map { $0 }
     }
 
-    /// The FTS5 query that finds candidates: any term, as a prefix. Terms are letters and digits
-    /// only, quoted, so no input reaches FTS5's syntax.
+    /// The FTS5 query that finds candidates: any term, as a prefix when it is long enough. Terms
+    /// are letters and digits only, quoted, so no input reaches FTS5's syntax.
     static func matchExpression(for terms: [String]) -> String {
-        terms.map { "\"\($0)\"*" }.joined(separator: " OR ")
+        terms.map { $0.count >= minimumPrefixLength ? "\"\($0)\"*" : "\"\($0)\"" }.joined(separator: " OR ")
     }
 
     /// The score of `text` for `terms`, and the ranges of its matching words.
@@ -122,7 +135,12 @@ public enum SearchRanking {
     }
 
     static func fold(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        // Most words are ASCII: lowercasing is all their folding, and Foundation's folding costs
+        // far more than the rest of ranking a message.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            return String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+        }
+        return text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
     }
 }
 
@@ -130,7 +148,9 @@ extension ChatStore {
     /// Most results a search returns.
     public static let maxSearchResults = 50
     /// Candidates ranked per search: the newest matches; older ones are not looked at.
-    static let searchCandidates = 2000
+    public static let searchCandidates = 500
+    /// How long the index may be read for one search; the candidates found by then are ranked.
+    static let searchTimeBudget: Duration = .milliseconds(150)
 
     /// The messages in `user`'s channels that match `query`, best first (``SearchRanking``).
     ///
@@ -142,6 +162,9 @@ extension ChatStore {
         }
         let limit = min(max(limit, 1), Self.maxSearchResults)
         let rows = try read { db in
+            // Ordered by the index's own rowid, so FTS5 walks its matches newest first and the
+            // LIMIT (or the time budget) ends the walk; ordered by the message's position, every
+            // match was collected and sorted first.
             try db.rows(
                 """
                 SELECT m.id, m.cid, m.user_id, m.text, m.created_at, m.parent_id, m.position, c.name
@@ -150,9 +173,10 @@ extension ChatStore {
                 JOIN members mb ON mb.cid = m.cid AND mb.user_id = ?
                 JOIN channels c ON c.cid = m.cid
                 WHERE message_search MATCH ?
-                ORDER BY m.position DESC LIMIT ?
+                ORDER BY message_search.rowid DESC LIMIT ?
                 """,
-                [.text(user.rawValue), .text(SearchRanking.matchExpression(for: terms)), .int(Self.searchCandidates)]
+                [.text(user.rawValue), .text(SearchRanking.matchExpression(for: terms)), .int(Self.searchCandidates)],
+                within: Self.searchTimeBudget
             ) { row in (message: Self.messageRow(row), position: row.int64(6), channel: row.string(7)) }
         }
         let ranked = rows.map { row -> (hit: SearchHit, position: Int64) in

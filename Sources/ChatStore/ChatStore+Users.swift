@@ -49,21 +49,23 @@ extension ChatStore {
         let now = Timestamp.now
         return try write { db in
             try checked.map { update in
-                if let holder = try Self.userNamed(update.name, db), holder.id != update.id {
-                    throw ChatStoreError.conflict(reason: "the display name '\(update.name)' is taken by another user")
+                if let holder = try Self.userNamed(update.name, other: update.id, db) {
+                    let same = holder.name.lowercased() == update.name.lowercased()
+                    throw ChatStoreError.conflict(
+                        reason: same
+                            ? "the display name '\(update.name)' is taken by another user"
+                            : "the display name '\(update.name)' looks like '\(holder.name)', another user's")
                 }
                 if let existing = try Self.user(update.id, db) {
                     guard existing.name != update.name else { return existing }
                     try db.run(
-                        "UPDATE users SET name = ?, updated_at = ? WHERE id = ?",
-                        [.text(update.name), .integer(now.milliseconds), .text(update.id.rawValue)])
-                } else {
-                    try db.run(
-                        "INSERT INTO users(id, name, created_at, updated_at) VALUES (?, ?, ?, ?)",
+                        "UPDATE users SET name = ?, name_skeleton = ?, updated_at = ? WHERE id = ?",
                         [
-                            .text(update.id.rawValue), .text(update.name), .integer(now.milliseconds),
-                            .integer(now.milliseconds),
+                            .text(update.name), .text(DisplayNameRules.skeleton(of: update.name)),
+                            .integer(now.milliseconds), .text(update.id.rawValue),
                         ])
+                } else {
+                    try Self.insertUser(update.id, name: update.name, now: now.milliseconds, db)
                 }
                 return try Self.user(update.id, db)!
             }
@@ -89,18 +91,27 @@ extension ChatStore {
             for attempt in 1...100 {
                 let name = attempt == 1 ? valid.rawValue : "\(valid.rawValue) (\(attempt))"
                 guard try Self.userNamed(name, db) == nil else { continue }
-                try db.run(
-                    "INSERT INTO users(id, name, created_at, updated_at) VALUES (?, ?, ?, ?)",
-                    [.text(valid.rawValue), .text(name), .integer(now), .integer(now)])
+                try Self.insertUser(valid, name: name, now: now, db)
                 return try Self.user(valid, db)!
             }
             throw ChatStoreError.conflict(reason: "no free display name for user '\(valid)'")
         }
     }
 
-    /// The user whose display name is `name`, compared case-insensitively.
-    static func userNamed(_ name: String, _ db: Connection) throws -> User? {
-        try db.row("SELECT \(userColumns) FROM users WHERE name = ? COLLATE NOCASE", [.text(name)], userRow)
+    /// A user other than `other` whose display name is `name` compared case-insensitively, or
+    /// looks like it (the same ``DisplayNameRules/skeleton(of:)``).
+    static func userNamed(_ name: String, other: UserID? = nil, _ db: Connection) throws -> User? {
+        try db.row(
+            """
+            SELECT \(userColumns) FROM users WHERE (name = ?1 COLLATE NOCASE OR name_skeleton = ?2) AND id != ?3
+            LIMIT 1
+            """, [.text(name), .text(DisplayNameRules.skeleton(of: name)), .text(other?.rawValue ?? "")], userRow)
+    }
+
+    static func insertUser(_ id: UserID, name: String, now: Int64, _ db: Connection) throws {
+        try db.run(
+            "INSERT INTO users(id, name, name_skeleton, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+            [.text(id.rawValue), .text(name), .text(DisplayNameRules.skeleton(of: name)), .integer(now), .integer(now)])
     }
 
     /// The user with this id, if any.
@@ -140,15 +151,8 @@ extension ChatStore {
         guard trimmed.unicodeScalars.count <= 100 else {
             throw ChatStoreError.invalidArgument(field: field, reason: "longer than 100 characters")
         }
-        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw ChatStoreError.invalidArgument(field: field, reason: "contains control characters")
-        }
-        if let scalar = trimmed.unicodeScalars.first(where: isBidiControl) {
-            throw ChatStoreError.invalidArgument(
-                field: field,
-                reason:
-                    "contains the bidirectional control character U+\(String(scalar.value, radix: 16, uppercase: true)), which can make a name read as another"
-            )
+        if let problem = DisplayNameRules.problem(in: trimmed) {
+            throw ChatStoreError.invalidArgument(field: field, reason: problem)
         }
         return trimmed
     }

@@ -10,6 +10,8 @@ public enum ChatStoreError: Error, Equatable, CustomStringConvertible, Sendable 
     case forbidden(reason: String)
     /// The request clashes with stored state, e.g. a message id reused for different content.
     case conflict(reason: String)
+    /// The user keeps as much as the server allows of something (``StorageQuota``).
+    case quotaExceeded(reason: String)
 
     public var description: String {
         switch self {
@@ -18,6 +20,7 @@ public enum ChatStoreError: Error, Equatable, CustomStringConvertible, Sendable 
         case .notMember(let user, let channel): "user '\(user)' is not a member of channel '\(channel)'"
         case .forbidden(let reason): reason
         case .conflict(let reason): reason
+        case .quotaExceeded(let reason): reason
         }
     }
 }

@@ -68,6 +68,41 @@ package final class Connection {
         return result
     }
 
+    /// Prepares `sql`, binds `arguments` and maps rows until the statement is done or `budget`
+    /// has passed, whichever comes first: the rows read by then. (SQLite's progress handler
+    /// interrupts the statement, so a step that reads long without a row is cut too.)
+    package func rows<T>(
+        _ sql: String, _ arguments: [SQLValue] = [], within budget: Duration, _ map: (Statement) throws -> T
+    ) throws -> [T] {
+        let statement = try prepare(sql)
+        try statement.bind(arguments)
+        let deadline = Unmanaged.passRetained(Deadline(ContinuousClock.now + budget))
+        sqlite3_progress_handler(
+            handle, 1000,
+            { context in
+                guard let context else { return 0 }
+                return ContinuousClock.now >= Unmanaged<Deadline>.fromOpaque(context).takeUnretainedValue().instant
+                    ? 1 : 0
+            }, deadline.toOpaque())
+        defer {
+            sqlite3_progress_handler(handle, 0, nil, nil)
+            deadline.release()
+        }
+        var result: [T] = []
+        do {
+            while try statement.step() { result.append(try map(statement)) }
+        } catch let error as DatabaseError where error.primaryResultCode == SQLITE_INTERRUPT {
+            // Out of time: what was read stands.
+        }
+        return result
+    }
+
+    /// When a statement run by `rows(_:_:within:_:)` must stop.
+    private final class Deadline {
+        let instant: ContinuousClock.Instant
+        init(_ instant: ContinuousClock.Instant) { self.instant = instant }
+    }
+
     /// Prepares `sql`, binds `arguments` and maps the first row, if any.
     package func row<T>(_ sql: String, _ arguments: [SQLValue] = [], _ map: (Statement) throws -> T) throws -> T? {
         let statement = try prepare(sql)

@@ -219,6 +219,53 @@ package enum Schema {
                     VALUES (1, (SELECT COALESCE(MAX(position), 0) FROM messages));
                 """)
         }
+        migrator.registerMigration(
+            "v8: token generations, disabled users, name skeletons, no credentials in model names"
+        ) { db in
+            // `sotto token revoke` raises a user's generation (their older tokens stop working)
+            // and `sotto user disable` sets `disabled_at`; `access_state.version` changes with
+            // either, so a running server sees a change with one small read.
+            try db.execute(
+                """
+                ALTER TABLE users ADD COLUMN token_generation INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE users ADD COLUMN disabled_at INTEGER;
+                ALTER TABLE users ADD COLUMN name_skeleton TEXT;
+                CREATE INDEX users_by_name_skeleton ON users(name_skeleton);
+                CREATE TABLE access_state(id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
+                INSERT INTO access_state(id, version) VALUES (1, 0);
+                CREATE INDEX channels_by_creator ON channels(created_by);
+                -- The bytes each user's assistant conversations hold, kept by the writes that
+                -- change them, for the quota (StorageQuota).
+                CREATE TABLE assistant_usage(owner TEXT PRIMARY KEY, bytes INTEGER NOT NULL) WITHOUT ROWID;
+                INSERT INTO assistant_usage(owner, bytes)
+                SELECT c.owner,
+                    COALESCE((SELECT SUM(length(CAST(m.text AS BLOB))) FROM assistant_messages m
+                        JOIN assistant_conversations d ON d.id = m.conversation_id WHERE d.owner = c.owner), 0)
+                  + COALESCE((SELECT SUM(length(i.bytes)) FROM assistant_images i
+                        JOIN assistant_messages m ON m.id = i.message_id
+                        JOIN assistant_conversations d ON d.id = m.conversation_id WHERE d.owner = c.owner), 0)
+                  + COALESCE((SELECT SUM(length(u.bytes)) FROM assistant_uploads u
+                        JOIN assistant_conversations d ON d.id = u.conversation_id WHERE d.owner = c.owner), 0)
+                FROM (SELECT DISTINCT owner FROM assistant_conversations) c;
+                """)
+            // Names that look alike are one user's at most: each name's skeleton, for the check.
+            let users = try db.rows("SELECT id, name FROM users", []) { ($0.string(0), $0.string(1)) }
+            for (id, name) in users {
+                try db.run(
+                    "UPDATE users SET name_skeleton = ? WHERE id = ?",
+                    [.text(DisplayNameRules.skeleton(of: name)), .text(id)])
+            }
+            // Answers of a fallback configured as http://user:password@host kept its password in
+            // their model name.
+            let named = try db.rows(
+                "SELECT id, model FROM assistant_messages WHERE model LIKE '%://%@%'", []
+            ) { ($0.string(0), $0.string(1)) }
+            for (id, model) in named {
+                try db.run(
+                    "UPDATE assistant_messages SET model = ? WHERE id = ?",
+                    [.text(CredentialRedaction.redacted(model)), .text(id)])
+            }
+        }
         return migrator
     }
 }

@@ -9,9 +9,10 @@ import Foundation
 ///   opened. A write rolled back leaves its seqs here, which is harmless: a recorded seq is never
 ///   below the user's true newest, so a socket that has sent it has sent everything before the
 ///   next one; at worst a socket reads the log.
-/// - each channel's members, as read from the database. Members are written once, when the
-///   channel is created, and never change; any rollback empties the cache, so it never holds the
-///   members of a channel whose creation did not commit.
+/// - each channel's members, as read from the database. Members are written when the channel
+///   is created and change only when one leaves (or rejoins a channel of their member set), in
+///   a write that drops the channel from the cache; any rollback empties the cache, so it never
+///   holds members that did not commit.
 /// - the events appended in the transaction, handed to the sink in seq order once it commits
 ///   (those of a write rolled back alone are dropped), before the writes return.
 /// - whether messages were inserted, so the search index is brought up to date before COMMIT.
@@ -34,6 +35,11 @@ final class WriterMemory: TransactionHooks, @unchecked Sendable {
         let ids = try ChatStore.memberIDs(cid, db)
         if !ids.isEmpty { members[cid] = ids }
         return ids
+    }
+
+    /// Drops the channel's members from the cache (a write that changes them).
+    func forgetMembers(of cid: ChannelID) {
+        members[cid] = nil
     }
 
     func recordAppended(_ event: AppendedEvent) {

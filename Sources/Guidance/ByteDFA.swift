@@ -37,9 +37,19 @@ struct ByteDFA: Sendable {
         return state
     }
 
+    /// What the subset construction may build and spend before it throws `tooLarge`.
+    struct Limits {
+        /// DFA states.
+        var states: Int
+        /// Transition-table cells: states × byte classes.
+        var tableCells: Int
+        /// NFA states and edges visited.
+        var work: Int
+    }
+
     /// Determinizes `nfa` (subset construction), drops states that cannot reach `final`, and
     /// numbers the rest in breadth-first order from the start.
-    init(nfa: ByteNFA, start: Int32, final: Int32, stateLimit: Int) throws {
+    init(nfa: ByteNFA, start: Int32, final: Int32, limits: Limits) throws {
         // Byte classes: cut 0…255 wherever some edge begins or ends.
         var cuts = [Bool](repeating: false, count: 257)
         cuts[0] = true
@@ -58,7 +68,7 @@ struct ByteDFA: Sendable {
         classCount += 1
 
         let subsets = try Self.determinize(
-            nfa: nfa, start: start, final: final, classOf: classOf, classCount: classCount, stateLimit: stateLimit)
+            nfa: nfa, start: start, final: final, classOf: classOf, classCount: classCount, limits: limits)
         let live = Self.liveStates(subsets.transitions, accepting: subsets.accepting, classCount: classCount)
         guard live[0] else {
             throw GuidanceError(.emptyLanguage, "no JSON text satisfies the schema")
@@ -125,8 +135,19 @@ struct ByteDFA: Sendable {
     /// Subset construction. Returns transitions between subset ids (-1: empty subset) and which
     /// subsets hold `final`; subset 0 is the start's closure.
     private static func determinize(
-        nfa: ByteNFA, start: Int32, final: Int32, classOf: [UInt8], classCount: Int, stateLimit: Int
+        nfa: ByteNFA, start: Int32, final: Int32, classOf: [UInt8], classCount: Int, limits: Limits
     ) throws -> (transitions: [Int32], accepting: [Bool]) {
+        let stateLimit = min(limits.states, max(1, limits.tableCells / classCount))
+        var work = 0
+        func spend(_ amount: Int) throws {
+            work += amount
+            guard work <= limits.work else {
+                throw GuidanceError(
+                    .tooLarge,
+                    "the schema's automaton takes more than \(limits.work) steps to build (\(nfa.stateCount) NFA states)"
+                )
+            }
+        }
         var ids: [[Int32]: Int32] = [:]
         var subsets: [[Int32]] = []
         var transitions: [Int32] = []
@@ -145,6 +166,7 @@ struct ByteDFA: Sendable {
             }
             while let state = stack.popLast() {
                 result.append(state)
+                work += 1 + nfa.epsilons[Int(state)].count
                 for next in nfa.epsilons[Int(state)] where mark[Int(next)] != generation {
                     mark[Int(next)] = generation
                     stack.append(next)
@@ -161,10 +183,14 @@ struct ByteDFA: Sendable {
 
         func id(of subset: [Int32]) throws -> Int32 {
             if subset.count == 1 && singletonIDs[Int(subset[0])] >= 0 { return singletonIDs[Int(subset[0])] }
+            try spend(subset.count)  // hashing it
             if let known = ids[subset] { return known }
             guard subsets.count < stateLimit else {
-                throw GuidanceError(.tooLarge, "the schema needs more than \(stateLimit) automaton states")
+                throw GuidanceError(
+                    .tooLarge,
+                    "the schema needs more than \(stateLimit) automaton states (\(classCount) byte classes each)")
             }
+            try spend(subset.count + classCount)
             let id = Int32(subsets.count)
             ids[subset] = id
             if subset.count == 1 { singletonIDs[Int(subset[0])] = id }
@@ -184,7 +210,9 @@ struct ByteDFA: Sendable {
                 buckets[c].removeAll(keepingCapacity: true)
                 used[c] = false
             }
+            try spend(subset.count)
             for state in subset {
+                try spend(nfa.edges[Int(state)].count)
                 for edge in nfa.edges[Int(state)] {
                     for c in Int(classOf[Int(edge.low)])...Int(classOf[Int(edge.high)]) {
                         buckets[c].append(edge.target)

@@ -13,6 +13,17 @@ import Synchronization
 public final class Grammar: Sendable {
     /// The largest automaton `init(schema:)` builds unless told otherwise.
     public static let defaultStateLimit = 400_000
+    /// The most transition-table cells (states × byte classes, 4 bytes each) `init(schema:)`
+    /// builds: 16 Mi cells, 64 MB.
+    public static let defaultTableLimit = 16 << 20
+    /// The most work the subset construction does (NFA states and edges it visits) before
+    /// `init(schema:)` gives up: a schema whose automaton stays under the state limit can still
+    /// take long to build (a pattern such as `(a|b)*a(a|b){20}` has a small NFA and a huge
+    /// DFA), and the limit makes a refusal cost a fraction of a second, never more.
+    public static let defaultWorkLimit = 8_000_000
+    /// The most states one `pattern` of a string schema may take (its counted repetitions
+    /// unrolled), before the rest of the schema.
+    public static let patternStateLimit = 20_000
 
     /// The schema this grammar was compiled from.
     public let schema: Schema
@@ -24,12 +35,15 @@ public final class Grammar: Sendable {
     /// Compiles `schema`.
     ///
     /// - Throws: `GuidanceError` with kind `invalidSchema`, `invalidPattern`, `unsupportedPattern`,
-    ///   `emptyLanguage` or `tooLarge`, and the schema path of the problem.
+    ///   `emptyLanguage` or `tooLarge` (past `stateLimit` states, ``defaultTableLimit`` cells or
+    ///   ``defaultWorkLimit`` steps of work), and the schema path of the problem.
     public init(schema: Schema, stateLimit: Int = Grammar.defaultStateLimit) throws {
         self.schema = schema
         var compiler = SchemaCompiler(stateLimit: stateLimit * 2)
         let (start, final) = try compiler.compile(schema)
-        dfa = try ByteDFA(nfa: compiler.nfa, start: start, final: final, stateLimit: stateLimit)
+        dfa = try ByteDFA(
+            nfa: compiler.nfa, start: start, final: final,
+            limits: .init(states: stateLimit, tableCells: Self.defaultTableLimit, work: Self.defaultWorkLimit))
         let dfa = dfa
         runLimits = VocabularyIndex.families.map { RunLimits(dfa: dfa, characters: $0) }
     }

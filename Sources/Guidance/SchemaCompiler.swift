@@ -187,7 +187,7 @@ struct SchemaCompiler {
         if let maxLength, maxLength < 0 { throw GuidanceError(.invalidSchema, "negative maxLength \(maxLength)") }
         let regex = try pattern.map { pattern in
             do {
-                return try ScalarNFA(pattern: pattern, stateLimit: nfa.stateLimit)
+                return try ScalarNFA(pattern: pattern, stateLimit: min(nfa.stateLimit, Grammar.patternStateLimit))
             } catch let error as GuidanceError {
                 throw GuidanceError(error.kind, "pattern \(quote(pattern)): " + error.message, offset: error.offset)
             }

@@ -33,12 +33,34 @@ public struct OpenAICompatibleModel: LanguageModel {
         public var apiKey: String?
         /// How long to wait for the first byte of an answer, and between bytes of a stream.
         public var timeout: TimeInterval
+        /// How errors name the endpoint ("the fallback server"): they reach users, so they name
+        /// no address.
+        public var name: String
 
-        public init(baseURL: URL, model: String, apiKey: String? = nil, timeout: TimeInterval = 120) {
+        public init(
+            baseURL: URL, model: String, apiKey: String? = nil, timeout: TimeInterval = 120,
+            name: String = "the endpoint"
+        ) {
             self.baseURL = baseURL
             self.model = model
             self.apiKey = apiKey
             self.timeout = timeout
+            self.name = name
+        }
+
+        /// The base URL as it may be shown or stored: without the user and password a URL such
+        /// as `http://user:pass@host/v1` carries (those stay in ``baseURL``, where the request
+        /// is made), and without a query or fragment.
+        public var displayURL: String { Self.display(baseURL) }
+
+        /// `url` without user info, query or fragment.
+        public static func display(_ url: URL) -> String {
+            guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "(an endpoint)" }
+            parts.user = nil
+            parts.password = nil
+            parts.query = nil
+            parts.fragment = nil
+            return parts.string ?? "(an endpoint)"
         }
     }
 
@@ -96,7 +118,7 @@ public struct OpenAICompatibleExecutor: LanguageModelExecutor {
             }
         } catch let error as OpenAIEndpointError {
             try Task.checkCancellation()
-            throw Self.generationError(error)
+            throw Self.generationError(error, endpoint: model.endpoint.name)
         }
         for event in decoder.finish() { await channel.send(event) }
     }
@@ -104,8 +126,11 @@ public struct OpenAICompatibleExecutor: LanguageModelExecutor {
     /// An endpoint's failure as the session's errors, so that an app handles a remote model's
     /// as it does the local one's: 429 is rate limiting, a context overflow is one, anything
     /// else (no answer, a bad key, a 5xx) means the model cannot be used now.
-    static func generationError(_ error: OpenAIEndpointError) -> LanguageModelSession.GenerationError {
-        let context = LanguageModelSession.GenerationError.Context(debugDescription: error.description)
+    static func generationError(_ error: OpenAIEndpointError, endpoint: String = "the endpoint")
+        -> LanguageModelSession.GenerationError
+    {
+        let context = LanguageModelSession.GenerationError.Context(
+            debugDescription: error.description(naming: endpoint))
         if error.status == 429 { return .rateLimited(context) }
         if error.code == "context_length_exceeded" { return .exceededContextWindowSize(context) }
         return .assetsUnavailable(context)

@@ -27,6 +27,12 @@ public final class ChatServer: Sendable {
         /// Open connections in all, and from one client address.
         public var maxConnections = 20_000
         public var maxConnectionsPerAddress = 512
+        /// Open WebSockets one user may have (the per-address cap is the looser bound: users
+        /// behind one reverse proxy share an address).
+        public var maxSocketsPerUser = EventHub.defaultMaxSocketsPerUser
+        /// Assistant answers, summaries and continuations one user may have running at once;
+        /// more get 429 with `Retry-After`.
+        public var maxAssistantTurnsPerUser = AssistantEngine.defaultMaxTurnsPerUser
         /// Requests (and WebSocket messages) per second per user, and the burst allowed; 0: no limit.
         public var userRequestsPerSecond: Double = 50
         public var userBurst: Double = 200
@@ -54,6 +60,8 @@ public final class ChatServer: Sendable {
     let hub: EventHub
     private let http: HTTPServer
     private let pruning = Mutex<Task<Void, Never>?>(nil)
+    /// Keeps `tokens.access` in step with the store (revoked tokens, disabled users).
+    let accessMonitor: UserAccessMonitor
 
     /// The model behind the AI features beyond reply suggestions (writing tools, translation,
     /// summaries, date actions, search suggestions), or why there is none.
@@ -74,8 +82,13 @@ public final class ChatServer: Sendable {
         self.tokens = tokens
         let cors = CORSPolicy(allowedOrigins: configuration.corsOrigins)
         let limiter = RateLimiter(rate: configuration.userRequestsPerSecond, burst: configuration.userBurst)
-        let hub = EventHub(store: store, tokens: tokens, cors: cors, limiter: limiter)
+        let hub = EventHub(
+            store: store, tokens: tokens, cors: cors, limiter: limiter,
+            maxSocketsPerUser: configuration.maxSocketsPerUser)
         self.hub = hub
+        accessMonitor = UserAccessMonitor(store: store, list: tokens.access) { [weak hub] in
+            hub?.closeRefusedSockets()
+        }
         // Every event goes out as its write commits, in seq order, from the store's writer: a
         // socket gets its events in order and seldom has to read the log.
         // (Weakly: the store holds the sink, and the hub holds the store.)
@@ -113,7 +126,9 @@ public final class ChatServer: Sendable {
         let files = StaticFiles()
         var routes = api.routes
         intelligence.add(to: &routes)
-        let assistant = AssistantEngine(store: store, model: model) { user, json in hub.sendLive(to: user, json: json) }
+        let assistant = AssistantEngine(
+            store: store, model: model, maxTurnsPerUser: configuration.maxAssistantTurnsPerUser
+        ) { user, json in hub.sendLive(to: user, json: json) }
         self.assistant = assistant
         AssistantAPI(
             store: store, engine: assistant, modelState: { intelligence.state },
@@ -181,7 +196,14 @@ public final class ChatServer: Sendable {
     /// Starts listening; returns the bound port.
     @discardableResult
     public func start() throws -> Int {
+        // A client that resets its connection while the server writes to it makes the write
+        // raise SIGPIPE, whose default action ends the process: one client could stop the
+        // server. (libuv leaves the signal to the application.) The write fails with EPIPE
+        // instead, and the connection is closed.
+        signal(SIGPIPE, SIG_IGN)
         try? store.pruneEvents()
+        // Revoked tokens and disabled users are refused from the first request on.
+        accessMonitor.start()
         let port = try http.start()
         let store = store
         pruning.withLock { task in
@@ -199,6 +221,7 @@ public final class ChatServer: Sendable {
             task?.cancel()
             task = nil
         }
+        accessMonitor.stop()
         http.stop()
     }
 

@@ -45,7 +45,11 @@ extension ServeCommand {
             }
         }
         if key?.isEmpty == true { key = nil }
-        return (OpenAICompatibleModel(baseURL: url, model: name, apiKey: key), "\(name) at \(url.absoluteString)")
+        let endpoint = OpenAICompatibleModel.Endpoint(
+            baseURL: url, model: name, apiKey: key, name: "the fallback server")
+        // The name is shown (the page, each result, the log) and stored (assistant messages):
+        // credentials in the URL stay in the endpoint, where the request is made.
+        return (OpenAICompatibleModel(endpoint: endpoint), "\(name) at \(endpoint.displayURL)")
     }
 
     /// The suggestions and the features' model with the fallback in, when the local model left

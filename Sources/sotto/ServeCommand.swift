@@ -36,7 +36,10 @@ struct ServeCommand: Command {
           --threads N         threads that run request handlers (default 32; a handler may wait for
                               the database's commit, and waiting ones share it)
           --max-connections N           open connections in all (default 20000; raise ulimit -n to match)
-          --max-connections-per-ip N    open connections from one address (default 512)
+          --max-connections-per-ip N    open connections from one address (default 512; users behind
+                              one reverse proxy share it)
+          --max-sockets-per-user N      open WebSockets of one user (default \(ChatServer.Configuration().maxSocketsPerUser);
+                              more are refused with 429 too_many_sockets)
           --rate-limit N      requests (and WebSocket messages) per second per user, bursts of 4×
                               (default 50; 0 turns the limit off)
           --cors-origin ORIGINS  comma-separated origins (https://chat.example.com) whose pages may
@@ -48,12 +51,14 @@ struct ServeCommand: Command {
                               or folder (default: $SOTTO_SPEECH_MODEL, else \(ModelCatalog.defaultSpeechModelID)
                               when pulled; loaded at the first request); off: none
         \(fallbackUsage)
+        \(limitsUsage)
 
         The OpenAI-compatible API is at /v1 (GET /v1/models, POST /v1/chat/completions,
         POST /v1/audio/transcriptions), a Sotto token as the API key.
         """
     static let valueOptions: Set<String> = [
-        "host", "port", "model", "threads", "io-threads", "max-connections", "max-connections-per-ip", "rate-limit",
+        "host", "port", "model", "threads", "io-threads", "max-connections", "max-connections-per-ip",
+        "max-sockets-per-user", "rate-limit",
         "cors-origin", "durability", "kernels", "compute-threads", "fallback-url", "fallback-model",
         "fallback-key-file", "speech-model",
     ]
@@ -87,6 +92,12 @@ struct ServeCommand: Command {
             throw UsageError(description: "--max-connections-per-ip must be at least 1")
         }
         configuration.maxConnectionsPerAddress = perAddress
+        guard let perUser = try arguments.int("max-sockets-per-user", default: configuration.maxSocketsPerUser),
+            perUser >= 1
+        else {
+            throw UsageError(description: "--max-sockets-per-user must be at least 1")
+        }
+        configuration.maxSocketsPerUser = perUser
         guard let rate = try arguments.int("rate-limit", default: 50), rate >= 0 else {
             throw UsageError(description: "--rate-limit must be 0 or more")
         }

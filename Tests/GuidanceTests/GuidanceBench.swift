@@ -136,6 +136,31 @@ struct GuidanceBench {
         )
     }
 
+    /// What compiling costs: the realistic schemas above, then schemas an attacker would send
+    /// (refused with `tooLarge`: the figure is what the refusal costs).
+    @Test func compileCosts() {
+        var cases: [(String, Schema)] = Self.documents.map { ($0.name, $0.schema) }
+        cases += [
+            ("any object (json_object)", .anyObject(maximumDepth: Schema.anyObjectDepth)),
+            ("anyOf doubling 24 levels", CompileBoundsTests.doubling(depth: 24)),
+            ("pattern [ab]*a[ab]{24}", .string(pattern: "[ab]*a[ab]{24}")),
+            ("pattern (a{100}){1000}", .string(pattern: "(a{100}){1000}")),
+            ("array of 100,000 integers", .array(.integer(), minCount: 100_000, maxCount: 100_000)),
+        ]
+        for (name, schema) in cases {
+            let start = cpuMicros()
+            let outcome: String
+            do {
+                outcome = "\(try Grammar(schema: schema).stateCount) states"
+            } catch let error as GuidanceError {
+                outcome = "refused (\(error.kind))"
+            } catch {
+                outcome = "\(error)"
+            }
+            print("[GuidanceBench] compile \(name): \(ms(cpuMicros() - start)), \(outcome)")
+        }
+    }
+
     /// This thread's CPU time in µs: the machine is shared, and wall-clock times would mostly
     /// measure other processes.
     private func cpuMicros() -> Double {

@@ -39,7 +39,9 @@ import Testing
 }
 
 @Suite struct APIMembershipTests {
-    @Test func nonMembersGet403Everywhere() throws {
+    /// A channel's existence is its members' business: a non-member gets the 404 a missing
+    /// channel gets (issue 27; it was a 403 `not_a_member`).
+    @Test func nonMembersGet404Everywhere() throws {
         let server = try TestServer.shared()
         let (_, _, cid) = try server.pair()
         let carol = server.client(try server.outsider())
@@ -53,8 +55,8 @@ import Testing
             try carol.post("/api/channels", ["cid": cid.cid]),
         ]
         for response in attempts {
-            #expect(response.status == 403, "\(response.text)")
-            #expect(response.errorCode == "not_a_member")
+            #expect(response.status == 404, "\(response.text)")
+            #expect(response.errorCode == "not_found")
         }
         let missing = try carol.get(channelPath(ChannelID(type: "messaging", id: "does-not-exist"), "/messages"))
         #expect(missing.status == 404)

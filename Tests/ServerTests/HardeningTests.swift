@@ -57,7 +57,7 @@ import Testing
         let (_, _, cid) = try server.pair()
         let outsider = try server.outsider()
         let response = try server.client(outsider).get(channelPath(cid, "/suggestions?tone=formal"))
-        #expect(response.status == 403)
+        #expect(response.status == 404)
         #expect(server.server.scheduler.preferredTone(for: .init(user: outsider, cid: cid)) == nil)
     }
 

@@ -136,6 +136,6 @@ import Testing
         let carol = try server.socket(outsider)
         _ = try carol.receiveJSON()
         try carol.send(json: ["type": "typing.start", "cid": cid.cid])
-        #expect((try carol.receiveJSON()?["error"] as? [String: Any])?["status"] as? Int == 403)
+        #expect((try carol.receiveJSON()?["error"] as? [String: Any])?["status"] as? Int == 404)
     }
 }

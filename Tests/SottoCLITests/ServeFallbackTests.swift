@@ -49,6 +49,21 @@ struct ServeFallbackTests {
         )
     }
 
+    /// Credentials in the URL are used for the requests, never shown: the log has the URL
+    /// without them (issue 27).
+    @Test func theLinesShowTheURLWithoutItsCredentials() throws {
+        let home = try TemporaryHome()
+        let lines = try SottoBinary.firstLines(
+            3,
+            of: [
+                "serve", "--port", "0", "--model", "off", "--fallback-url",
+                "http://operator:hunter2@127.0.0.1:9/v1?key=abc", "--fallback-model", "m",
+            ], home: home.url)
+        #expect(lines.last?.hasPrefix("Fallback model: m at http://127.0.0.1:9/v1:") == true, "\(lines)")
+        #expect(!lines.joined().contains("hunter2") && !lines.joined().contains("operator"))
+        #expect(!lines.joined().contains("key=abc"))
+    }
+
     /// With the features turned off or stood in for, the fallback line says why it is unused.
     @Test(arguments: [
         ("--canned-suggestions", "--canned-suggestions stands in for a model"),

@@ -9,11 +9,14 @@ public struct APIError: Error, Equatable, Sendable, CustomStringConvertible {
     public var status: Int
     public var code: String
     public var message: String
+    /// Seconds to wait before trying again, sent as `Retry-After` (with 429 and 503).
+    public var retryAfter: Int?
 
-    public init(status: Int, code: String, message: String) {
+    public init(status: Int, code: String, message: String, retryAfter: Int? = nil) {
         self.status = status
         self.code = code
         self.message = message
+        self.retryAfter = retryAfter
     }
 
     /// Maps any error to its answer. Errors that are not the client's (a failing database, a
@@ -29,9 +32,13 @@ public struct APIError: Error, Equatable, Sendable, CustomStringConvertible {
             switch error {
             case .invalidArgument: self.init(status: 400, code: "invalid_argument", message: error.description)
             case .notFound: self.init(status: 404, code: "not_found", message: error.description)
-            case .notMember: self.init(status: 403, code: "not_a_member", message: error.description)
+            case .notMember(_, let channel):
+                // The same answer as for a channel that does not exist: whether a channel exists
+                // is only its members' business.
+                self.init(APIError(ChatStoreError.notFound(what: "channel", id: channel.cid)))
             case .forbidden: self.init(status: 403, code: "forbidden", message: error.description)
             case .conflict: self.init(status: 409, code: "conflict", message: error.description)
+            case .quotaExceeded: self.init(status: 409, code: "quota_exceeded", message: error.description)
             }
         case let error as DatabaseError where error.isBusy:
             // Another process holds the database; retry later.
@@ -70,6 +77,7 @@ public struct APIError: Error, Equatable, Sendable, CustomStringConvertible {
     var response: HTTPResponse {
         var response = HTTPResponse.json(bytes: body, status: status)
         if status == 401 { response.headers.append(("WWW-Authenticate", "Bearer")) }
+        if let retryAfter { response.headers.append(("Retry-After", String(retryAfter))) }
         return response
     }
 }

@@ -25,7 +25,10 @@ struct HealthResponse: Encodable {
 }
 
 struct CreateChannelRequest: Decodable {
-    var cid: String
+    /// A channel chosen by id; without one, the channel of exactly the caller and `members`.
+    var cid: String?
+    /// The type of a channel identified by its members (default `messaging`).
+    var type: String?
     var name: String?
     var members: [String]?
 }

@@ -100,34 +100,60 @@ struct ChatAPI: Sendable {
         routes.add(
             "POST", "/api/channels",
             APIOperation(
-                id: "getOrCreateChannel", summary: "Get a channel, or create it with you and the given members.",
+                id: "getOrCreateChannel",
+                summary:
+                    "Get a channel, or create it with you and the given members. With a cid: a channel of that id; a channel you are not in is not found (404, as a missing one), and one whose members are not exactly you and those given is a 409. Without a cid: the channel of exactly you and the given members (its id, type:!members-…, is made from them), created once.",
                 body: ##"""
-                    {"type": "object", "required": ["cid"], "properties": {
+                    {"type": "object", "properties": {
                       "cid": {"$ref": "#/components/schemas/ChannelID"},
+                      "type": {"type": "string", "pattern": "^[a-z0-9_-]{1,32}$"},
                       "name": {"allOf": [{"$ref": "#/components/schemas/Name"}], "nullable": true},
                       "members": {"type": "array", "maxItems": 100, "items": {"$ref": "#/components/schemas/UserID"}, "nullable": true}}}
                     """##,
                 answers: [
                     .init(200, "The existing channel.", ref("ChannelDetail")),
                     .init(201, "The new channel.", ref("ChannelDetail")),
-                ], errors: [403, 404])
+                ], errors: [404, 409])
         ) { context in
             let body = try JSONBody.decode(CreateChannelRequest.self, from: context.request)
-            let cid = try ChannelID.parse(body.cid, field: "cid")
             let members = try (body.members ?? []).enumerated().map {
                 try UserID.validated($0.element, field: "members[\($0.offset)]")
             }
-            let (detail, created) = try store.getOrCreateChannel(
-                cid, name: body.name, members: members, by: context.authenticatedUser)
+            let (detail, created): (ChannelDetail, Bool)
+            if let text = body.cid {
+                guard body.type == nil else {
+                    throw APIError.badRequest("give either cid or type (a channel of its members), not both")
+                }
+                (detail, created) = try store.getOrCreateChannel(
+                    try ChannelID.parse(text, field: "cid"), name: body.name, members: members,
+                    by: context.authenticatedUser)
+            } else {
+                let type = body.type ?? "messaging"
+                // The type is checked as a channel id's type is.
+                _ = try ChannelID.parse(type + ":x", field: "type")
+                (detail, created) = try store.getOrCreateDistinctChannel(
+                    type: type, name: body.name, members: members, by: context.authenticatedUser)
+            }
             return JSONBody.response(
                 ChannelResponse(channel: detail.channel, members: detail.members, created: created),
                 status: created ? 201 : 200)
         }
         routes.add(
+            "POST", "/api/channels/{cid}/leave",
+            APIOperation(
+                id: "leaveChannel",
+                summary:
+                    "Leave a channel: its messages and events are no longer yours; the members get a member.left event.",
+                answers: [.init(204, "Left.")], errors: [404])
+        ) { context in
+            try store.leaveChannel(try cid(context), user: context.authenticatedUser)
+            return HTTPResponse(status: 204)
+        }
+        routes.add(
             "GET", "/api/channels/{cid}",
             APIOperation(
                 id: "getChannel", summary: "A channel with its members and their read state.",
-                answers: [.init(200, "The channel.", ref("ChannelDetail"))], errors: [403, 404])
+                answers: [.init(200, "The channel.", ref("ChannelDetail"))], errors: [404])
         ) { context in
             let detail = try store.channelDetail(try cid(context), for: context.authenticatedUser)
             return JSONBody.response(ChannelResponse(channel: detail.channel, members: detail.members))
@@ -141,7 +167,7 @@ struct ChatAPI: Sendable {
                     .init("before", ref("MessageID")),
                     .init("limit", ##"{"type": "integer", "minimum": 1, "maximum": 200, "default": 50}"##),
                 ],
-                answers: [.init(200, "Messages.", ref("MessagePage"))], errors: [403, 404])
+                answers: [.init(200, "Messages.", ref("MessagePage"))], errors: [404])
         ) { context in
             var limit = 50
             if let text = context.query["limit"] {
@@ -170,7 +196,7 @@ struct ChatAPI: Sendable {
                 answers: [
                     .init(200, "Already stored (idempotent retry).", ref("SentMessage")),
                     .init(201, "Stored.", ref("SentMessage")),
-                ], errors: [403, 404, 409])
+                ], errors: [404, 409])
         ) { context in
             let body = try JSONBody.decode(SendMessageRequest.self, from: context.request)
             let new = NewMessage(
@@ -198,7 +224,7 @@ struct ChatAPI: Sendable {
                         200, "Your read state.",
                         ##"{"type": "object", "required": ["read"], "properties": {"read": {"$ref": "#/components/schemas/ReadState"}}}"##
                     )
-                ], errors: [403, 404])
+                ], errors: [404])
         ) { context in
             let body = try JSONBody.decode(MarkReadRequest.self, from: context.request, emptyAs: MarkReadRequest())
             let upTo = try body.messageID.map { try MessageID.validated($0, field: "message_id") }
@@ -212,7 +238,7 @@ struct ChatAPI: Sendable {
             APIOperation(
                 id: "typing",
                 summary: "Tell the other members you started or stopped typing (typing.start / typing.stop events).",
-                body: typingSchema, answers: [.init(200, "Sent.", typingSchema)], errors: [403, 404])
+                body: typingSchema, answers: [.init(200, "Sent.", typingSchema)], errors: [404])
         ) { context in
             let body = try JSONBody.decode(TypingRequest.self, from: context.request)
             try typing(context.authenticatedUser, in: try cid(context), started: body.typing)
@@ -225,7 +251,7 @@ struct ChatAPI: Sendable {
                 summary:
                     "Reply suggestions for you in this channel. 'pending' means a suggestions.updated event will follow on /api/connect.",
                 query: [.init("tone", ##"{"type": "string", "enum": ["casual", "formal"]}"##)],
-                answers: [.init(200, "Where your suggestions stand.", ref("Suggestions"))], errors: [403, 404])
+                answers: [.init(200, "Where your suggestions stand.", ref("Suggestions"))], errors: [404])
         ) { context in
             var tone: Tone?
             if let text = context.query["tone"] {
@@ -275,10 +301,7 @@ struct ChatAPI: Sendable {
 
     /// Records a typing event for the other members of the channel.
     func typing(_ user: UserID, in cid: ChannelID, started: Bool) throws {
-        guard try store.isMember(user, of: cid) else {
-            guard try store.channel(cid) != nil else { throw ChatStoreError.notFound(what: "channel", id: cid.cid) }
-            throw ChatStoreError.notMember(user: user, channel: cid)
-        }
+        guard try store.isMember(user, of: cid) else { throw ChatStoreError.notFound(what: "channel", id: cid.cid) }
         try store.recordEvent(
             type: started ? EventType.typingStart : EventType.typingStop, fields: TypingEventFields(user_id: user),
             to: .channel(cid, except: user), ephemeral: true)

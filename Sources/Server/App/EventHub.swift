@@ -33,12 +33,23 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
     var typingHandler: (@Sendable (UserID, ChannelID, Bool) throws -> Void)?
     private let cors: CORSPolicy
     private let limiter: RateLimiter
+    /// Open sockets one user may have; more are refused (HTTP 429, or closed with 4429 when
+    /// the token comes in a message). The per-address cap of the HTTP core is the looser bound:
+    /// many users behind one reverse proxy share an address.
+    let maxSocketsPerUser: Int
 
-    init(store: ChatStore, tokens: TokenAuthority, cors: CORSPolicy, limiter: RateLimiter) {
+    /// The default of ``maxSocketsPerUser``: a few browser tabs and devices each.
+    static let defaultMaxSocketsPerUser = 16
+
+    init(
+        store: ChatStore, tokens: TokenAuthority, cors: CORSPolicy, limiter: RateLimiter,
+        maxSocketsPerUser: Int = EventHub.defaultMaxSocketsPerUser
+    ) {
         self.store = store
         self.tokens = tokens
         self.cors = cors
         self.limiter = limiter
+        self.maxSocketsPerUser = maxSocketsPerUser
     }
 
     /// Sends a just-appended event to its recipients' sockets straight from memory; a socket
@@ -98,10 +109,37 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
         }
         guard let token = query["token"] ?? bearer(request) else { return nil }  // may authenticate by message
         do {
-            _ = try tokens.verify(token)
+            let claims = try tokens.verify(token)
+            if socketCount(of: claims.user) >= maxSocketsPerUser {
+                return tooManySockets(claims.user).response
+            }
             return nil
         } catch {
             return APIError(error).response
+        }
+    }
+
+    /// Open sockets of `user`.
+    func socketCount(of user: UserID) -> Int {
+        withLock { sessions[user]?.count ?? 0 }
+    }
+
+    private func tooManySockets(_ user: UserID) -> APIError {
+        APIError(
+            status: 429, code: "too_many_sockets",
+            message:
+                "user '\(user)' already has \(maxSocketsPerUser) open sockets, the most this server allows; close one (another tab or device) first",
+            retryAfter: 5)
+    }
+
+    /// Closes every socket whose token the access list now refuses (a revoked token, a
+    /// disabled user), with 4401.
+    func closeRefusedSockets() {
+        let open = withLock { Array(sessionsBySocket.values) }
+        for session in open {
+            if let refusal = tokens.access.refusal(for: session.claims) {
+                fail(session.socket, APIError(refusal), closeCode: 4401)
+            }
         }
     }
 
@@ -207,15 +245,22 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
         }
         let wantsSuggestions = socket.request.query["suggestions"] != "off"
         let session = Session(
-            user: claims.user, socket: socket, store: store, lastSent: resumeFrom, wantsSuggestions: wantsSuggestions)
+            claims: claims, socket: socket, store: store, lastSent: resumeFrom, wantsSuggestions: wantsSuggestions)
+        // Counted and registered at once, so that sockets opening together cannot all pass.
+        let admitted = withLock {
+            guard (sessions[claims.user]?.count ?? 0) < maxSocketsPerUser else { return false }
+            sessions[claims.user, default: [:]][socket.id] = session
+            sessionsBySocket[socket.id] = session
+            return true
+        }
+        guard admitted else {
+            fail(socket, tooManySockets(claims.user), closeCode: 4429)
+            return
+        }
         socket.send(
             #"{"type":"hello","connection_id":"\#(socket.id)","user_id":\#(JSONStringLiteral.encode(claims.user.rawValue)),"last_seq":\#(cursor.lastSeq)}"#
         )
         if resync { socket.send(#"{"type":"resync","last_seq":\#(cursor.lastSeq)}"#) }
-        withLock {
-            sessions[claims.user, default: [:]][socket.id] = session
-            sessionsBySocket[socket.id] = session
-        }
         session.schedulePump()  // replay, and anything that arrived while registering
         if let expiresAt = claims.expiresAt {
             // HTTP refuses the token from then on; the socket must not outlive it either.
@@ -272,7 +317,8 @@ final class Session: @unchecked Sendable {
     // @unchecked Sendable: `lastSent` and `scheduled` are only touched inside `lock`; pumps
     // run one at a time on `queue`.
 
-    let user: UserID
+    let claims: TokenClaims
+    var user: UserID { claims.user }
     let socket: WebSocket
     let wantsSuggestions: Bool
     private let store: ChatStore
@@ -281,8 +327,8 @@ final class Session: @unchecked Sendable {
     private let lock = NSLock()
     private var scheduled = false
 
-    init(user: UserID, socket: WebSocket, store: ChatStore, lastSent: Int64, wantsSuggestions: Bool) {
-        self.user = user
+    init(claims: TokenClaims, socket: WebSocket, store: ChatStore, lastSent: Int64, wantsSuggestions: Bool) {
+        self.claims = claims
         self.socket = socket
         self.store = store
         self.lastSent = lastSent

@@ -159,7 +159,7 @@ struct IntelligenceAPI: Sendable {
                       "after": \##(messageIDSchema),
                       "last": {"type": "integer", "minimum": 1, "maximum": \##(ThreadSummarizer.messageLimit)}}}
                     """##,
-                bodyRequired: false, answers: jobAnswer, errors: [403, 404, 409])
+                bodyRequired: false, answers: jobAnswer, errors: [404, 409])
         ) { context in
             let user = context.authenticatedUser
             let body = try JSONBody.decode(SummaryRequest.self, from: context.request, emptyAs: SummaryRequest())

@@ -238,6 +238,7 @@ struct AssistantAPI: Sendable {
             let images = try images(named: imageIDs, in: id, for: user)
             let model = try model.required()
             guard !engine.isAnswering(id) else { throw Self.answering }
+            try engine.checkCapacity(for: user)
             let messages = try store.assistantMessages(in: id, for: user)
             let (divider, history) = AssistantEngine.currentSession(of: messages)
             let session = engine.session(for: conversation, divider: divider, history: history, model: model.model)
@@ -263,6 +264,7 @@ struct AssistantAPI: Sendable {
             let conversation = try store.assistantConversation(id, for: user)
             let model = try model.required()
             guard !engine.isAnswering(id) else { throw Self.answering }
+            try engine.checkCapacity(for: user)
             var messages = try store.assistantMessages(in: id, for: user)
             if messages.last?.role == .assistant, let last = messages.popLast() {
                 try store.deleteAssistantMessage(last.id, in: id, for: user)

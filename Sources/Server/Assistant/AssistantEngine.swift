@@ -30,8 +30,14 @@ final class AssistantEngine: @unchecked Sendable {
 
     static func isSummary(_ dividerText: String) -> Bool { dividerText.hasPrefix(summaryPrefix) }
 
+    /// How many turns (answers, summaries, continuations) one user may have running at once.
+    static let defaultMaxTurnsPerUser = 2
+    /// Seconds a user over ``maxTurnsPerUser`` is told to wait (`Retry-After`).
+    static let turnRetrySeconds = 2
+
     let store: ChatStore
     let model: ServerModel
+    let maxTurnsPerUser: Int
     private let publish: @Sendable (UserID, String) -> Void
 
     private struct CachedSession {
@@ -56,9 +62,13 @@ final class AssistantEngine: @unchecked Sendable {
     private var background: [UUID: (owner: UserID, task: Task<Void, Never>)] = [:]
 
     /// `publish` sends a frame's JSON to a user's sockets.
-    init(store: ChatStore, model: ServerModel, publish: @escaping @Sendable (UserID, String) -> Void) {
+    init(
+        store: ChatStore, model: ServerModel, maxTurnsPerUser: Int = AssistantEngine.defaultMaxTurnsPerUser,
+        publish: @escaping @Sendable (UserID, String) -> Void
+    ) {
         self.store = store
         self.model = model
+        self.maxTurnsPerUser = maxTurnsPerUser
         self.publish = publish
     }
 
@@ -151,6 +161,25 @@ final class AssistantEngine: @unchecked Sendable {
 
     // MARK: - Turns
 
+    /// Throws the 429 that starting a turn now would, before a route stores anything for it (a
+    /// prompt, or deletes the answer it regenerates); the turn's start checks again.
+    func checkCapacity(for owner: UserID) throws {
+        try withLock { try admissionRefusal(for: owner).map { throw $0 } }
+    }
+
+    /// The 429 for an owner who has ``maxTurnsPerUser`` turns running (call inside `lock`).
+    private func admissionRefusal(for owner: UserID) -> APIError? {
+        // Each turn holds a model request (on a fallback, a connection to its endpoint): one
+        // user's turns across many conversations must not take them all.
+        let running = turns.values.reduce(0) { $0 + ($1.owner == owner ? 1 : 0) }
+        guard running >= maxTurnsPerUser else { return nil }
+        return APIError(
+            status: 429, code: "too_many_turns",
+            message:
+                "you already have \(running) answers being written (at most \(maxTurnsPerUser) at once); wait for one to finish or stop it",
+            retryAfter: Self.turnRetrySeconds)
+    }
+
     /// Whether an answer is being written in the conversation.
     func isAnswering(_ conversationID: String) -> Bool { withLock { turns[conversationID] != nil } }
 
@@ -185,7 +214,8 @@ final class AssistantEngine: @unchecked Sendable {
     /// Starts answering `prompt` in `session` for the conversation; the answer is stored when it
     /// ends (finished or stopped) and every step is published.
     ///
-    /// - Throws: `APIError` 409 when the conversation is already answering.
+    /// - Throws: `APIError` 409 when the conversation is already answering, 429 when the owner
+    ///   already has ``maxTurnsPerUser`` turns running.
     func startAnswer(
         _ prompt: Prompt, in session: LanguageModelSession, conversation: AssistantConversation, owner: UserID,
         stream: Bool, modelName: String
@@ -296,6 +326,7 @@ final class AssistantEngine: @unchecked Sendable {
                     status: 409, code: "answering",
                     message: "this conversation is still answering; wait for it or stop it first")
             }
+            if let refusal = admissionRefusal(for: owner) { throw refusal }
             turns[conversation.id] = Turn(id: turnID, owner: owner, finished: group)
             for (id, entry) in background where entry.owner == owner {
                 entry.task.cancel()

@@ -16,13 +16,20 @@ public struct TokenClaims: Hashable, Sendable {
     /// When the user first signed in (`auth_time`): refreshed tokens keep it, so a session
     /// cannot be stretched forever.
     public var authTime: Int64
+    /// The user's token generation when it was minted (`gen`, 0 when absent): a token older than
+    /// the user's current generation is revoked.
+    public var generation: Int64
 
-    public init(user: UserID, issuedAt: Int64, expiresAt: Int64?, isAdmin: Bool = false, authTime: Int64? = nil) {
+    public init(
+        user: UserID, issuedAt: Int64, expiresAt: Int64?, isAdmin: Bool = false, authTime: Int64? = nil,
+        generation: Int64 = 0
+    ) {
         self.user = user
         self.issuedAt = issuedAt
         self.expiresAt = expiresAt
         self.isAdmin = isAdmin
         self.authTime = authTime ?? issuedAt
+        self.generation = generation
     }
 }
 
@@ -33,6 +40,10 @@ public enum AuthError: Error, Equatable, Sendable, CustomStringConvertible {
     case badSignature
     case expired
     case notYetValid
+    /// Minted before `sotto token revoke` revoked the user's tokens.
+    case revoked
+    /// The user is disabled (`sotto user disable`).
+    case userDisabled
 
     /// A stable machine-readable code.
     public var code: String {
@@ -42,6 +53,8 @@ public enum AuthError: Error, Equatable, Sendable, CustomStringConvertible {
         case .badSignature: "token_signature_invalid"
         case .expired: "token_expired"
         case .notYetValid: "token_not_yet_valid"
+        case .revoked: "token_revoked"
+        case .userDisabled: "user_disabled"
         }
     }
 
@@ -52,6 +65,8 @@ public enum AuthError: Error, Equatable, Sendable, CustomStringConvertible {
         case .badSignature: "token signature does not match"
         case .expired: "token has expired"
         case .notYetValid: "token is issued in the future"
+        case .revoked: "this token was revoked: ask for a new one"
+        case .userDisabled: "this user is disabled on this server"
         }
     }
 }
@@ -59,14 +74,21 @@ public enum AuthError: Error, Equatable, Sendable, CustomStringConvertible {
 /// Mints and checks HS256 JSON Web Tokens with the app secret, through libsodium's
 /// HMAC-SHA-256 and constant-time comparison.
 ///
-/// Tokens carry `user_id`, `iat` and optionally `exp`, `admin` (true: may create users) and
-/// `auth_time` (set on refreshed tokens); the key is the secret's UTF-8 bytes,
-/// so any standard JWT library with the same secret can mint compatible tokens.
+/// Tokens carry `user_id`, `iat` and optionally `exp`, `admin` (true: may create users),
+/// `auth_time` (set on refreshed tokens) and `gen` (the user's token generation, when not 0); the
+/// key is the secret's UTF-8 bytes, so any standard JWT library with the same secret can mint
+/// compatible tokens.
+///
+/// Every check also asks ``access``, which the server keeps in step with the store: a token of
+/// a disabled user, or of an older generation than the user's, is refused, even when its claims
+/// come from the cache of verified tokens.
 public struct TokenAuthority: Sendable {
     private let key: [UInt8]
     /// Claims already decoded, by signature: every request carries a token, and decoding its
     /// JSON cost more than the rest of checking it.
     private let verified = VerifiedTokens()
+    /// Revoked generations and disabled users.
+    public let access = AccessList()
     /// Tolerated clock skew for `iat` in the future, in seconds.
     public var allowedSkew: Int64 = 60
 
@@ -78,13 +100,15 @@ public struct TokenAuthority: Sendable {
     /// A signed token for `user`, valid from `now` for `lifetime` seconds (nil: no expiry);
     /// `admin` adds the claim that lets its bearer create users.
     public func token(
-        for user: UserID, lifetime: Int64? = nil, admin: Bool = false, authTime: Int64? = nil, now: Date = Date()
+        for user: UserID, lifetime: Int64? = nil, admin: Bool = false, authTime: Int64? = nil, generation: Int64 = 0,
+        now: Date = Date()
     ) -> String {
         let issuedAt = Int64(now.timeIntervalSince1970)
         var payload = "{\"user_id\":\(JSONStringLiteral.encode(user.rawValue)),\"iat\":\(issuedAt)"
         if let lifetime { payload += ",\"exp\":\(issuedAt + lifetime)" }
         if admin { payload += ",\"admin\":true" }
         if let authTime { payload += ",\"auth_time\":\(authTime)" }
+        if generation != 0 { payload += ",\"gen\":\(generation)" }
         payload += "}"
         let signingInput =
             Base64URL.encode(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8)) + "." + Base64URL.encode(Array(payload.utf8))
@@ -121,9 +145,11 @@ public struct TokenAuthority: Sendable {
         let issuedAt = signed.issuedAt ?? nowSeconds
         if let expiresAt = signed.expiresAt, expiresAt <= nowSeconds { throw AuthError.expired }
         if issuedAt > nowSeconds + allowedSkew { throw AuthError.notYetValid }
-        return TokenClaims(
+        let claims = TokenClaims(
             user: signed.user, issuedAt: issuedAt, expiresAt: signed.expiresAt, isAdmin: signed.isAdmin,
-            authTime: signed.authTime)
+            authTime: signed.authTime, generation: signed.generation)
+        if let refusal = access.refusal(for: claims) { throw refusal }
+        return claims
     }
 
     /// `{"alg":"HS256","typ":"JWT"}`, the header this authority writes: no need to decode it.
@@ -146,7 +172,8 @@ public struct TokenAuthority: Sendable {
         return SignedClaims(
             user: user, issuedAt: try seconds(payload.iat, name: "iat"),
             expiresAt: try seconds(payload.exp, name: "exp"),
-            isAdmin: payload.admin == true, authTime: try seconds(payload.auth_time, name: "auth_time"))
+            isAdmin: payload.admin == true, authTime: try seconds(payload.auth_time, name: "auth_time"),
+            generation: try seconds(payload.gen, name: "gen") ?? 0)
     }
 
     /// A new token for the same user and session with the same lifetime, or nil for a token
@@ -158,7 +185,7 @@ public struct TokenAuthority: Sendable {
         let lifetime = max(1, expiresAt - claims.issuedAt)
         return token(
             for: claims.user, lifetime: min(lifetime, claims.authTime + maxSession - nowSeconds),
-            admin: claims.isAdmin, authTime: claims.authTime, now: now)
+            admin: claims.isAdmin, authTime: claims.authTime, generation: claims.generation, now: now)
     }
 
     private struct Payload: Decodable {
@@ -167,6 +194,7 @@ public struct TokenAuthority: Sendable {
         var exp: Double?
         var admin: Bool?
         var auth_time: Double?
+        var gen: Double?
     }
 
     private func seconds(_ value: Double?, name: String) throws -> Int64? {
@@ -192,6 +220,7 @@ private struct SignedClaims: Sendable {
     var expiresAt: Int64?
     var isAdmin: Bool
     var authTime: Int64?
+    var generation: Int64
 }
 
 /// The claims of tokens whose signature was checked, by signature; bounded (emptied when full).

@@ -1,4 +1,5 @@
 import ChatIntelligence
+import ChatStore
 import Foundation
 import FoundationModels
 import ModelStore
@@ -74,9 +75,10 @@ public struct ServerModel: Sendable {
 
     /// This model with `fallback` (named `name`) behind it: the features use the fallback while
     /// the local model is unavailable. Nothing is sent to it while the local model is there.
+    /// `name` is shown and stored: a URL in it loses any user and password it carries.
     public func withFallback(_ fallback: some LanguageModel, name: String) -> ServerModel {
         var copy = self
-        copy.fallback = Fallback(model: fallback, name: name)
+        copy.fallback = Fallback(model: fallback, name: CredentialRedaction.redacted(name))
         return copy
     }
 

@@ -10,7 +10,9 @@ import FoundationModels
 /// becomes an `anyOf`, `#/definitions/` references become `#/$defs/`, `oneOf` an `anyOf`, an
 /// `enum` without a type a string enum, `exclusiveMinimum`/`exclusiveMaximum` on integers the
 /// next integer in. What the engine cannot enforce (any JSON value, `allOf`, `not`) is an error
-/// naming the schema path.
+/// naming the schema path, and so is a schema that would expand past ``SchemaExpansion/limit``
+/// automaton states or nests past ``maximumDepth``: reading costs time in proportion to the
+/// request's size, never to what it expands to.
 enum JSONSchemaReader {
     struct Failure: Error, CustomStringConvertible {
         var path: String
@@ -31,6 +33,13 @@ enum JSONSchemaReader {
             try checkEnforceable(definition.node, path: "\(path).$defs.\(definition.name)")
         }
         try checkEnforceable(schema.root, path: path)
+        guard SchemaExpansion.estimate(schema) != nil else {
+            throw Failure(
+                path: path,
+                message:
+                    "the schema is too large to enforce: with its references inlined and its arrays unrolled it needs more than \(SchemaExpansion.limit) automaton states; use fewer nested references, smaller maxItems or fewer properties"
+            )
+        }
         return schema
     }
 
@@ -57,7 +66,18 @@ enum JSONSchemaReader {
         }
     }
 
-    private static func normalize(_ content: GeneratedContent, path: String) throws -> GeneratedContent {
+    /// How deeply schemas may nest (objects in objects, items, choices, definitions).
+    static let maximumDepth = 32
+
+    /// The schema rewritten into the shapes `GenerationSchema(jsonSchema:)` reads. Each node is
+    /// read once: a list of types shares the node's children among its choices (already
+    /// rewritten) instead of rewriting them once per type, which doubled the work at every
+    /// level of `{"type": ["object", "object"], "properties": {…}}`.
+    private static func normalize(_ content: GeneratedContent, path: String, depth: Int = 0) throws -> GeneratedContent
+    {
+        guard depth < maximumDepth else {
+            throw Failure(path: path, message: "the schema nests more than \(maximumDepth) levels deep")
+        }
         guard case .structure(var fields, var keys) = content.kind else {
             throw Failure(path: path, message: "a schema must be a JSON object")
         }
@@ -81,7 +101,7 @@ enum JSONSchemaReader {
             var normalized: [String: GeneratedContent] = [:]
             for name in names {
                 guard let definition = definitions[name] else { continue }
-                normalized[name] = try normalize(definition, path: "\(path).$defs.\(name)")
+                normalized[name] = try normalize(definition, path: "\(path).$defs.\(name)", depth: depth + 1)
             }
             set("$defs", GeneratedContent(kind: .structure(properties: normalized, orderedKeys: names)))
         }
@@ -101,26 +121,68 @@ enum JSONSchemaReader {
                 "anyOf",
                 GeneratedContent(
                     kind: .array(
-                        try choices.enumerated().map { try normalize($1, path: "\(path).anyOf[\($0)]") })))
+                        try choices.enumerated().map {
+                            try normalize($1, path: "\(path).anyOf[\($0)]", depth: depth + 1)
+                        })))
         }
         // "type": ["string", "null"] (how strict schemas spell an optional value).
-        if case .array(let types)? = fields["type"]?.kind {
-            let names = types.compactMap { if case .string(let name) = $0.kind { name } else { nil } }
-            guard names.count == types.count, !names.isEmpty else {
+        var types: [String]?
+        var listed = false
+        if case .array(let names)? = fields["type"]?.kind {
+            listed = true
+            let strings = names.compactMap { if case .string(let name) = $0.kind { name } else { nil } }
+            guard strings.count == names.count, !strings.isEmpty else {
                 throw Failure(path: path, message: "'type' must be a string or an array of strings")
             }
-            var choices: [GeneratedContent] = []
-            for name in names {
-                var single = fields
-                single["type"] = GeneratedContent(kind: .string(name))
-                choices.append(
-                    try normalize(GeneratedContent(kind: .structure(properties: single, orderedKeys: keys)), path: path)
-                )
+            if fields["anyOf"] != nil || fields["$ref"] != nil {
+                throw Failure(
+                    path: path,
+                    message: "a list of types together with 'anyOf', 'oneOf' or '$ref' is not supported; "
+                        + "list the choices in 'anyOf' instead")
             }
-            if choices.count == 1 { return choices[0] }
-            return GeneratedContent(
-                kind: .structure(properties: ["anyOf": GeneratedContent(kind: .array(choices))], orderedKeys: ["anyOf"])
-            )
+            var seen = Set<String>()
+            types = strings.filter { seen.insert($0).inserted }
+        } else if case .string(let name)? = fields["type"]?.kind {
+            types = [name]
+        }
+        // The children, rewritten once, whichever types follow.
+        if types?.contains("object") == true, case .structure(let properties, let names)? = fields["properties"]?.kind {
+            var normalized: [String: GeneratedContent] = [:]
+            for name in names {
+                guard let property = properties[name] else { continue }
+                normalized[name] = try normalize(property, path: "\(path).properties.\(name)", depth: depth + 1)
+            }
+            set("properties", GeneratedContent(kind: .structure(properties: normalized, orderedKeys: names)))
+        }
+        if types?.contains("array") == true, let items = fields["items"] {
+            set("items", try normalize(items, path: "\(path).items", depth: depth + 1))
+        }
+        guard listed, let types else {
+            let fields = try scalarKeywords(fields, &keys, path: path)
+            return GeneratedContent(kind: .structure(properties: fields, orderedKeys: keys))
+        }
+        var choices: [GeneratedContent] = []
+        for name in types {
+            var single = fields
+            var singleKeys = keys
+            single["type"] = GeneratedContent(kind: .string(name))
+            single = try scalarKeywords(single, &singleKeys, path: path)
+            choices.append(GeneratedContent(kind: .structure(properties: single, orderedKeys: singleKeys)))
+        }
+        if choices.count == 1 { return choices[0] }
+        return GeneratedContent(
+            kind: .structure(properties: ["anyOf": GeneratedContent(kind: .array(choices))], orderedKeys: ["anyOf"]))
+    }
+
+    /// The keywords of one node that need no recursion: an `enum` or `const` without a type is a
+    /// string's, and an integer's exclusive bounds become the next integer in.
+    private static func scalarKeywords(
+        _ fields: [String: GeneratedContent], _ keys: inout [String], path: String
+    ) throws -> [String: GeneratedContent] {
+        var fields = fields
+        func set(_ key: String, _ value: GeneratedContent) {
+            if fields[key] == nil { keys.append(key) }
+            fields[key] = value
         }
         if fields["type"] == nil, case .array(let values)? = fields["enum"]?.kind {
             guard values.allSatisfy({ if case .string = $0.kind { true } else { false } }) else {
@@ -139,19 +201,6 @@ enum JSONSchemaReader {
                 set("maximum", GeneratedContent(kind: .number((bound - 1).rounded(.up))))
             }
         }
-        if case .string("object")? = fields["type"]?.kind,
-            case .structure(let properties, let names)? = fields["properties"]?.kind
-        {
-            var normalized: [String: GeneratedContent] = [:]
-            for name in names {
-                guard let property = properties[name] else { continue }
-                normalized[name] = try normalize(property, path: "\(path).properties.\(name)")
-            }
-            set("properties", GeneratedContent(kind: .structure(properties: normalized, orderedKeys: names)))
-        }
-        if case .string("array")? = fields["type"]?.kind, let items = fields["items"] {
-            set("items", try normalize(items, path: "\(path).items"))
-        }
-        return GeneratedContent(kind: .structure(properties: fields, orderedKeys: keys))
+        return fields
     }
 }
