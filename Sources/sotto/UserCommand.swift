@@ -35,18 +35,18 @@ struct UserCommand: Command {
                 throw UsageError(description: "\(error)")
             }
             let store = try ModelStore().openChatStore()
-            let exists = try store.user(id) != nil
+            let exists = try await store.user(id) != nil
             if action == "add" && exists {
                 throw UsageError(description: "user '\(id)' exists; use 'sotto user rename'")
             }
             if action == "rename" && !exists { throw UsageError(description: "no user '\(id)'; use 'sotto user add'") }
-            let user = try store.upsertUsers([UserUpdate(id: id, name: rest[1])], by: nil)[0]
+            let user = try await store.upsertUsers([UserUpdate(id: id, name: rest[1])], by: nil)[0]
             print("\(action == "add" ? "Added" : "Renamed") \(user.id) (\"\(user.name)\").")
             return 0
         case "list":
             guard rest.isEmpty else { throw UsageError(description: "list takes no arguments") }
             let store = try ModelStore().openChatStore()
-            for user in try store.allUsers() { print("\(user.id)\t\(user.name)") }
+            for user in try await store.allUsers() { print("\(user.id)\t\(user.name)") }
             return 0
         default:
             throw UsageError(description: "unknown action '\(action)': expected add, rename or list")
