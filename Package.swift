@@ -83,6 +83,10 @@ let package = Package(
             name: "CCMarkGFM", pkgConfig: "libcmark-gfm",
             providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
 
+        // Threads of their own for blocking work and for owners that must not share Swift's
+        // cooperative pool (the concurrency model, ARCHITECTURE.md).
+        .target(name: "Executors", swiftSettings: common),
+
         // Hashes that are the same in every process: SHA-256 for downloads, FNV-1a for ids and keys.
         .target(name: "Digests", swiftSettings: common),
         // The data directory, model names and pulls.
@@ -152,7 +156,7 @@ let package = Package(
         .target(name: "OpenAIModel", dependencies: ["FoundationModels"], swiftSettings: common),
 
         // Chat system.
-        .target(name: "ChatStore", dependencies: ["CSQLite", "Digests", "JSONSyntax"], swiftSettings: common),
+        .target(name: "ChatStore", dependencies: ["CSQLite", "Digests", "Executors", "JSONSyntax"], swiftSettings: common),
         .target(name: "HTTPCore", dependencies: ["CLibUV", "CPicoHTTPParser"], swiftSettings: common),
         .target(name: "ChatIntelligence", dependencies: ["FoundationModels"], swiftSettings: common),
         // Markdown to safe HTML (cmark-gfm), for the assistant's answers.
@@ -161,7 +165,7 @@ let package = Package(
             name: "Server",
             dependencies: [
                 "ChatStore", "ChatIntelligence", "FoundationModels", "ModelStore", "Digests", "HTTPCore", "CSodium",
-                "Markdown", "JSONSyntax", "Whisper", "AudioDecoding",
+                "Markdown", "JSONSyntax", "Whisper", "AudioDecoding", "Executors",
             ],
             resources: [.copy("Web")], swiftSettings: common),
 
@@ -192,6 +196,7 @@ let package = Package(
             swiftSettings: common),
 
         .testTarget(name: "DigestsTests", dependencies: ["Digests"], swiftSettings: common),
+        .testTarget(name: "ExecutorsTests", dependencies: ["Executors"], swiftSettings: common),
         .testTarget(name: "FoundationCompatTests", dependencies: ["FoundationCompat"], swiftSettings: common),
         .testTarget(name: "JSONSyntaxTests", dependencies: ["JSONSyntax"], swiftSettings: common),
         .testTarget(

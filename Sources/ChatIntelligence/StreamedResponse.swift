@@ -4,30 +4,58 @@ import FoundationModels
 /// snapshot's partially generated content (`streamResponse(to:generating:)`), and the last one
 /// maps the finished content. Snapshots are cumulative, so each element replaces the one before.
 ///
-/// Ending the stream early (the consumer stops iterating, or its task is cancelled) cancels the
-/// task reading the model's stream.
+/// The stream is pulled by its consumer: the model's stream is read in the consumer's own task,
+/// on its executor (no task of its own, which would not inherit the consumer's executor and
+/// would land on Swift's cooperative pool). Ending the stream early (the consumer stops
+/// iterating, or its task is cancelled) drops the model's stream, which stops the generation.
 enum StreamedResponse {
     static func make<Content: Generable, Output: Sendable>(
         _ type: Content.Type, in session: LanguageModelSession, prompt: String, options: GenerationOptions,
         partial: @escaping @Sendable (Content.PartiallyGenerated) -> Output?,
         final: @escaping @Sendable (Content) -> Output
     ) -> AsyncThrowingStream<Output, any Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    let stream = session.streamResponse(
-                        to: prompt, generating: type, includeSchemaInPrompt: false, options: options)
-                    for try await snapshot in stream {
-                        try Task.checkCancellation()
-                        if let value = partial(snapshot.content) { continuation.yield(value) }
-                    }
-                    continuation.yield(final(try await stream.collect().content))
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
+        let reader = PullReader {
+            session.streamResponse(to: prompt, generating: type, includeSchemaInPrompt: false, options: options)
+        }
+        return AsyncThrowingStream {
+            try await reader.next(partial: partial, final: final)
+        }
+    }
+
+    /// The model's stream being pulled, and whether its last element was given.
+    ///
+    /// `@unchecked Sendable`: used only by the one task consuming the stream, one `next` at a time
+    /// (an `AsyncThrowingStream(unfolding:)` calls its closure that way).
+    private final class PullReader<Content: Generable>: @unchecked Sendable {
+        private let start: () -> LanguageModelSession.ResponseStream<Content>
+        private var stream: LanguageModelSession.ResponseStream<Content>?
+        private var iterator: LanguageModelSession.ResponseStream<Content>.AsyncIterator?
+        private var finished = false
+
+        init(start: @escaping () -> LanguageModelSession.ResponseStream<Content>) {
+            self.start = start
+        }
+
+        func next<Output>(
+            partial: (Content.PartiallyGenerated) -> Output?, final: (Content) -> Output
+        ) async throws -> Output? {
+            guard !finished else { return nil }
+            if stream == nil {
+                let started = start()
+                stream = started
+                iterator = started.makeAsyncIterator()
             }
-            continuation.onTermination = { _ in task.cancel() }
+            do {
+                while let snapshot = try await iterator?.next() {
+                    try Task.checkCancellation()
+                    if let value = partial(snapshot.content) { return value }
+                }
+                finished = true
+                return final(try await stream!.collect().content)
+            } catch {
+                finished = true
+                throw error
+            }
         }
     }
 

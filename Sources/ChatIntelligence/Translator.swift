@@ -67,25 +67,45 @@ public struct Translator: Sendable {
     /// Small models sometimes copy the message instead of translating it; a result made mostly
     /// of the message's own words is written again once, sampled instead of greedy.
     public func stream(_ text: String, into language: TranslationLanguage) -> AsyncThrowingStream<String, any Error> {
-        let model = model
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    for attempt in 0..<2 {
-                        var last = ""
-                        for try await partial in Self.pass(text, into: language, attempt: attempt, model: model) {
-                            last = partial
-                            continuation.yield(partial)
-                        }
-                        if attempt == 0, Self.copies(last, text) { continue }
-                        break
-                    }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
+        // Pulled in the consumer's task, as StreamedResponse's streams are: a first greedy
+        // pass, and a sampled second one when the first copied the message.
+        let passes = Passes(text: text, language: language, model: model)
+        return AsyncThrowingStream { try await passes.next() }
+    }
+
+    /// The passes of one translation, pulled one element at a time.
+    ///
+    /// `@unchecked Sendable`: used only by the task consuming the stream, one `next` at a time.
+    private final class Passes: @unchecked Sendable {
+        let text: String
+        let language: TranslationLanguage
+        let model: any LanguageModel
+        private var attempt = 0
+        private var current: AsyncThrowingStream<String, any Error>.AsyncIterator?
+        private var last = ""
+
+        init(text: String, language: TranslationLanguage, model: any LanguageModel) {
+            self.text = text
+            self.language = language
+            self.model = model
+        }
+
+        func next() async throws -> String? {
+            while attempt < 2 {
+                if current == nil {
+                    current = Translator.pass(text, into: language, attempt: attempt, model: model).makeAsyncIterator()
+                    last = ""
                 }
+                if let partial = try await current?.next() {
+                    last = partial
+                    return partial
+                }
+                current = nil
+                guard attempt == 0, Translator.copies(last, text) else { break }
+                attempt += 1
             }
-            continuation.onTermination = { _ in task.cancel() }
+            attempt = 2
+            return nil
         }
     }
 

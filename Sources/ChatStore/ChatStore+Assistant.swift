@@ -21,7 +21,7 @@ extension ChatStore {
     /// Starts a conversation for `owner`, opened now.
     public func createAssistantConversation(
         for owner: UserID, title: String = "New chat", settings: AssistantSettings
-    ) throws -> AssistantConversation {
+    ) async throws -> AssistantConversation {
         let title = try Self.checkedTitle(title)
         try Self.check(settings)
         let now = Timestamp.now
@@ -29,7 +29,7 @@ extension ChatStore {
             id: UUID().uuidString.lowercased(), owner: owner, title: title, persona: settings.persona,
             instructions: settings.instructions, temperature: settings.temperature, language: settings.language,
             createdAt: now, updatedAt: now, openedAt: now)
-        conversation.updatedAt = try write { db in
+        conversation.updatedAt = try await write { [conversation] db in
             guard try Self.user(owner, db) != nil else {
                 throw ChatStoreError.notFound(what: "user", id: owner.rawValue)
             }
@@ -51,8 +51,8 @@ extension ChatStore {
     }
 
     /// `owner`'s conversations, the most recently updated first.
-    public func assistantConversations(for owner: UserID, limit: Int = 200) throws -> [AssistantConversation] {
-        try read { db in
+    public func assistantConversations(for owner: UserID, limit: Int = 200) async throws -> [AssistantConversation] {
+        try await read { db in
             try db.rows(
                 """
                 SELECT \(Self.conversationColumns) FROM assistant_conversations WHERE owner = ?
@@ -62,13 +62,13 @@ extension ChatStore {
     }
 
     /// The conversation `id` of `owner`.
-    public func assistantConversation(_ id: String, for owner: UserID) throws -> AssistantConversation {
-        try read { db in try Self.conversation(id, owner, db) }
+    public func assistantConversation(_ id: String, for owner: UserID) async throws -> AssistantConversation {
+        try await read { db in try Self.conversation(id, owner, db) }
     }
 
     /// The conversation `owner` opened last, if any.
-    public func lastOpenedAssistantConversation(for owner: UserID) throws -> AssistantConversation? {
-        try read { db in
+    public func lastOpenedAssistantConversation(for owner: UserID) async throws -> AssistantConversation? {
+        try await read { db in
             try db.row(
                 """
                 SELECT \(Self.conversationColumns) FROM assistant_conversations WHERE owner = ?
@@ -78,9 +78,9 @@ extension ChatStore {
     }
 
     /// Notes that `owner` opened the conversation now.
-    public func markAssistantConversationOpened(_ id: String, for owner: UserID) throws {
+    public func markAssistantConversationOpened(_ id: String, for owner: UserID) async throws {
         let now = Timestamp.now
-        try write { db in
+        try await write { db in
             _ = try Self.conversation(id, owner, db)
             // Strictly later than any other, so two opens in one millisecond keep their order.
             let newest =
@@ -94,11 +94,11 @@ extension ChatStore {
     }
 
     /// Renames the conversation.
-    public func renameAssistantConversation(_ id: String, to title: String, for owner: UserID) throws
+    public func renameAssistantConversation(_ id: String, to title: String, for owner: UserID) async throws
         -> AssistantConversation
     {
         let title = try Self.checkedTitle(title)
-        return try write { db in
+        return try await write { db in
             _ = try Self.conversation(id, owner, db)
             try db.run("UPDATE assistant_conversations SET title = ? WHERE id = ?", [.text(title), .text(id)])
             return try Self.conversation(id, owner, db)
@@ -110,9 +110,9 @@ extension ChatStore {
     /// and returned with the conversation.
     public func updateAssistantSettings(
         _ id: String, to settings: AssistantSettings, dividerText: String, for owner: UserID
-    ) throws -> (conversation: AssistantConversation, divider: AssistantMessage?) {
+    ) async throws -> (conversation: AssistantConversation, divider: AssistantMessage?) {
         try Self.check(settings)
-        return try write { db in
+        return try await write { db in
             let current = try Self.conversation(id, owner, db)
             let unchanged =
                 current.persona == settings.persona && current.instructions == settings.instructions
@@ -131,8 +131,8 @@ extension ChatStore {
     }
 
     /// Deletes the conversation with its messages and images (sent or waiting to be).
-    public func deleteAssistantConversation(_ id: String, for owner: UserID) throws {
-        try write { db in
+    public func deleteAssistantConversation(_ id: String, for owner: UserID) async throws {
+        try await write { db in
             _ = try Self.conversation(id, owner, db)
             try Self.addAssistantBytes(-(try Self.assistantBytes(ofConversation: id, db)), for: owner, db)
             try db.run(
@@ -152,7 +152,7 @@ extension ChatStore {
     /// - Throws: `notFound` for an upload id that is not waiting in this conversation.
     public func appendAssistantMessage(
         _ new: NewAssistantMessage, to conversation: String, for owner: UserID, attaching uploadIDs: [String] = []
-    ) throws -> AssistantMessage {
+    ) async throws -> AssistantMessage {
         guard
             new.role == .divider || !new.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
                 || !new.images.isEmpty || !uploadIDs.isEmpty || new.stopped
@@ -168,7 +168,7 @@ extension ChatStore {
         guard Set(uploadIDs).count == uploadIDs.count else {
             throw ChatStoreError.invalidArgument(field: "image_ids", reason: "an image is named twice")
         }
-        return try write { db in
+        return try await write { db in
             _ = try Self.conversation(conversation, owner, db)
             try Self.checkMessageQuota(for: new.role, in: conversation, db)
             if new.role != .assistant {
@@ -182,8 +182,8 @@ extension ChatStore {
     }
 
     /// Deletes one message of the conversation (the last answer, before it is regenerated).
-    public func deleteAssistantMessage(_ id: String, in conversation: String, for owner: UserID) throws {
-        try write { db in
+    public func deleteAssistantMessage(_ id: String, in conversation: String, for owner: UserID) async throws {
+        try await write { db in
             _ = try Self.conversation(conversation, owner, db)
             let bytes =
                 try db.row(
@@ -202,8 +202,8 @@ extension ChatStore {
     }
 
     /// Every message of the conversation, oldest first.
-    public func assistantMessages(in conversation: String, for owner: UserID) throws -> [AssistantMessage] {
-        try read { db in
+    public func assistantMessages(in conversation: String, for owner: UserID) async throws -> [AssistantMessage] {
+        try await read { db in
             _ = try Self.conversation(conversation, owner, db)
             var messages = try db.rows(
                 "SELECT \(Self.assistantMessageColumns) FROM assistant_messages WHERE conversation_id = ? ORDER BY position",
@@ -228,7 +228,7 @@ extension ChatStore {
     /// `owner`'s user and assistant messages that match `query`, best first (``SearchRanking``).
     ///
     /// - Throws: `invalidArgument` for a query without a letter or digit.
-    public func searchAssistantMessages(_ query: String, for owner: UserID, limit: Int = 20) throws
+    public func searchAssistantMessages(_ query: String, for owner: UserID, limit: Int = 20) async throws
         -> [AssistantSearchHit]
     {
         let terms = SearchRanking.terms(of: query)
@@ -236,7 +236,7 @@ extension ChatStore {
             throw ChatStoreError.invalidArgument(field: "q", reason: "the search needs at least one word or number")
         }
         let limit = min(max(limit, 1), Self.maxSearchResults)
-        let rows = try read { db in
+        let rows = try await read { db in
             try db.rows(
                 """
                 SELECT m.position, m.id, m.conversation_id, m.role, m.text, m.input_tokens, m.output_tokens, m.model,

@@ -8,10 +8,10 @@ extension ChatStore {
     ///
     /// - Throws: `notFound` for a conversation `owner` does not have; `invalidArgument` when
     ///   ``maxAssistantImages`` images are already waiting there.
-    public func addAssistantUpload(_ image: AssistantImage, to conversation: String, for owner: UserID) throws
+    public func addAssistantUpload(_ image: AssistantImage, to conversation: String, for owner: UserID) async throws
         -> AssistantImageInfo
     {
-        try write { db in
+        try await write { db in
             _ = try Self.conversation(conversation, owner, db)
             let waiting =
                 try db.row(
@@ -37,8 +37,8 @@ extension ChatStore {
     }
 
     /// Removes an image that is waiting to be sent (a sent one stays with its message).
-    public func deleteAssistantUpload(_ id: String, in conversation: String, for owner: UserID) throws {
-        try write { db in
+    public func deleteAssistantUpload(_ id: String, in conversation: String, for owner: UserID) async throws {
+        try await write { db in
             _ = try Self.conversation(conversation, owner, db)
             let bytes = try db.row(
                 "SELECT length(bytes) FROM assistant_uploads WHERE id = ? AND conversation_id = ?",
@@ -52,8 +52,8 @@ extension ChatStore {
     }
 
     /// The images waiting in the conversation to be sent, oldest first.
-    public func assistantUploads(in conversation: String, for owner: UserID) throws -> [AssistantImageInfo] {
-        try read { db in
+    public func assistantUploads(in conversation: String, for owner: UserID) async throws -> [AssistantImageInfo] {
+        try await read { db in
             _ = try Self.conversation(conversation, owner, db)
             return try db.rows(
                 "SELECT id, mime_type, length(bytes) FROM assistant_uploads WHERE conversation_id = ? ORDER BY rowid",
@@ -64,10 +64,10 @@ extension ChatStore {
 
     /// An image with its bytes, sent or waiting, if it belongs to one of `owner`'s
     /// conversations (to `conversation`, when one is named).
-    public func assistantImage(_ id: String, in conversation: String? = nil, for owner: UserID) throws
+    public func assistantImage(_ id: String, in conversation: String? = nil, for owner: UserID) async throws
         -> AssistantImage
     {
-        try read { db in
+        try await read { db in
             guard
                 let image = try db.row(
                     """

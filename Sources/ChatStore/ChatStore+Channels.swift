@@ -14,7 +14,7 @@ extension ChatStore {
     /// one asked for. Ids starting with `!` are the server's (``getOrCreateDistinctChannel``).
     public func getOrCreateChannel(
         _ cid: ChannelID, name: String?, members: [UserID], by creator: UserID
-    ) throws -> (detail: ChannelDetail, created: Bool) {
+    ) async throws -> (detail: ChannelDetail, created: Bool) {
         guard !cid.isDistinct else {
             throw ChatStoreError.invalidArgument(
                 field: "cid",
@@ -25,7 +25,7 @@ extension ChatStore {
         let name = try name.map { try Self.validatedName($0, field: "name") } ?? cid.id
         let memberIDs = try Self.memberList(creator: creator, members: members)
         let now = Timestamp.now.milliseconds
-        return try write { db in
+        return try await write { [memberIDs] db in
             if try Self.channel(cid, db) != nil {
                 guard try Self.isMember(creator, cid, db) else {
                     throw ChatStoreError.notFound(what: "channel", id: cid.cid)
@@ -71,36 +71,36 @@ extension ChatStore {
     }
 
     /// The channel with its members, for a member of it.
-    public func channelDetail(_ cid: ChannelID, for user: UserID) throws -> ChannelDetail {
-        try read { db in
+    public func channelDetail(_ cid: ChannelID, for user: UserID) async throws -> ChannelDetail {
+        try await read { db in
             try Self.requireMember(user, cid, db)
             return try Self.detail(cid, db)
         }
     }
 
     /// The channel, if it exists (no membership check).
-    public func channel(_ cid: ChannelID) throws -> Channel? {
-        try read { try Self.channel(cid, $0) }
+    public func channel(_ cid: ChannelID) async throws -> Channel? {
+        try await read { try Self.channel(cid, $0) }
     }
 
     /// Ids of the channel's members, oldest member first.
-    public func memberIDs(of cid: ChannelID) throws -> [UserID] {
-        try read { try Self.memberIDs(cid, $0) }
+    public func memberIDs(of cid: ChannelID) async throws -> [UserID] {
+        try await read { try Self.memberIDs(cid, $0) }
     }
 
     /// How many channels exist (0 for a new store).
-    public func channelCount() throws -> Int {
-        try read { try $0.row("SELECT COUNT(*) FROM channels") { $0.int(0) } ?? 0 }
+    public func channelCount() async throws -> Int {
+        try await read { try $0.row("SELECT COUNT(*) FROM channels") { $0.int(0) } ?? 0 }
     }
 
     /// Whether `user` is a member of `cid`.
-    public func isMember(_ user: UserID, of cid: ChannelID) throws -> Bool {
-        try read { try Self.isMember(user, cid, $0) }
+    public func isMember(_ user: UserID, of cid: ChannelID) async throws -> Bool {
+        try await read { try Self.isMember(user, cid, $0) }
     }
 
     /// The user's channels, most recently active first, with unread counts.
-    public func channels(for user: UserID) throws -> [ChannelSummary] {
-        try read { db in
+    public func channels(for user: UserID) async throws -> [ChannelSummary] {
+        try await read { db in
             let rows = try db.rows(
                 """
                 SELECT \(Self.channelColumns), m.last_read_position FROM channels c

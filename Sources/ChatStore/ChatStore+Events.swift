@@ -116,7 +116,7 @@ extension ChatStore {
     /// (which must encode as a JSON object). Ephemeral events (typing, suggestions) are
     /// delivered live but not replayed once older than `options.ephemeralRetention`.
     @discardableResult
-    public func recordEvent(type: String, fields: some Encodable, to audience: EventAudience, ephemeral: Bool) throws
+    public func recordEvent(type: String, fields: some Encodable, to audience: EventAudience, ephemeral: Bool) async throws
         -> AppendedEvent
     {
         let header = try Self.encoder.encode(EventHeader(type: type, cid: audience.cid, createdAt: .now))
@@ -133,7 +133,7 @@ extension ChatStore {
         }
         let text = String(decoding: payload, as: UTF8.self)
         let memory = writerMemory
-        return try write { db in
+        return try await write { db in
             try Self.appendEvent(type: type, payload: text, to: audience, ephemeral: ephemeral, memory, db)
         }
     }
@@ -142,17 +142,17 @@ extension ChatStore {
     ///
     /// A user's log is the events of the channels they are in now (a channel's whole log: a
     /// member who left reads none of it any more) and the events for them alone.
-    public func events(for user: UserID, after seq: Int64, limit: Int = 500) throws -> [StoredEvent] {
+    public func events(for user: UserID, after seq: Int64, limit: Int = 500) async throws -> [StoredEvent] {
         let freshAfter = Timestamp.now.milliseconds - options.ephemeralRetention.milliseconds
         let limit = max(1, limit)
         let columns = "seq, type, cid, payload, ephemeral, created_at"
-        func row(_ row: Statement) -> StoredEvent {
+        @Sendable func row(_ row: Statement) -> StoredEvent {
             StoredEvent(
                 seq: row.int64(0), type: row.string(1),
                 cid: row.optionalString(2).flatMap { try? ChannelID.parse($0) },
                 payload: row.string(3), ephemeral: row.int(4) != 0, createdAt: Timestamp(milliseconds: row.int64(5)))
         }
-        return try read { db in
+        return try await read { db in
             // Each source's first `limit` after `seq`, merged: the log's first `limit` are among them.
             var events = try db.rows(
                 """
@@ -178,8 +178,8 @@ extension ChatStore {
     }
 
     /// Where the event log stands.
-    public func eventCursor() throws -> EventCursor {
-        try read { db in
+    public func eventCursor() async throws -> EventCursor {
+        try await read { db in
             let last = try db.row("SELECT seq FROM sqlite_sequence WHERE name = 'event_log'") { $0.int64(0) } ?? 0
             let pruned = try db.row("SELECT pruned_through FROM event_log_state WHERE id = 1") { $0.int64(0) } ?? 0
             return EventCursor(lastSeq: last, prunedThrough: pruned)
@@ -188,10 +188,10 @@ extension ChatStore {
 
     /// Deletes durable events older than `options.eventRetention` and ephemeral events older
     /// than `options.ephemeralRetention`, measured from `now`.
-    public func pruneEvents(now: Timestamp = .now) throws {
+    public func pruneEvents(now: Timestamp = .now) async throws {
         let durableCutoff = now.milliseconds - options.eventRetention.milliseconds
         let ephemeralCutoff = now.milliseconds - options.ephemeralRetention.milliseconds
-        try write { db in
+        try await write { db in
             if let newestPruned = try db.row(
                 "SELECT seq FROM event_log WHERE created_at < ? ORDER BY created_at DESC, seq DESC LIMIT 1",
                 [.integer(durableCutoff)], { $0.int64(0) })

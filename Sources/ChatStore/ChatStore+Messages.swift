@@ -55,7 +55,7 @@ extension ChatStore {
     ///
     /// Sending again with the same id, author, channel and text returns the stored message with
     /// `created == false`; the same id with anything else different is a `conflict`.
-    public func sendMessage(_ new: NewMessage) throws -> SendResult {
+    public func sendMessage(_ new: NewMessage) async throws -> SendResult {
         let text = new.text
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw ChatStoreError.invalidArgument(field: "text", reason: "must not be empty")
@@ -80,7 +80,7 @@ extension ChatStore {
             #"{"cid":\#(JSONStringLiteral.encode(new.cid.cid)),"created_at":\#(JSONStringLiteral.encode(now.description)),"#
             + #""message":\#(messageJSON),"type":\#(JSONStringLiteral.encode(EventType.messageNew))}"#
         let memory = writerMemory
-        return try write { db in
+        return try await write { db in
             if try !memory.memberIDs(new.cid, db).contains(new.author) {
                 try Self.requireMember(new.author, new.cid, db)  // throws the right error
             }
@@ -131,11 +131,11 @@ extension ChatStore {
 
     /// A page of the channel's history, oldest first, ending just before `before` (or at the
     /// newest message). `limit` is clamped to 1…`maxPageSize`.
-    public func messages(in cid: ChannelID, for user: UserID, before: MessageID? = nil, limit: Int = 50) throws
+    public func messages(in cid: ChannelID, for user: UserID, before: MessageID? = nil, limit: Int = 50) async throws
         -> MessagePage
     {
         let limit = min(max(limit, 1), Self.maxPageSize)
-        return try read { db in
+        return try await read { db in
             try Self.requireMember(user, cid, db)
             var bound = Int64.max
             if let before {
@@ -157,13 +157,13 @@ extension ChatStore {
     }
 
     /// How many messages a channel holds (no membership check).
-    public func messageCount(in cid: ChannelID) throws -> Int {
-        try read { try $0.row("SELECT COUNT(*) FROM messages WHERE cid = ?", [.text(cid.cid)]) { $0.int(0) } ?? 0 }
+    public func messageCount(in cid: ChannelID) async throws -> Int {
+        try await read { try $0.row("SELECT COUNT(*) FROM messages WHERE cid = ?", [.text(cid.cid)]) { $0.int(0) } ?? 0 }
     }
 
     /// The newest `limit` messages of a channel, oldest first (no membership check).
-    public func recentMessages(in cid: ChannelID, limit: Int) throws -> [Message] {
-        try read { db in
+    public func recentMessages(in cid: ChannelID, limit: Int) async throws -> [Message] {
+        try await read { db in
             try db.rows(
                 "SELECT \(Self.messageColumns) FROM messages WHERE cid = ? ORDER BY position DESC LIMIT ?",
                 [.text(cid.cid), .int(max(0, limit))], Self.messageRow
@@ -172,16 +172,16 @@ extension ChatStore {
     }
 
     /// The message with this id, if any (no membership check).
-    public func message(_ id: MessageID) throws -> Message? {
-        try read { try Self.message(id, $0) }
+    public func message(_ id: MessageID) async throws -> Message? {
+        try await read { try Self.message(id, $0) }
     }
 
     /// Moves the member's read position forward to `messageID` (default: the newest message)
     /// and appends `message.read` to every member's log when it moved.
-    public func markRead(_ user: UserID, in cid: ChannelID, upTo messageID: MessageID? = nil) throws -> ReadResult {
+    public func markRead(_ user: UserID, in cid: ChannelID, upTo messageID: MessageID? = nil) async throws -> ReadResult {
         let now = Timestamp.now
         let memory = writerMemory
-        return try write { db in
+        return try await write { db in
             try Self.requireMember(user, cid, db)
             let target: (position: Int64, id: String)?
             if let messageID {

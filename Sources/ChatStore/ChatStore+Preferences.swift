@@ -3,8 +3,8 @@ extension ChatStore {
     public static let maxPreferenceLength = 64
 
     /// A user's stored preference (`translation_language`, …), if set.
-    public func preference(_ name: String, for user: UserID) throws -> String? {
-        try read { db in
+    public func preference(_ name: String, for user: UserID) async throws -> String? {
+        try await read { db in
             try db.row(
                 "SELECT value FROM preferences WHERE user_id = ? AND name = ?", [.text(user.rawValue), .text(name)]
             ) { $0.string(0) }
@@ -12,8 +12,8 @@ extension ChatStore {
     }
 
     /// Every preference of a user, by name.
-    public func preferences(for user: UserID) throws -> [String: String] {
-        let pairs = try read { db in
+    public func preferences(for user: UserID) async throws -> [String: String] {
+        let pairs = try await read { db in
             try db.rows("SELECT name, value FROM preferences WHERE user_id = ?", [.text(user.rawValue)]) {
                 ($0.string(0), $0.string(1))
             }
@@ -22,7 +22,7 @@ extension ChatStore {
     }
 
     /// Stores a user's preference (`nil` removes it). The user must exist.
-    public func setPreference(_ name: String, to value: String?, for user: UserID) throws {
+    public func setPreference(_ name: String, to value: String?, for user: UserID) async throws {
         guard !name.isEmpty, name.count <= Self.maxPreferenceLength else {
             throw ChatStoreError.invalidArgument(
                 field: "name", reason: "a preference name has 1 to \(Self.maxPreferenceLength) characters")
@@ -32,7 +32,7 @@ extension ChatStore {
                 field: name, reason: "longer than \(Self.maxPreferenceLength) characters")
         }
         let now = Timestamp.now
-        try write { db in
+        try await write { db in
             guard try Self.user(user, db) != nil else { throw ChatStoreError.notFound(what: "user", id: user.rawValue) }
             if let value {
                 try db.run(

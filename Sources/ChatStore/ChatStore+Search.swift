@@ -155,13 +155,13 @@ extension ChatStore {
     /// The messages in `user`'s channels that match `query`, best first (``SearchRanking``).
     ///
     /// - Throws: `invalidArgument` for a query without a letter or digit.
-    public func searchMessages(_ query: String, for user: UserID, limit: Int = 20) throws -> [SearchHit] {
+    public func searchMessages(_ query: String, for user: UserID, limit: Int = 20) async throws -> [SearchHit] {
         let terms = SearchRanking.terms(of: query)
         guard !terms.isEmpty else {
             throw ChatStoreError.invalidArgument(field: "q", reason: "the search needs at least one word or number")
         }
         let limit = min(max(limit, 1), Self.maxSearchResults)
-        let rows = try read { db in
+        let rows = try await read { db in
             // Ordered by the index's own rowid, so FTS5 walks its matches newest first and the
             // LIMIT (or the time budget) ends the walk; ordered by the message's position, every
             // match was collected and sorted first.
@@ -193,9 +193,9 @@ extension ChatStore {
 
     /// The newest `limit` messages after `after` (exclusive), oldest first; with `after` nil,
     /// the newest `limit`. For a member of the channel only.
-    public func messages(in cid: ChannelID, for user: UserID, after: MessageID?, limit: Int) throws -> [Message] {
+    public func messages(in cid: ChannelID, for user: UserID, after: MessageID?, limit: Int) async throws -> [Message] {
         let limit = min(max(limit, 1), Self.maxPageSize)
-        return try read { db in
+        return try await read { db in
             try Self.requireMember(user, cid, db)
             var bound: Int64 = 0
             if let after {
@@ -218,8 +218,8 @@ extension ChatStore {
     ///
     /// - Throws: `notFound` when there is no such message or it is in a channel `user` is not in
     ///   (the same answer, so ids in other channels cannot be probed).
-    public func message(_ id: MessageID, for user: UserID) throws -> Message {
-        try read { db in
+    public func message(_ id: MessageID, for user: UserID) async throws -> Message {
+        try await read { db in
             guard let message = try Self.message(id, db), try Self.isMember(user, message.cid, db) else {
                 throw ChatStoreError.notFound(what: "message", id: id.rawValue)
             }

@@ -19,7 +19,7 @@ extension ChatStore {
     /// administrator (the CLI, seeding, a token with the admin claim), who may create and rename
     /// anyone. Display names are unique, compared case-insensitively: a name someone else holds
     /// is a `conflict`.
-    public func upsertUsers(_ updates: [UserUpdate], by actor: UserID?) throws -> [User] {
+    public func upsertUsers(_ updates: [UserUpdate], by actor: UserID?) async throws -> [User] {
         guard !updates.isEmpty else {
             throw ChatStoreError.invalidArgument(field: "users", reason: "must not be empty")
         }
@@ -47,7 +47,7 @@ extension ChatStore {
             seen[update.name.lowercased()] = update.id
         }
         let now = Timestamp.now
-        return try write { db in
+        return try await write { [checked] db in
             try checked.map { update in
                 if let holder = try Self.userNamed(update.name, other: update.id, db) {
                     let same = holder.name.lowercased() == update.name.lowercased()
@@ -74,19 +74,19 @@ extension ChatStore {
 
     /// Makes sure `id` exists, as `ensureUser`, reading the database only the first time: users
     /// are never deleted, and every authenticated request asks.
-    public func ensureUserExists(_ id: UserID) throws {
+    public func ensureUserExists(_ id: UserID) async throws {
         guard !knownUsers.withLock({ $0.contains(id) }) else { return }
-        _ = try ensureUser(id)
+        _ = try await ensureUser(id)
         knownUsers.withLock { _ = $0.insert(id) }
     }
 
     /// Creates the user with their id as name if they do not exist yet (their id with a
     /// number when another user holds that name); returns the stored user.
-    public func ensureUser(_ id: UserID) throws -> User {
-        if let user = try user(id) { return user }
+    public func ensureUser(_ id: UserID) async throws -> User {
+        if let user = try await user(id) { return user }
         let valid = try UserID.validated(id.rawValue)
         let now = Timestamp.now.milliseconds
-        return try write { db in
+        return try await write { db in
             if let user = try Self.user(valid, db) { return user }
             for attempt in 1...100 {
                 let name = attempt == 1 ? valid.rawValue : "\(valid.rawValue) (\(attempt))"
@@ -115,18 +115,18 @@ extension ChatStore {
     }
 
     /// The user with this id, if any.
-    public func user(_ id: UserID) throws -> User? {
-        try read { try Self.user(id, $0) }
+    public func user(_ id: UserID) async throws -> User? {
+        try await read { try Self.user(id, $0) }
     }
 
     /// Every user, by id.
-    public func allUsers() throws -> [User] {
-        try read { try $0.rows("SELECT \(Self.userColumns) FROM users ORDER BY id", [], Self.userRow) }
+    public func allUsers() async throws -> [User] {
+        try await read { try $0.rows("SELECT \(Self.userColumns) FROM users ORDER BY id", [], Self.userRow) }
     }
 
     /// The users with these ids that exist, in the order asked.
-    public func users(_ ids: [UserID]) throws -> [User] {
-        try read { db in try ids.compactMap { try Self.user($0, db) } }
+    public func users(_ ids: [UserID]) async throws -> [User] {
+        try await read { db in try ids.compactMap { try Self.user($0, db) } }
     }
 
     static let userColumns = "id, name, created_at, updated_at"

@@ -1,4 +1,5 @@
 import CSQLite
+import Executors
 import Foundation
 import Synchronization
 
@@ -40,8 +41,9 @@ public final class ChatStore: Sendable {
     public let path: String
     public let options: Options
     private let writer: GroupCommit
-    private let readers: [SerializedConnection]
-    private let nextReader = ReaderCounter()
+    /// Threads of their own, each owning a reader connection: reads never run on Swift's
+    /// cooperative pool.
+    private let readers: WorkerThreads<Connection>
     /// What the writer keeps between writes (see `WriterMemory`).
     let writerMemory: WriterMemory
     /// Users seen to exist (users are never deleted).
@@ -70,12 +72,13 @@ public final class ChatStore: Sendable {
         let writerMemory = WriterMemory()
         self.writerMemory = writerMemory
         writer = GroupCommit(connection: writerConnection, hooks: writerMemory)
-        readers = try (0..<max(1, options.readerCount)).map { _ in
+        let readerConnections = try (0..<max(1, options.readerCount)).map { _ in
             let reader = try Connection(path: path)
             try reader.execute("PRAGMA query_only=ON")
             try reader.execute("PRAGMA cache_size=-16384")
-            return SerializedConnection(reader)
+            return reader
         }
+        readers = WorkerThreads(name: "sotto.store.reader", resources: readerConnections)
     }
 
     /// Creates the database file owner-only if it is missing, and takes group and other
@@ -97,19 +100,22 @@ public final class ChatStore: Sendable {
         }
     }
 
-    deinit { writer.stop() }
-
-    /// Runs `body` with a reader connection. Sees every write that committed before the call.
-    package func read<T>(_ body: (Connection) throws -> T) throws -> T {
-        let index = nextReader.next() % readers.count
-        return try readers[index].withConnection(body)
+    deinit {
+        writer.stop()
+        readers.stop()
     }
 
-    /// Runs `body` in a transaction on the writer connection and returns once it is committed.
-    /// Concurrent writes share one commit (see `GroupCommit`); a write that throws is rolled
-    /// back alone.
-    package func write<T>(_ body: @escaping (Connection) throws -> T) throws -> T {
-        try writer.write(body)
+    /// Runs `body` with a reader connection, on the reader's own thread. Sees every write that
+    /// committed before the call.
+    package func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try await readers.run(body)
+    }
+
+    /// Runs `body` in a transaction on the writer connection, on the writer's thread, and
+    /// returns once it is committed. Concurrent writes share one commit (see `GroupCommit`); a
+    /// write that throws is rolled back alone.
+    package func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try await writer.write(body)
     }
 
     /// Hands every event appended to the log to `sink` as soon as its transaction commits, in
@@ -120,22 +126,7 @@ public final class ChatStore: Sendable {
     }
 
     /// Identifiers of the applied schema migrations, oldest first.
-    public func appliedMigrations() throws -> [String] {
-        try read { try Migrator.appliedIdentifiers($0) }
-    }
-}
-
-/// A round-robin counter for picking a reader.
-///
-/// `@unchecked Sendable`: `value` is only touched inside `lock`.
-private final class ReaderCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
-
-    func next() -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        value &+= 1
-        return value & Int.max
+    public func appliedMigrations() async throws -> [String] {
+        try await read { try Migrator.appliedIdentifiers($0) }
     }
 }

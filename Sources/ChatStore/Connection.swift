@@ -3,8 +3,8 @@ import Foundation
 
 /// One SQLite connection with a cache of prepared statements.
 ///
-/// A connection is not thread-safe: it is owned by a `SerializedConnection`, which hands it to
-/// one closure at a time.
+/// A connection is not thread-safe: each is owned by one thread (the store's writer, or one of
+/// its reader threads), which hands it to one closure at a time.
 package final class Connection {
     package let handle: OpaquePointer
     private var statements: [String: Statement] = [:]
@@ -135,24 +135,5 @@ package final class Connection {
             try? execute("ROLLBACK")
             throw error
         }
-    }
-}
-
-/// A connection reached by one thread at a time.
-///
-/// `@unchecked Sendable`: the connection is only touched inside `lock`, so it is never used
-/// from two threads at once.
-package final class SerializedConnection: @unchecked Sendable {
-    private let lock = NSLock()
-    private let connection: Connection
-
-    package init(_ connection: Connection) {
-        self.connection = connection
-    }
-
-    package func withConnection<T>(_ body: (Connection) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(connection)
     }
 }

@@ -17,25 +17,31 @@ protocol TransactionHooks: AnyObject {
 /// arrived while the previous commit was on disk.
 ///
 /// Each write runs inside its own savepoint, so a write that throws is rolled back alone and
-/// the others in its batch still commit. Every caller returns only after the commit that
+/// the others in its batch still commit. Every caller resumes only after the commit that
 /// holds its write, so an acknowledged write is durable. One thread of its own runs the
-/// batches: callers queue their write and wait, and under steady load the writer goes from
-/// batch to batch without a hand-over between threads (on a busy machine each hand-over can
-/// wait milliseconds for a core).
+/// batches: callers queue their write and await it without holding a thread, and under steady
+/// load the writer goes from batch to batch without a hand-over between threads (on a busy
+/// machine each hand-over can wait milliseconds for a core).
 final class GroupCommit: @unchecked Sendable {
     // @unchecked Sendable: `queue` and `stopped` are only touched while holding `condition`;
     // the connection is only used by the writer thread.
 
+    /// One write: run by the writer, then resumed with its outcome once its transaction ends.
     private final class Request {
         /// Runs the write and keeps its value; throws what the write threw.
         let perform: (Connection) throws -> Void
         /// Records a failure as the write's outcome.
         let fail: (any Error) -> Void
-        let done = DispatchSemaphore(value: 0)
+        /// Hands the outcome to the waiting caller; called once, after the commit or rollback.
+        let finish: () -> Void
 
-        init(perform: @escaping (Connection) throws -> Void, fail: @escaping (any Error) -> Void) {
+        init(
+            perform: @escaping (Connection) throws -> Void, fail: @escaping (any Error) -> Void,
+            finish: @escaping () -> Void
+        ) {
             self.perform = perform
             self.fail = fail
+            self.finish = finish
         }
     }
 
@@ -66,16 +72,19 @@ final class GroupCommit: @unchecked Sendable {
         condition.unlock()
     }
 
-    func write<T>(_ body: @escaping (Connection) throws -> T) throws -> T {
-        var outcome: Result<T, any Error>?
-        let request = Request(perform: { db in outcome = .success(try body(db)) }, fail: { outcome = .failure($0) })
-        condition.lock()
-        precondition(!stopped, "write to a closed store")
-        queue.append(request)
-        condition.signal()
-        condition.unlock()
-        request.done.wait()
-        return try outcome!.get()
+    func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            // Touched by the writer thread alone: set by the write or its failure, then handed on.
+            var outcome: Result<T, any Error>?
+            let request = Request(
+                perform: { db in outcome = .success(try body(db)) }, fail: { outcome = .failure($0) },
+                finish: { continuation.resume(with: outcome!) })
+            condition.lock()
+            precondition(!stopped, "write to a closed store")
+            queue.append(request)
+            condition.signal()
+            condition.unlock()
+        }
     }
 
     private func run() {
@@ -118,7 +127,7 @@ final class GroupCommit: @unchecked Sendable {
                 hooks.transactionEnded(committed: false)
                 request.fail(error)
             }
-            request.done.signal()
+            request.finish()
             return
         }
         for request in batch {
@@ -149,14 +158,14 @@ final class GroupCommit: @unchecked Sendable {
             return
         }
         hooks.transactionEnded(committed: true)
-        for request in batch { request.done.signal() }
+        for request in batch { request.finish() }
     }
 
     /// The transaction failed as a whole: every write in it failed with `error`.
     private func fail(_ batch: [Request], _ error: any Error) {
         for request in batch {
             request.fail(error)
-            request.done.signal()
+            request.finish()
         }
     }
 }

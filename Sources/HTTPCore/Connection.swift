@@ -2,7 +2,7 @@ import CLibUV
 import Foundation
 
 /// One client connection, owned by its loop: reads requests (or, after an upgrade, frames),
-/// hands them to the handler pool, writes the answers, and enforces the timeouts.
+/// hands each to the responder in a task of its own, writes the answers, and enforces the timeouts.
 ///
 /// Not thread-safe: every method runs on the loop's thread. Other threads reach it only
 /// through `IOLoop.post` (the handler pool's answers) or a `WebSocket`'s outbox.
@@ -10,7 +10,7 @@ final class Connection: @unchecked Sendable {
     // @unchecked Sendable: used only on its loop's thread; handler threads and sockets carry the
     // reference back to that thread through `IOLoop.post` and never call it themselves.
     enum Phase {
-        /// Reading requests; `busy` while one is with the handler pool.
+        /// Reading requests; `busy` while one is being answered.
         case http(busy: Bool)
         case webSocket(WebSocket)
         /// Writing a streamed body; reading only to notice the client hang up.
@@ -27,7 +27,7 @@ final class Connection: @unchecked Sendable {
     private var frames: WebSocketFrameDecoder
     private var phase = Phase.http(busy: false)
     private var closed = false
-    /// The hang-up signal of the request with the handler pool (``HTTPHangUp``).
+    /// The hang-up signal of the request being answered (``HTTPHangUp``).
     private var handling: HTTPHangUp?
     /// The client's side ended while its request was with the handler: answer, then close.
     private var clientEnded = false
@@ -154,16 +154,12 @@ final class Connection: @unchecked Sendable {
     private func handle(_ request: HTTPRequest) {
         let core = self.core
         let loop = self.loop
-        let accepted = core.pool(for: request).submit { [self] in
-            let response = core.responder.respond(to: request)
-            loop.post { self.answered(request, response) }
+        let accepted = core.answer(request) {
+            await core.responder.respond(to: request)
+        } then: { [self] response in
+            loop.post { self.answered(request, response!) }
         }
-        if !accepted {
-            answered(
-                request,
-                core.errorResponse(
-                    HTTPFramingError(status: 503, code: "overloaded", message: "the server is busy, retry shortly")))
-        }
+        if !accepted { answered(request, core.errorResponse(ServerCore.overloaded)) }
     }
 
     private func answered(_ request: HTTPRequest, _ response: HTTPResponse) {
@@ -228,16 +224,12 @@ final class Connection: @unchecked Sendable {
         guard let responder = core.webSocketResponder else { return }
         let core = self.core
         let loop = self.loop
-        let accepted = core.pool.submit { [self] in
-            let refusal = responder.shouldAccept(request)
+        let accepted = core.answer(request) {
+            await responder.shouldAccept(request)
+        } then: { [self] refusal in
             loop.post { self.upgraded(request, accept: accept, refusal: refusal) }
         }
-        if !accepted {
-            finish(
-                with: core.errorBytes(
-                    HTTPFramingError(status: 503, code: "overloaded", message: "the server is busy, retry shortly"),
-                    keepAlive: false))
-        }
+        if !accepted { finish(with: core.errorBytes(ServerCore.overloaded, keepAlive: false)) }
     }
 
     private func upgraded(_ request: HTTPRequest, accept: String, refusal: HTTPResponse?) {
@@ -255,7 +247,7 @@ final class Connection: @unchecked Sendable {
         lastPingAt = now
         frames.append(decoder.takeBuffered())
         let responder = core.webSocketResponder
-        socket.mailbox.enqueue(force: true) { responder?.opened(socket) }
+        socket.mailbox.enqueue(force: true) { await responder?.opened(socket) }
         startReading()
         processFrames(socket)
     }
@@ -278,7 +270,7 @@ final class Connection: @unchecked Sendable {
                 closeWebSocket(socket, code: 1003, reason: "text messages only")
             case .success(.text(let text)):
                 let responder = core.webSocketResponder
-                let queued = socket.mailbox.enqueue { responder?.received(text: text, on: socket) }
+                let queued = socket.mailbox.enqueue { await responder?.received(text: text, on: socket) }
                 if !queued { closeWebSocket(socket, code: 1008, reason: "messages sent faster than handled") }
             }
         }
@@ -357,7 +349,7 @@ final class Connection: @unchecked Sendable {
         if let socket = openedSocket {
             socket.markClosed()
             let responder = core.webSocketResponder
-            socket.mailbox.enqueue(force: true) { responder?.closed(socket) }
+            socket.mailbox.enqueue(force: true) { await responder?.closed(socket) }
             openedSocket = nil
         }
         uv_close(sotto_uv_handle(tcp)) { handle in

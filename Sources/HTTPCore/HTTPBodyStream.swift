@@ -9,8 +9,7 @@ import Foundation
 /// the last on its connection.
 ///
 /// Backpressure: bytes written but not yet taken by the kernel count against `maxQueuedBytes`;
-/// `write` suspends (and `writeWaiting`, for a producer on its own thread, blocks) while they
-/// are over it, so a producer runs at the client's pace. When the
+/// `write` suspends while they are over it, so a producer runs at the client's pace. When the
 /// client hangs up, `write` returns false, waiting writes resume with false, and the
 /// `onHangUp` handlers run once, so the producer can stop its work (a generation, a query).
 ///
@@ -39,8 +38,6 @@ public final class HTTPBodyStream: @unchecked Sendable {
     private var sink: (connection: Connection, loop: IOLoop)?
     private var waiters: [CheckedContinuation<Bool, Never>] = []
     private var hangUpHandlers: [@Sendable () -> Void] = []
-    /// Wakes the threads blocked in `writeWaiting` (broadcast after bytes drain or a hang-up).
-    private let drained = NSCondition()
 
     public init(maxQueuedBytes: Int = 256 * 1024) {
         precondition(maxQueuedBytes > 0, "maxQueuedBytes must be positive")
@@ -53,24 +50,6 @@ public final class HTTPBodyStream: @unchecked Sendable {
     public func write(_ bytes: [UInt8]) async -> Bool {
         guard enqueue(bytes) else { return false }
         return await waitUntilDrained()
-    }
-
-    /// Queues `bytes` and blocks the calling thread while more than `maxQueuedBytes` are unsent,
-    /// for a producer on a thread of its own (never a thread of Swift's cooperative pool). False
-    /// once the client has hung up or after `finish()`.
-    @discardableResult
-    public func writeWaiting(_ bytes: [UInt8]) -> Bool {
-        guard enqueue(bytes) else { return false }
-        drained.lock()
-        defer { drained.unlock() }
-        while true {
-            lock.lock()
-            let (gone, over) = (hungUp, queuedBytes > maxQueuedBytes)
-            lock.unlock()
-            if gone { return false }
-            if !over { return true }
-            drained.wait()
-        }
     }
 
     /// Queues UTF-8 text; see `write(_:)` for bytes.
@@ -165,7 +144,6 @@ public final class HTTPBodyStream: @unchecked Sendable {
         let resumed = belowLimit ? takeWaitersLocked() : []
         lock.unlock()
         for waiter in resumed { waiter.resume(returning: true) }
-        if belowLimit { wakeBlockedWriters() }
     }
 
     /// The client went away (or the server is stopping) before the body was finished.
@@ -183,7 +161,6 @@ public final class HTTPBodyStream: @unchecked Sendable {
         let resumed = takeWaitersLocked()
         lock.unlock()
         for waiter in resumed { waiter.resume(returning: false) }
-        wakeBlockedWriters()
         for handler in handlers { handler() }
     }
 
@@ -221,12 +198,6 @@ public final class HTTPBodyStream: @unchecked Sendable {
                 lock.unlock()
             }
         }
-    }
-
-    private func wakeBlockedWriters() {
-        drained.lock()
-        drained.broadcast()
-        drained.unlock()
     }
 
     private func takeWaitersLocked() -> [CheckedContinuation<Bool, Never>] {

@@ -1,10 +1,10 @@
 import CLibUV
 import Foundation
 
-/// Answers HTTP requests. Called on a handler-pool thread; may block briefly (database work),
-/// but long work belongs elsewhere: the pool is small and bounded.
+/// Answers HTTP requests. Each request is answered in a task of its own, on Swift's cooperative
+/// pool: a responder awaits what takes time (the store, the engine) and never blocks its thread.
 public protocol HTTPResponder: Sendable {
-    func respond(to request: HTTPRequest) -> HTTPResponse
+    func respond(to request: HTTPRequest) async -> HTTPResponse
 }
 
 /// A failure starting the server.
@@ -16,7 +16,8 @@ public struct HTTPServerError: Error, CustomStringConvertible, Sendable {
 /// An event-driven HTTP/1.1 and WebSocket server on libuv, with picohttpparser reading heads.
 ///
 /// A fixed number of I/O threads (one libuv loop each) own every connection; no thread waits
-/// on a client. Complete requests go to a bounded handler pool; requests for `webSocketPath`
+/// on a client. Each complete request is answered by the responder in a task of its own (at
+/// most `maxRequestsInFlight` at once; more get 503); requests for `webSocketPath`
 /// that ask for an upgrade go to the WebSocket responder. Framing errors, timeouts and limits
 /// are answered here, in the shape `Configuration.errorResponse` gives, and close the
 /// connection.
@@ -36,15 +37,8 @@ public final class HTTPServer: @unchecked Sendable {
         public var port: Int = 8080
         /// Event-loop threads.
         public var ioThreads = 2
-        /// Threads that run handler code: the most requests handled at once.
-        public var handlerThreads = 32
-        /// Requests waiting for a handler thread before new ones get 503.
-        public var maxQueuedRequests = 4096
-        /// Requests for which this is true run on a pool of `quickLaneThreads` of their own,
-        /// so that they never wait behind slow ones (e.g. reads behind writes that wait for a
-        /// commit). Default: none.
-        public var quickLane: @Sendable (HTTPRequest) -> Bool = { _ in false }
-        public var quickLaneThreads = 4
+        /// Requests being answered at once (WebSocket upgrades included); more get 503.
+        public var maxRequestsInFlight = 4096
         /// Request head and body limits (431, 413).
         public var limits = HTTPRequestDecoder.Limits()
         /// From a request's first byte to the end of its head (408).
@@ -186,8 +180,7 @@ final class ServerCore: @unchecked Sendable {
     let responder: any HTTPResponder
     let webSocketPath: String?
     let webSocketResponder: (any WebSocketResponder)?
-    let pool: HandlerPool
-    let quickPool: HandlerPool
+    let admission: RequestAdmission
     let limiter: ConnectionLimiter
     var loops: [IOLoop] = []
     private let lock = NSLock()
@@ -201,8 +194,7 @@ final class ServerCore: @unchecked Sendable {
         self.responder = responder
         webSocketPath = webSocket?.path
         webSocketResponder = webSocket?.responder
-        pool = HandlerPool(count: configuration.handlerThreads, maxQueued: configuration.maxQueuedRequests)
-        quickPool = HandlerPool(count: configuration.quickLaneThreads, maxQueued: configuration.maxQueuedRequests)
+        admission = RequestAdmission(limit: configuration.maxRequestsInFlight)
         limiter = ConnectionLimiter(
             maxTotal: configuration.maxConnections, maxPerAddress: configuration.maxConnectionsPerAddress)
     }
@@ -213,10 +205,23 @@ final class ServerCore: @unchecked Sendable {
         return stopping
     }
 
-    /// The pool that runs `request`'s handler.
-    func pool(for request: HTTPRequest) -> HandlerPool {
-        configuration.quickLane(request) ? quickPool : pool
+    /// Answers `request` in a task of its own and hands the answer to `answered`; false (and
+    /// nothing started) when `maxRequestsInFlight` are being answered.
+    func answer(
+        _ request: HTTPRequest, with work: @escaping @Sendable () async -> HTTPResponse?,
+        then answered: @escaping @Sendable (HTTPResponse?) -> Void
+    ) -> Bool {
+        guard admission.enter() else { return false }
+        Task {
+            let response = await work()
+            admission.leave()
+            answered(response)
+        }
+        return true
     }
+
+    static let overloaded = HTTPFramingError(
+        status: 503, code: "overloaded", message: "the server is busy, retry shortly")
 
     func errorResponse(_ error: HTTPFramingError) -> HTTPResponse {
         configuration.errorResponse(error)
@@ -232,7 +237,5 @@ final class ServerCore: @unchecked Sendable {
         lock.unlock()
         for loop in loops { loop.stop() }
         loops.removeAll()
-        pool.stop()
-        quickPool.stop()
     }
 }

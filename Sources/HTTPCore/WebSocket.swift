@@ -1,16 +1,17 @@
 import Foundation
 
 /// Handles WebSocket connections for one path. Callbacks for one socket arrive one at a
-/// time and in order, on the handler pool; different sockets run concurrently.
+/// time and in order (the next waits for the one before to return), in tasks; different
+/// sockets run concurrently.
 public protocol WebSocketResponder: Sendable {
     /// Decides on an upgrade request: `nil` accepts it, a response refuses it (e.g. 401).
-    func shouldAccept(_ request: HTTPRequest) -> HTTPResponse?
+    func shouldAccept(_ request: HTTPRequest) async -> HTTPResponse?
     /// The handshake finished; the socket can send.
-    func opened(_ socket: WebSocket)
+    func opened(_ socket: WebSocket) async
     /// A complete text message arrived.
-    func received(text: String, on socket: WebSocket)
+    func received(text: String, on socket: WebSocket) async
     /// The socket closed (either side); sending is no longer possible.
-    func closed(_ socket: WebSocket)
+    func closed(_ socket: WebSocket) async
 }
 
 /// One server-side WebSocket connection. Safe to send from any thread.
@@ -46,7 +47,7 @@ public final class WebSocket: @unchecked Sendable, Hashable {
         self.connection = connection
         loop = connection.loop
         maxQueuedBytes = core.configuration.webSocketMaxQueuedBytes
-        mailbox = Mailbox(pool: core.pool, capacity: core.configuration.webSocketMailboxCapacity)
+        mailbox = Mailbox(capacity: core.configuration.webSocketMailboxCapacity)
     }
 
     /// Sends a text message; false once the socket is closed, or when this message would take

@@ -22,8 +22,8 @@ public final class ChatServer: Sendable {
         public var maxImageBytes = 8 * 1024 * 1024
         /// Event-loop threads (sockets are spread over them).
         public var ioThreads = 2
-        /// Threads that run request handlers.
-        public var handlerThreads = 32
+        /// Requests answered at once; more get 503.
+        public var maxRequestsInFlight = 4096
         /// Open connections in all, and from one client address.
         public var maxConnections = 20_000
         public var maxConnectionsPerAddress = 512
@@ -98,7 +98,7 @@ public final class ChatServer: Sendable {
                 user_id: key.user, status: snapshot.status, suggestions: snapshot.suggestions,
                 signature: snapshot.signature, model: suggester?.modelName)
             do {
-                try store.recordEvent(
+                try await store.recordEvent(
                     type: EventType.suggestionsUpdated, fields: fields, to: .user(key.user, cid: key.cid),
                     ephemeral: true)
             } catch {
@@ -122,7 +122,7 @@ public final class ChatServer: Sendable {
         let api = ChatAPI(
             store: store, hub: hub, scheduler: scheduler, document: document, tokens: tokens,
             modelState: intelligence.state)
-        hub.typingHandler = { user, cid, started in try api.typing(user, in: cid, started: started) }
+        hub.typingHandler = { user, cid, started in try await api.typing(user, in: cid, started: started) }
         let files = StaticFiles()
         var routes = api.routes
         intelligence.add(to: &routes)
@@ -139,7 +139,7 @@ public final class ChatServer: Sendable {
             model: model,
             authenticate: { request in
                 let claims = try Self.authenticate(request, tokens: tokens)
-                try store.ensureUserExists(claims.user)
+                try await store.ensureUserExists(claims.user)
                 return claims
             }, queue: CompletionQueue(capacity: configuration.completionQueueCapacity)
         ).add(to: &routes)
@@ -157,7 +157,7 @@ public final class ChatServer: Sendable {
                 let claims = try Self.authenticate(request, tokens: tokens)
                 // A token names a user the operator vouched for: make sure they exist before
                 // any route relies on it (not only after they called /api/me).
-                try store.ensureUserExists(claims.user)
+                try await store.ensureUserExists(claims.user)
                 return claims
             },
             limiter: limiter, cors: cors, fallback: { files.respond(to: $0) })
@@ -166,13 +166,10 @@ public final class ChatServer: Sendable {
         httpConfiguration.limits.maxBodyBytes = configuration.maxBodyBytes
         httpConfiguration.limits.bodyLimit = Self.bodyLimit(maxImageBytes: configuration.maxImageBytes, tokens: tokens)
         httpConfiguration.ioThreads = configuration.ioThreads
-        httpConfiguration.handlerThreads = configuration.handlerThreads
+        httpConfiguration.maxRequestsInFlight = configuration.maxRequestsInFlight
         httpConfiguration.maxConnections = configuration.maxConnections
         httpConfiguration.maxConnectionsPerAddress = configuration.maxConnectionsPerAddress
         httpConfiguration.webSocketMaxQueuedBytes = configuration.webSocketMaxQueuedBytes
-        // Reads never wait for the database writer (WAL readers do not block on it), so they
-        // get threads of their own and stay quick while sends queue for a commit.
-        httpConfiguration.quickLane = { request in request.method == "GET" || request.method == "HEAD" }
         httpConfiguration.errorResponse = { error in
             if let path = error.path, OpenAIAPI.owns(path) { return OpenAIError(framing: error).response }
             return APIError(status: error.status, code: error.code, message: error.message).response
@@ -195,21 +192,20 @@ public final class ChatServer: Sendable {
 
     /// Starts listening; returns the bound port.
     @discardableResult
-    public func start() throws -> Int {
+    public func start() async throws -> Int {
         // A client that resets its connection while the server writes to it makes the write
         // raise SIGPIPE, whose default action ends the process: one client could stop the
         // server. (libuv leaves the signal to the application.) The write fails with EPIPE
         // instead, and the connection is closed.
         signal(SIGPIPE, SIG_IGN)
-        try? store.pruneEvents()
         // Revoked tokens and disabled users are refused from the first request on.
-        accessMonitor.start()
+        await accessMonitor.start()
         let port = try http.start()
         let store = store
         pruning.withLock { task in
-            // Old events go hourly; clients asking for them get a resync.
+            // Old events go now and then hourly; clients asking for them get a resync.
             task = Task.detached(priority: .utility) {
-                while (try? await Task.sleep(for: .seconds(3600))) != nil { try? store.pruneEvents() }
+                repeat { try? await store.pruneEvents() } while (try? await Task.sleep(for: .seconds(3600))) != nil
             }
         }
         return port

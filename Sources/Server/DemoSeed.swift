@@ -21,12 +21,12 @@ public enum DemoSeed {
     /// Creates the users, channel and messages. Safe to run again: the messages have fixed ids,
     /// so a second run changes nothing. Returns the number of messages newly stored.
     @discardableResult
-    public static func seed(into store: ChatStore) throws -> Int {
-        _ = try store.upsertUsers(users, by: nil)
-        _ = try store.getOrCreateChannel(channel, name: channelName, members: ["bob"], by: "alice")
+    public static func seed(into store: ChatStore) async throws -> Int {
+        _ = try await store.upsertUsers(users, by: nil)
+        _ = try await store.getOrCreateChannel(channel, name: channelName, members: ["bob"], by: "alice")
         var created = 0
         for (index, message) in messages.enumerated() {
-            let result = try store.sendMessage(
+            let result = try await store.sendMessage(
                 NewMessage(
                     id: MessageID(rawValue: "demo-\(index + 1)"), cid: channel, author: message.author,
                     text: message.text))

@@ -33,8 +33,8 @@ struct ServeCommand: Command {
           --compute-threads N threads the model computes on, shared by every request (default: the
                               cores this process may use, cgroup quota and affinity included)
           --io-threads N      event-loop threads that own the connections (default 2)
-          --threads N         threads that run request handlers (default 32; a handler may wait for
-                              the database's commit, and waiting ones share it)
+          --max-requests N    requests answered at once; more get 503 (default 4096; a request
+                              waiting for the database or the model holds no thread)
           --max-connections N           open connections in all (default 20000; raise ulimit -n to match)
           --max-connections-per-ip N    open connections from one address (default 512; users behind
                               one reverse proxy share it)
@@ -57,7 +57,7 @@ struct ServeCommand: Command {
         POST /v1/audio/transcriptions), a Sotto token as the API key.
         """
     static let valueOptions: Set<String> = [
-        "host", "port", "model", "threads", "io-threads", "max-connections", "max-connections-per-ip",
+        "host", "port", "model", "max-requests", "io-threads", "max-connections", "max-connections-per-ip",
         "max-sockets-per-user", "rate-limit",
         "cors-origin", "durability", "kernels", "compute-threads", "fallback-url", "fallback-model",
         "fallback-key-file", "speech-model",
@@ -76,10 +76,10 @@ struct ServeCommand: Command {
             throw UsageError(description: "--port must be 0…65535")
         }
         configuration.port = port
-        guard let threads = try arguments.int("threads", default: 32), (1...256).contains(threads) else {
-            throw UsageError(description: "--threads must be 1…256")
+        guard let maxRequests = try arguments.int("max-requests", default: 4096), maxRequests >= 1 else {
+            throw UsageError(description: "--max-requests must be at least 1")
         }
-        configuration.handlerThreads = threads
+        configuration.maxRequestsInFlight = maxRequests
         guard let ioThreads = try arguments.int("io-threads", default: 2), (1...64).contains(ioThreads) else {
             throw UsageError(description: "--io-threads must be 1…64")
         }
@@ -153,8 +153,8 @@ struct ServeCommand: Command {
         let secret = try data.loadSecret()
         var signIn = "Sign in with a token from: sotto token <user-id>"
         if arguments.has("demo") {
-            if try store.channelCount() == 0 {
-                try DemoSeed.seed(into: store)
+            if try await store.channelCount() == 0 {
+                try await DemoSeed.seed(into: store)
             }
             let tokens = TokenAuthority(secret: secret)
             signIn = """
@@ -163,7 +163,7 @@ struct ServeCommand: Command {
                   bob    \(tokens.token(for: "bob", lifetime: 86_400))
                 """
         }
-        let server = ChatServer(
+        let server = await ChatServer(
             store: store, secret: secret, suggester: suggestions.suggester, model: suggestions.model,
             configuration: configuration)
         let bound = try server.start()

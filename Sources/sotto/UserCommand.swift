@@ -37,12 +37,12 @@ struct UserCommand: Command {
             guard rest.count == 2 else { throw UsageError(description: "expected a user id and a display name") }
             let id = try UserID.commandLine(rest[0])
             let store = try ModelStore().openChatStore()
-            let exists = try store.user(id) != nil
+            let exists = try await store.user(id) != nil
             if action == "add" && exists {
                 throw UsageError(description: "user '\(id)' exists; use 'sotto user rename'")
             }
             if action == "rename" && !exists { throw UsageError(description: "no user '\(id)'; use 'sotto user add'") }
-            let user = try store.upsertUsers([UserUpdate(id: id, name: rest[1])], by: nil)[0]
+            let user = try await store.upsertUsers([UserUpdate(id: id, name: rest[1])], by: nil)[0]
             print("\(action == "add" ? "Added" : "Renamed") \(user.id) (\"\(user.name)\").")
             return 0
         case "disable", "enable":
@@ -56,8 +56,8 @@ struct UserCommand: Command {
         case "list":
             guard rest.isEmpty else { throw UsageError(description: "list takes no arguments") }
             let store = try ModelStore().openChatStore()
-            let restricted = try store.restrictedAccess()
-            for user in try store.allUsers() {
+            let restricted = try await store.restrictedAccess()
+            for user in try await store.allUsers() {
                 print("\(user.id)\t\(user.name)" + (restricted[user.id]?.isDisabled == true ? "\tdisabled" : ""))
             }
             return 0

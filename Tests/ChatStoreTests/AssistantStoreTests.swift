@@ -8,131 +8,131 @@ import Testing
     static let general = AssistantSettings(
         persona: "general", instructions: "You are a helpful assistant.", temperature: 0.7)
 
-    func seeded() throws -> ChatStore {
+    func seeded() async throws -> ChatStore {
         let temporary = try TemporaryStore()
-        _ = try temporary.seeded()
+        _ = try await temporary.seeded()
         return temporary.store
     }
 
     /// Messages sent faster than one a millisecond put their conversation ahead of the clock; a
     /// conversation started then still goes to the top.
-    @Test func aNewConversationGoesAboveOneThatRanAheadOfTheClock() throws {
-        let store = try seeded()
-        let busy = try store.createAssistantConversation(for: "alice", title: "Busy", settings: Self.general)
+    @Test func aNewConversationGoesAboveOneThatRanAheadOfTheClock() async throws {
+        let store = try await seeded()
+        let busy = try await store.createAssistantConversation(for: "alice", title: "Busy", settings: Self.general)
         for index in 0..<200 {
-            _ = try store.appendAssistantMessage(.init(role: .user, text: "\(index)"), to: busy.id, for: "alice")
+            _ = try await store.appendAssistantMessage(.init(role: .user, text: "\(index)"), to: busy.id, for: "alice")
         }
-        let new = try store.createAssistantConversation(for: "alice", title: "New", settings: Self.general)
-        #expect(try store.assistantConversations(for: "alice").map(\.id) == [new.id, busy.id])
-        #expect(try store.assistantConversations(for: "alice").first?.updatedAt == new.updatedAt)
+        let new = try await store.createAssistantConversation(for: "alice", title: "New", settings: Self.general)
+        await #expect(try store.assistantConversations(for: "alice").map(\.id) == [new.id, busy.id])
+        await #expect(try store.assistantConversations(for: "alice").first?.updatedAt == new.updatedAt)
     }
 
-    @Test func conversationsAreListedNewestFirstAndTheLastOpenedIsRemembered() throws {
-        let store = try seeded()
-        #expect(try store.lastOpenedAssistantConversation(for: "alice") == nil)
-        let first = try store.createAssistantConversation(for: "alice", title: "Trip", settings: Self.general)
-        let second = try store.createAssistantConversation(for: "alice", title: "Recipes", settings: Self.general)
-        #expect(try store.assistantConversations(for: "alice").map(\.title) == ["Recipes", "Trip"])
+    @Test func conversationsAreListedNewestFirstAndTheLastOpenedIsRemembered() async throws {
+        let store = try await seeded()
+        await #expect(try store.lastOpenedAssistantConversation(for: "alice") == nil)
+        let first = try await store.createAssistantConversation(for: "alice", title: "Trip", settings: Self.general)
+        let second = try await store.createAssistantConversation(for: "alice", title: "Recipes", settings: Self.general)
+        await #expect(try store.assistantConversations(for: "alice").map(\.title) == ["Recipes", "Trip"])
         // A message moves its conversation to the top.
-        _ = try store.appendAssistantMessage(.init(role: .user, text: "Where to in May?"), to: first.id, for: "alice")
-        #expect(try store.assistantConversations(for: "alice").map(\.id) == [first.id, second.id])
-        #expect(try store.lastOpenedAssistantConversation(for: "alice")?.id == second.id)
-        try store.markAssistantConversationOpened(first.id, for: "alice")
-        #expect(try store.lastOpenedAssistantConversation(for: "alice")?.id == first.id)
-        try store.markAssistantConversationOpened(second.id, for: "alice")
-        #expect(try store.lastOpenedAssistantConversation(for: "alice")?.id == second.id)
-        #expect(try store.assistantConversations(for: "bob").isEmpty)
-        #expect(try store.lastOpenedAssistantConversation(for: "bob") == nil)
+        _ = try await store.appendAssistantMessage(.init(role: .user, text: "Where to in May?"), to: first.id, for: "alice")
+        await #expect(try store.assistantConversations(for: "alice").map(\.id) == [first.id, second.id])
+        await #expect(try store.lastOpenedAssistantConversation(for: "alice")?.id == second.id)
+        try await store.markAssistantConversationOpened(first.id, for: "alice")
+        await #expect(try store.lastOpenedAssistantConversation(for: "alice")?.id == first.id)
+        try await store.markAssistantConversationOpened(second.id, for: "alice")
+        await #expect(try store.lastOpenedAssistantConversation(for: "alice")?.id == second.id)
+        await #expect(try store.assistantConversations(for: "bob").isEmpty)
+        await #expect(try store.lastOpenedAssistantConversation(for: "bob") == nil)
     }
 
-    @Test func messagesKeepTheirRoleTokensModelAndStoppedFlag() throws {
-        let store = try seeded()
-        let conversation = try store.createAssistantConversation(for: "alice", settings: Self.general)
-        _ = try store.appendAssistantMessage(.init(role: .user, text: "Hello"), to: conversation.id, for: "alice")
-        _ = try store.appendAssistantMessage(
+    @Test func messagesKeepTheirRoleTokensModelAndStoppedFlag() async throws {
+        let store = try await seeded()
+        let conversation = try await store.createAssistantConversation(for: "alice", settings: Self.general)
+        _ = try await store.appendAssistantMessage(.init(role: .user, text: "Hello"), to: conversation.id, for: "alice")
+        _ = try await store.appendAssistantMessage(
             .init(
                 role: .assistant, text: "Hi! How can", inputTokens: 31, outputTokens: 4, model: "qwen2.5-coder-0.5b",
                 stopped: true), to: conversation.id, for: "alice")
-        let messages = try store.assistantMessages(in: conversation.id, for: "alice")
+        let messages = try await store.assistantMessages(in: conversation.id, for: "alice")
         #expect(messages.map(\.role) == [.user, .assistant])
         #expect(messages[1].text == "Hi! How can" && messages[1].stopped && !messages[0].stopped)
         #expect(messages[1].inputTokens == 31 && messages[1].outputTokens == 4)
         #expect(messages[1].model == "qwen2.5-coder-0.5b" && messages[0].model == nil)
-        try store.deleteAssistantMessage(messages[1].id, in: conversation.id, for: "alice")
-        #expect(try store.assistantMessages(in: conversation.id, for: "alice").map(\.text) == ["Hello"])
-        #expect(throws: ChatStoreError.notFound(what: "message", id: messages[1].id)) {
-            try store.deleteAssistantMessage(messages[1].id, in: conversation.id, for: "alice")
+        try await store.deleteAssistantMessage(messages[1].id, in: conversation.id, for: "alice")
+        await #expect(try store.assistantMessages(in: conversation.id, for: "alice").map(\.text) == ["Hello"])
+        await #expect(throws: ChatStoreError.notFound(what: "message", id: messages[1].id)) {
+            try await store.deleteAssistantMessage(messages[1].id, in: conversation.id, for: "alice")
         }
     }
 
-    @Test func changingTheSettingsAppendsOneDividerAndKeepsEarlierMessages() throws {
-        let store = try seeded()
-        let conversation = try store.createAssistantConversation(for: "alice", settings: Self.general)
-        _ = try store.appendAssistantMessage(.init(role: .user, text: "Remember 42"), to: conversation.id, for: "alice")
-        let same = try store.updateAssistantSettings(
+    @Test func changingTheSettingsAppendsOneDividerAndKeepsEarlierMessages() async throws {
+        let store = try await seeded()
+        let conversation = try await store.createAssistantConversation(for: "alice", settings: Self.general)
+        _ = try await store.appendAssistantMessage(.init(role: .user, text: "Remember 42"), to: conversation.id, for: "alice")
+        let same = try await store.updateAssistantSettings(
             conversation.id, to: Self.general, dividerText: "reset", for: "alice")
         #expect(same.divider == nil)
         var concise = Self.general
         concise.persona = "concise"
         concise.instructions = "Answer in one sentence."
         concise.temperature = 0.2
-        let changed = try store.updateAssistantSettings(
+        let changed = try await store.updateAssistantSettings(
             conversation.id, to: concise, dividerText: "The model's memory was reset", for: "alice")
         #expect(
             changed.conversation.instructions == "Answer in one sentence." && changed.conversation.temperature == 0.2)
         #expect(changed.divider?.role == .divider)
-        let messages = try store.assistantMessages(in: conversation.id, for: "alice")
+        let messages = try await store.assistantMessages(in: conversation.id, for: "alice")
         #expect(messages.map(\.role) == [.user, .divider])
         #expect(messages.map(\.text) == ["Remember 42", "The model's memory was reset"])
-        #expect(throws: ChatStoreError.self) {
+        await #expect(throws: ChatStoreError.self) {
             var hot = concise
             hot.temperature = 5
-            _ = try store.updateAssistantSettings(conversation.id, to: hot, dividerText: "x", for: "alice")
+            _ = try await store.updateAssistantSettings(conversation.id, to: hot, dividerText: "x", for: "alice")
         }
     }
 
-    @Test func searchFindsOnlyTheOwnersMessagesWithHighlightsAndNotDividers() throws {
-        let store = try seeded()
-        let old = try store.createAssistantConversation(for: "alice", title: "Old trip", settings: Self.general)
-        _ = try store.appendAssistantMessage(
+    @Test func searchFindsOnlyTheOwnersMessagesWithHighlightsAndNotDividers() async throws {
+        let store = try await seeded()
+        let old = try await store.createAssistantConversation(for: "alice", title: "Old trip", settings: Self.general)
+        _ = try await store.appendAssistantMessage(
             .init(role: .user, text: "Plan a trip to Lisbon"), to: old.id, for: "alice")
-        _ = try store.appendAssistantMessage(
+        _ = try await store.appendAssistantMessage(
             .init(role: .assistant, text: "Lisbon in spring: trams and tiles."), to: old.id, for: "alice")
-        _ = try store.appendAssistantMessage(.init(role: .divider, text: "Lisbon reset"), to: old.id, for: "alice")
-        let bobs = try store.createAssistantConversation(for: "bob", title: "Bob's", settings: Self.general)
-        _ = try store.appendAssistantMessage(.init(role: .user, text: "Lisbon secrets"), to: bobs.id, for: "bob")
+        _ = try await store.appendAssistantMessage(.init(role: .divider, text: "Lisbon reset"), to: old.id, for: "alice")
+        let bobs = try await store.createAssistantConversation(for: "bob", title: "Bob's", settings: Self.general)
+        _ = try await store.appendAssistantMessage(.init(role: .user, text: "Lisbon secrets"), to: bobs.id, for: "bob")
 
-        let hits = try store.searchAssistantMessages("lisbon", for: "alice")
+        let hits = try await store.searchAssistantMessages("lisbon", for: "alice")
         #expect(hits.count == 2)
         #expect(Set(hits.map(\.message.role)) == [.user, .assistant])
         #expect(hits.allSatisfy { $0.conversationTitle == "Old trip" && $0.message.conversationID == old.id })
         let user = try #require(hits.first { $0.message.role == .user })
         #expect(user.highlights == [[15, 21]])
-        #expect(try store.searchAssistantMessages("lisbon", for: "bob").map(\.message.text) == ["Lisbon secrets"])
-        #expect(try store.searchAssistantMessages("lisbon", for: "carol").isEmpty)
-        #expect(throws: ChatStoreError.self) { try store.searchAssistantMessages("!!", for: "alice") }
+        await #expect(try store.searchAssistantMessages("lisbon", for: "bob").map(\.message.text) == ["Lisbon secrets"])
+        await #expect(try store.searchAssistantMessages("lisbon", for: "carol").isEmpty)
+        await #expect(throws: ChatStoreError.self) { try await store.searchAssistantMessages("!!", for: "alice") }
     }
 
-    @Test func deleteRemovesMessagesImagesAndSearchEntries() throws {
-        let store = try seeded()
-        let conversation = try store.createAssistantConversation(for: "alice", settings: Self.general)
+    @Test func deleteRemovesMessagesImagesAndSearchEntries() async throws {
+        let store = try await seeded()
+        let conversation = try await store.createAssistantConversation(for: "alice", settings: Self.general)
         let png = AssistantImage(mimeType: "image/png", bytes: [0x89, 0x50, 0x4E, 0x47, 1, 2, 3])
-        let message = try store.appendAssistantMessage(
+        let message = try await store.appendAssistantMessage(
             .init(role: .user, text: "What does this error say? zebra", images: [png]), to: conversation.id,
             for: "alice")
         #expect(message.images.map(\.byteCount) == [7])
-        #expect(try store.assistantMessages(in: conversation.id, for: "alice").first?.images.map(\.id) == [png.id])
-        #expect(try store.assistantImage(png.id, for: "alice").bytes == png.bytes)
-        #expect(throws: ChatStoreError.notFound(what: "image", id: png.id)) {
-            try store.assistantImage(png.id, for: "bob")
+        await #expect(try store.assistantMessages(in: conversation.id, for: "alice").first?.images.map(\.id) == [png.id])
+        await #expect(try store.assistantImage(png.id, for: "alice").bytes == png.bytes)
+        await #expect(throws: ChatStoreError.notFound(what: "image", id: png.id)) {
+            try await store.assistantImage(png.id, for: "bob")
         }
-        try store.deleteAssistantConversation(conversation.id, for: "alice")
-        #expect(throws: ChatStoreError.notFound(what: "image", id: png.id)) {
-            try store.assistantImage(png.id, for: "alice")
+        try await store.deleteAssistantConversation(conversation.id, for: "alice")
+        await #expect(throws: ChatStoreError.notFound(what: "image", id: png.id)) {
+            try await store.assistantImage(png.id, for: "alice")
         }
-        #expect(try store.searchAssistantMessages("zebra", for: "alice").isEmpty)
-        #expect(try store.assistantConversations(for: "alice").isEmpty)
-        let leftovers = try store.read { db in
+        await #expect(try store.searchAssistantMessages("zebra", for: "alice").isEmpty)
+        await #expect(try store.assistantConversations(for: "alice").isEmpty)
+        let leftovers = try await store.read { db in
             try db.row("SELECT (SELECT COUNT(*) FROM assistant_messages) + (SELECT COUNT(*) FROM assistant_images)") {
                 $0.int(0)
             }
@@ -140,66 +140,66 @@ import Testing
         #expect(leftovers == 0)
     }
 
-    @Test func uploadsWaitInTheirConversationMoveToTheMessageAndGoWithIt() throws {
-        let store = try seeded()
-        let conversation = try store.createAssistantConversation(for: "alice", settings: Self.general)
-        let other = try store.createAssistantConversation(for: "alice", settings: Self.general)
+    @Test func uploadsWaitInTheirConversationMoveToTheMessageAndGoWithIt() async throws {
+        let store = try await seeded()
+        let conversation = try await store.createAssistantConversation(for: "alice", settings: Self.general)
+        let other = try await store.createAssistantConversation(for: "alice", settings: Self.general)
         let png = AssistantImage(mimeType: "image/png", bytes: [0x89, 0x50, 0x4E, 0x47, 9])
         let jpeg = AssistantImage(mimeType: "image/jpeg", bytes: [0xFF, 0xD8, 0xFF, 7])
-        #expect(try store.addAssistantUpload(png, to: conversation.id, for: "alice").byteCount == 5)
-        _ = try store.addAssistantUpload(jpeg, to: conversation.id, for: "alice")
-        #expect(throws: ChatStoreError.notFound(what: "conversation", id: conversation.id)) {
-            try store.addAssistantUpload(
+        await #expect(try store.addAssistantUpload(png, to: conversation.id, for: "alice").byteCount == 5)
+        _ = try await store.addAssistantUpload(jpeg, to: conversation.id, for: "alice")
+        await #expect(throws: ChatStoreError.notFound(what: "conversation", id: conversation.id)) {
+            try await store.addAssistantUpload(
                 AssistantImage(mimeType: "image/png", bytes: [1]), to: conversation.id, for: "bob")
         }
         // A waiting image is readable by its owner, in its conversation only.
-        #expect(try store.assistantImage(png.id, in: conversation.id, for: "alice").bytes == png.bytes)
-        #expect(throws: ChatStoreError.notFound(what: "image", id: png.id)) {
-            try store.assistantImage(png.id, in: other.id, for: "alice")
+        await #expect(try store.assistantImage(png.id, in: conversation.id, for: "alice").bytes == png.bytes)
+        await #expect(throws: ChatStoreError.notFound(what: "image", id: png.id)) {
+            try await store.assistantImage(png.id, in: other.id, for: "alice")
         }
-        #expect(throws: ChatStoreError.notFound(what: "image", id: png.id)) {
-            try store.assistantImage(png.id, for: "bob")
+        await #expect(throws: ChatStoreError.notFound(what: "image", id: png.id)) {
+            try await store.assistantImage(png.id, for: "bob")
         }
         // Another conversation cannot send it; removing one leaves the other.
-        #expect(throws: ChatStoreError.notFound(what: "image", id: png.id)) {
-            try store.appendAssistantMessage(
+        await #expect(throws: ChatStoreError.notFound(what: "image", id: png.id)) {
+            try await store.appendAssistantMessage(
                 .init(role: .user, text: "hi"), to: other.id, for: "alice", attaching: [png.id])
         }
-        try store.deleteAssistantUpload(jpeg.id, in: conversation.id, for: "alice")
-        #expect(throws: ChatStoreError.notFound(what: "image", id: jpeg.id)) {
-            try store.assistantImage(jpeg.id, for: "alice")
+        try await store.deleteAssistantUpload(jpeg.id, in: conversation.id, for: "alice")
+        await #expect(throws: ChatStoreError.notFound(what: "image", id: jpeg.id)) {
+            try await store.assistantImage(jpeg.id, for: "alice")
         }
         // Sending moves it to the message, with its id; it is no longer waiting.
-        let message = try store.appendAssistantMessage(
+        let message = try await store.appendAssistantMessage(
             .init(role: .user, text: "What does it say?"), to: conversation.id, for: "alice", attaching: [png.id])
         #expect(message.images.map(\.id) == [png.id] && message.images.first?.mimeType == "image/png")
-        #expect(try store.assistantMessages(in: conversation.id, for: "alice").first?.images.map(\.id) == [png.id])
-        #expect(try store.assistantImage(png.id, in: conversation.id, for: "alice").bytes == png.bytes)
-        #expect(throws: ChatStoreError.notFound(what: "image", id: png.id)) {
-            try store.deleteAssistantUpload(png.id, in: conversation.id, for: "alice")
+        await #expect(try store.assistantMessages(in: conversation.id, for: "alice").first?.images.map(\.id) == [png.id])
+        await #expect(try store.assistantImage(png.id, in: conversation.id, for: "alice").bytes == png.bytes)
+        await #expect(throws: ChatStoreError.notFound(what: "image", id: png.id)) {
+            try await store.deleteAssistantUpload(png.id, in: conversation.id, for: "alice")
         }
         // An image may go without text; no text and no image is refused.
-        let alone = try store.addAssistantUpload(
+        let alone = try await store.addAssistantUpload(
             AssistantImage(mimeType: "image/png", bytes: [3]), to: conversation.id, for: "alice")
-        let imageOnly = try store.appendAssistantMessage(
+        let imageOnly = try await store.appendAssistantMessage(
             .init(role: .user, text: ""), to: conversation.id, for: "alice", attaching: [alone.id])
         #expect(imageOnly.text.isEmpty && imageOnly.images.map(\.id) == [alone.id])
-        #expect(throws: ChatStoreError.invalidArgument(field: "text", reason: "must not be empty")) {
-            try store.appendAssistantMessage(.init(role: .user, text: " "), to: conversation.id, for: "alice")
+        await #expect(throws: ChatStoreError.invalidArgument(field: "text", reason: "must not be empty")) {
+            try await store.appendAssistantMessage(.init(role: .user, text: " "), to: conversation.id, for: "alice")
         }
         // At most four wait at once.
         for _ in 0..<ChatStore.maxAssistantImages {
-            _ = try store.addAssistantUpload(
+            _ = try await store.addAssistantUpload(
                 AssistantImage(mimeType: "image/png", bytes: [1]), to: other.id, for: "alice")
         }
-        #expect(throws: ChatStoreError.self) {
-            try store.addAssistantUpload(AssistantImage(mimeType: "image/png", bytes: [1]), to: other.id, for: "alice")
+        await #expect(throws: ChatStoreError.self) {
+            try await store.addAssistantUpload(AssistantImage(mimeType: "image/png", bytes: [1]), to: other.id, for: "alice")
         }
-        _ = try store.addAssistantUpload(
+        _ = try await store.addAssistantUpload(
             AssistantImage(mimeType: "image/png", bytes: [2]), to: conversation.id, for: "alice")
-        try store.deleteAssistantConversation(conversation.id, for: "alice")
-        try store.deleteAssistantConversation(other.id, for: "alice")
-        let leftovers = try store.read { db in
+        try await store.deleteAssistantConversation(conversation.id, for: "alice")
+        try await store.deleteAssistantConversation(other.id, for: "alice")
+        let leftovers = try await store.read { db in
             try db.row("SELECT (SELECT COUNT(*) FROM assistant_uploads) + (SELECT COUNT(*) FROM assistant_images)") {
                 $0.int(0)
             }
@@ -207,44 +207,44 @@ import Testing
         #expect(leftovers == 0)
     }
 
-    @Test func anotherUsersConversationIsNotFoundForEveryOperation() throws {
-        let store = try seeded()
-        let conversation = try store.createAssistantConversation(for: "alice", settings: Self.general)
-        let message = try store.appendAssistantMessage(
+    @Test func anotherUsersConversationIsNotFoundForEveryOperation() async throws {
+        let store = try await seeded()
+        let conversation = try await store.createAssistantConversation(for: "alice", settings: Self.general)
+        let message = try await store.appendAssistantMessage(
             .init(role: .user, text: "private"), to: conversation.id, for: "alice")
         let notFound = ChatStoreError.notFound(what: "conversation", id: conversation.id)
-        #expect(throws: notFound) { try store.assistantConversation(conversation.id, for: "bob") }
-        #expect(throws: notFound) { try store.assistantMessages(in: conversation.id, for: "bob") }
-        #expect(throws: notFound) { try store.markAssistantConversationOpened(conversation.id, for: "bob") }
-        #expect(throws: notFound) { try store.renameAssistantConversation(conversation.id, to: "mine", for: "bob") }
-        #expect(throws: notFound) {
-            try store.updateAssistantSettings(conversation.id, to: Self.general, dividerText: "x", for: "bob")
+        await #expect(throws: notFound) { try await store.assistantConversation(conversation.id, for: "bob") }
+        await #expect(throws: notFound) { try await store.assistantMessages(in: conversation.id, for: "bob") }
+        await #expect(throws: notFound) { try await store.markAssistantConversationOpened(conversation.id, for: "bob") }
+        await #expect(throws: notFound) { try await store.renameAssistantConversation(conversation.id, to: "mine", for: "bob") }
+        await #expect(throws: notFound) {
+            try await store.updateAssistantSettings(conversation.id, to: Self.general, dividerText: "x", for: "bob")
         }
-        #expect(throws: notFound) {
-            try store.appendAssistantMessage(.init(role: .user, text: "hi"), to: conversation.id, for: "bob")
+        await #expect(throws: notFound) {
+            try await store.appendAssistantMessage(.init(role: .user, text: "hi"), to: conversation.id, for: "bob")
         }
-        #expect(throws: notFound) { try store.deleteAssistantMessage(message.id, in: conversation.id, for: "bob") }
-        #expect(throws: notFound) { try store.deleteAssistantConversation(conversation.id, for: "bob") }
+        await #expect(throws: notFound) { try await store.deleteAssistantMessage(message.id, in: conversation.id, for: "bob") }
+        await #expect(throws: notFound) { try await store.deleteAssistantConversation(conversation.id, for: "bob") }
         // Still there, untouched, for its owner.
-        #expect(try store.assistantConversation(conversation.id, for: "alice").title == "New chat")
-        #expect(try store.assistantMessages(in: conversation.id, for: "alice").map(\.text) == ["private"])
+        await #expect(try store.assistantConversation(conversation.id, for: "alice").title == "New chat")
+        await #expect(try store.assistantMessages(in: conversation.id, for: "alice").map(\.text) == ["private"])
     }
 
-    @Test func badInputIsRefusedWithTheFieldNamed() throws {
-        let store = try seeded()
-        let conversation = try store.createAssistantConversation(for: "alice", settings: Self.general)
-        #expect(throws: ChatStoreError.invalidArgument(field: "title", reason: "must not be empty")) {
-            try store.renameAssistantConversation(conversation.id, to: "   ", for: "alice")
+    @Test func badInputIsRefusedWithTheFieldNamed() async throws {
+        let store = try await seeded()
+        let conversation = try await store.createAssistantConversation(for: "alice", settings: Self.general)
+        await #expect(throws: ChatStoreError.invalidArgument(field: "title", reason: "must not be empty")) {
+            try await store.renameAssistantConversation(conversation.id, to: "   ", for: "alice")
         }
-        #expect(throws: ChatStoreError.invalidArgument(field: "text", reason: "must not be empty")) {
-            try store.appendAssistantMessage(.init(role: .user, text: " \n"), to: conversation.id, for: "alice")
+        await #expect(throws: ChatStoreError.invalidArgument(field: "text", reason: "must not be empty")) {
+            try await store.appendAssistantMessage(.init(role: .user, text: " \n"), to: conversation.id, for: "alice")
         }
-        #expect(throws: ChatStoreError.self) {
-            try store.appendAssistantMessage(
+        await #expect(throws: ChatStoreError.self) {
+            try await store.appendAssistantMessage(
                 .init(role: .user, text: String(repeating: "a", count: 70_000)), to: conversation.id, for: "alice")
         }
         #expect(throws: ChatStoreError.self) { try ChatStore.validatedAssistantID("../etc") }
-        #expect(
+        await #expect(
             try store.renameAssistantConversation(conversation.id, to: "  Lisbon  ", for: "alice").title == "Lisbon")
     }
 }

@@ -3,36 +3,36 @@ import Foundation
 import Testing
 
 @Suite struct UserAndChannelTests {
-    @Test func migrationsRunOnceAndSurviveReopening() throws {
+    @Test func migrationsRunOnceAndSurviveReopening() async throws {
         let temporary = try TemporaryStore()
-        let applied = try temporary.store.appliedMigrations()
+        let applied = try await temporary.store.appliedMigrations()
         #expect(applied.count == 8)
         #expect(applied.last == "v8: token generations, disabled users, name skeletons, no credentials in model names")
         let reopened = try ChatStore(path: temporary.folder + "/chat.sqlite")
-        #expect(try reopened.appliedMigrations() == applied)
+        await #expect(try reopened.appliedMigrations() == applied)
     }
 
-    @Test func upsertCreatesAndRenamesOnlyYourself() throws {
+    @Test func upsertCreatesAndRenamesOnlyYourself() async throws {
         let store = try TemporaryStore().store
-        let created = try store.upsertUsers([.init(id: "alice", name: " Alice ")], by: "alice")
+        let created = try await store.upsertUsers([.init(id: "alice", name: " Alice ")], by: "alice")
         #expect(created.map(\.name) == ["Alice"])
         // Creating someone else is an administrator's act (actor nil), not any user's.
-        #expect(throws: ChatStoreError.self) { try store.upsertUsers([.init(id: "bob", name: "Bob")], by: "alice") }
-        #expect(try store.user("bob") == nil)
-        _ = try store.upsertUsers([.init(id: "bob", name: "Bob")], by: nil)
-        let renamed = try store.upsertUsers([.init(id: "alice", name: "Alice L.")], by: "alice")
+        await #expect(throws: ChatStoreError.self) { try await store.upsertUsers([.init(id: "bob", name: "Bob")], by: "alice") }
+        await #expect(try store.user("bob") == nil)
+        _ = try await store.upsertUsers([.init(id: "bob", name: "Bob")], by: nil)
+        let renamed = try await store.upsertUsers([.init(id: "alice", name: "Alice L.")], by: "alice")
         #expect(renamed.first?.name == "Alice L.")
-        #expect(throws: ChatStoreError.self) {
-            try store.upsertUsers([.init(id: "bob", name: "Robert")], by: "alice")
+        await #expect(throws: ChatStoreError.self) {
+            try await store.upsertUsers([.init(id: "bob", name: "Robert")], by: "alice")
         }
-        #expect(try store.user("bob")?.name == "Bob")
+        await #expect(try store.user("bob")?.name == "Bob")
     }
 
     @Test(arguments: ["", "has space", "semi;colon", String(repeating: "x", count: 65), "émile"])
-    func invalidUserIDsAreRejected(id: String) throws {
+    func invalidUserIDsAreRejected(id: String) async throws {
         let store = try TemporaryStore().store
-        #expect(throws: ChatStoreError.self) {
-            try store.upsertUsers([.init(id: UserID(rawValue: id), name: "X")], by: nil)
+        await #expect(throws: ChatStoreError.self) {
+            try await store.upsertUsers([.init(id: UserID(rawValue: id), name: "X")], by: nil)
         }
     }
 
@@ -41,167 +41,167 @@ import Testing
         #expect(throws: ChatStoreError.self) { try ChannelID.parse(text) }
     }
 
-    @Test func getOrCreateReturnsTheExistingChannelToMembersOnly() throws {
+    @Test func getOrCreateReturnsTheExistingChannelToMembersOnly() async throws {
         let temporary = try TemporaryStore()
         let store = temporary.store
-        let cid = try temporary.seeded()
-        let again = try store.getOrCreateChannel(cid, name: "Renamed?", members: [], by: "bob")
+        let cid = try await temporary.seeded()
+        let again = try await store.getOrCreateChannel(cid, name: "Renamed?", members: [], by: "bob")
         #expect(again.created == false)
         #expect(again.detail.channel.name == "Hike")
         #expect(again.detail.members.map(\.user.id) == ["alice", "bob"])
-        #expect(throws: ChatStoreError.notFound(what: "channel", id: cid.cid)) {
-            try store.getOrCreateChannel(cid, name: nil, members: [], by: "carol")
+        await #expect(throws: ChatStoreError.notFound(what: "channel", id: cid.cid)) {
+            try await store.getOrCreateChannel(cid, name: nil, members: [], by: "carol")
         }
-        #expect(throws: ChatStoreError.notFound(what: "user", id: "zed")) {
-            try store.getOrCreateChannel(
+        await #expect(throws: ChatStoreError.notFound(what: "user", id: "zed")) {
+            try await store.getOrCreateChannel(
                 ChannelID(type: "messaging", id: "new"), name: nil, members: ["zed"], by: "alice")
         }
-        #expect(try store.channel(ChannelID(type: "messaging", id: "new")) == nil)
+        await #expect(try store.channel(ChannelID(type: "messaging", id: "new")) == nil)
     }
 }
 
 @Suite struct MessageTests {
-    @Test func sendingIsIdempotentByID() throws {
+    @Test func sendingIsIdempotentByID() async throws {
         let temporary = try TemporaryStore()
         let store = temporary.store
-        let cid = try temporary.seeded()
-        let first = try store.sendMessage(NewMessage(id: "m-1", cid: cid, author: "alice", text: "Hi"))
-        let retry = try store.sendMessage(NewMessage(id: "m-1", cid: cid, author: "alice", text: "Hi"))
+        let cid = try await temporary.seeded()
+        let first = try await store.sendMessage(NewMessage(id: "m-1", cid: cid, author: "alice", text: "Hi"))
+        let retry = try await store.sendMessage(NewMessage(id: "m-1", cid: cid, author: "alice", text: "Hi"))
         #expect(first.created && !retry.created)
         #expect(retry.message == first.message)
-        #expect(try store.messages(in: cid, for: "bob").messages.count == 1)
-        #expect(try store.eventCursor().lastSeq == 1)  // one message.new, not two
-        #expect(throws: ChatStoreError.conflict(reason: "message id 'm-1' is already used for a different message")) {
-            try store.sendMessage(NewMessage(id: "m-1", cid: cid, author: "alice", text: "Different"))
+        await #expect(try store.messages(in: cid, for: "bob").messages.count == 1)
+        await #expect(try store.eventCursor().lastSeq == 1)  // one message.new, not two
+        await #expect(throws: ChatStoreError.conflict(reason: "message id 'm-1' is already used for a different message")) {
+            try await store.sendMessage(NewMessage(id: "m-1", cid: cid, author: "alice", text: "Different"))
         }
-        #expect(throws: ChatStoreError.self) {
-            try store.sendMessage(NewMessage(id: "m-1", cid: cid, author: "bob", text: "Hi"))
+        await #expect(throws: ChatStoreError.self) {
+            try await store.sendMessage(NewMessage(id: "m-1", cid: cid, author: "bob", text: "Hi"))
         }
     }
 
-    @Test func nonMembersCannotSendOrRead() throws {
+    @Test func nonMembersCannotSendOrRead() async throws {
         let temporary = try TemporaryStore()
-        let cid = try temporary.seeded()
-        #expect(throws: ChatStoreError.notMember(user: "carol", channel: cid)) {
-            try temporary.store.sendMessage(NewMessage(cid: cid, author: "carol", text: "let me in"))
+        let cid = try await temporary.seeded()
+        await #expect(throws: ChatStoreError.notMember(user: "carol", channel: cid)) {
+            try await temporary.store.sendMessage(NewMessage(cid: cid, author: "carol", text: "let me in"))
         }
-        #expect(throws: ChatStoreError.notMember(user: "carol", channel: cid)) {
-            try temporary.store.messages(in: cid, for: "carol")
+        await #expect(throws: ChatStoreError.notMember(user: "carol", channel: cid)) {
+            try await temporary.store.messages(in: cid, for: "carol")
         }
         let missing = ChannelID(type: "messaging", id: "nope")
-        #expect(throws: ChatStoreError.notFound(what: "channel", id: "messaging:nope")) {
-            try temporary.store.messages(in: missing, for: "alice")
+        await #expect(throws: ChatStoreError.notFound(what: "channel", id: "messaging:nope")) {
+            try await temporary.store.messages(in: missing, for: "alice")
         }
     }
 
-    @Test func emptyAndOverlongTextIsRejected() throws {
+    @Test func emptyAndOverlongTextIsRejected() async throws {
         let temporary = try TemporaryStore()
-        let cid = try temporary.seeded()
-        #expect(throws: ChatStoreError.self) {
-            try temporary.store.sendMessage(NewMessage(cid: cid, author: "alice", text: " \n"))
+        let cid = try await temporary.seeded()
+        await #expect(throws: ChatStoreError.self) {
+            try await temporary.store.sendMessage(NewMessage(cid: cid, author: "alice", text: " \n"))
         }
         let long = String(repeating: "a", count: ChatStore.maxMessageLength + 1)
-        #expect(throws: ChatStoreError.self) {
-            try temporary.store.sendMessage(NewMessage(cid: cid, author: "alice", text: long))
+        await #expect(throws: ChatStoreError.self) {
+            try await temporary.store.sendMessage(NewMessage(cid: cid, author: "alice", text: long))
         }
     }
 
-    @Test func historyPagesBackwardsByMessageID() throws {
+    @Test func historyPagesBackwardsByMessageID() async throws {
         let temporary = try TemporaryStore()
         let store = temporary.store
-        let cid = try temporary.seeded()
+        let cid = try await temporary.seeded()
         for index in 0..<25 {
-            _ = try store.sendMessage(
+            _ = try await store.sendMessage(
                 NewMessage(
                     id: MessageID(rawValue: "m\(index)"), cid: cid, author: index % 2 == 0 ? "alice" : "bob",
                     text: "#\(index)"))
         }
-        let newest = try store.messages(in: cid, for: "alice", limit: 10)
+        let newest = try await store.messages(in: cid, for: "alice", limit: 10)
         #expect(newest.messages.map(\.text) == (15..<25).map { "#\($0)" })
         #expect(newest.hasMore)
-        let middle = try store.messages(in: cid, for: "alice", before: newest.messages.first!.id, limit: 10)
+        let middle = try await store.messages(in: cid, for: "alice", before: newest.messages.first!.id, limit: 10)
         #expect(middle.messages.map(\.text) == (5..<15).map { "#\($0)" })
-        let oldest = try store.messages(in: cid, for: "alice", before: middle.messages.first!.id, limit: 10)
+        let oldest = try await store.messages(in: cid, for: "alice", before: middle.messages.first!.id, limit: 10)
         #expect(oldest.messages.map(\.text) == (0..<5).map { "#\($0)" })
         #expect(!oldest.hasMore)
-        #expect(throws: ChatStoreError.notFound(what: "message", id: "nope")) {
-            try store.messages(in: cid, for: "alice", before: "nope")
+        await #expect(throws: ChatStoreError.notFound(what: "message", id: "nope")) {
+            try await store.messages(in: cid, for: "alice", before: "nope")
         }
     }
 
-    @Test func threadRepliesNeedAParentInTheSameChannel() throws {
+    @Test func threadRepliesNeedAParentInTheSameChannel() async throws {
         let temporary = try TemporaryStore()
         let store = temporary.store
-        let cid = try temporary.seeded()
-        let root = try store.sendMessage(NewMessage(id: "root", cid: cid, author: "alice", text: "Plan?")).message
-        let reply = try store.sendMessage(NewMessage(cid: cid, author: "bob", text: "Yes", parentID: root.id)).message
+        let cid = try await temporary.seeded()
+        let root = try await store.sendMessage(NewMessage(id: "root", cid: cid, author: "alice", text: "Plan?")).message
+        let reply = try await store.sendMessage(NewMessage(cid: cid, author: "bob", text: "Yes", parentID: root.id)).message
         #expect(reply.parentID == "root")
-        #expect(throws: ChatStoreError.notFound(what: "parent message", id: "ghost")) {
-            try store.sendMessage(NewMessage(cid: cid, author: "bob", text: "?", parentID: "ghost"))
+        await #expect(throws: ChatStoreError.notFound(what: "parent message", id: "ghost")) {
+            try await store.sendMessage(NewMessage(cid: cid, author: "bob", text: "?", parentID: "ghost"))
         }
     }
 
-    @Test func unreadCountsFollowReadState() throws {
+    @Test func unreadCountsFollowReadState() async throws {
         let temporary = try TemporaryStore()
         let store = temporary.store
-        let cid = try temporary.seeded()
+        let cid = try await temporary.seeded()
         for index in 0..<3 {
-            _ = try store.sendMessage(
+            _ = try await store.sendMessage(
                 NewMessage(id: MessageID(rawValue: "a\(index)"), cid: cid, author: "alice", text: "hi \(index)"))
         }
-        #expect(try store.channels(for: "bob").first?.unreadCount == 3)
-        #expect(try store.channels(for: "alice").first?.unreadCount == 0)  // own messages are read
-        let partial = try store.markRead("bob", in: cid, upTo: "a0")
+        await #expect(try store.channels(for: "bob").first?.unreadCount == 3)
+        await #expect(try store.channels(for: "alice").first?.unreadCount == 0)  // own messages are read
+        let partial = try await store.markRead("bob", in: cid, upTo: "a0")
         #expect(partial.changed && partial.read.lastReadMessageID == "a0")
-        #expect(try store.channels(for: "bob").first?.unreadCount == 2)
-        let all = try store.markRead("bob", in: cid)
+        await #expect(try store.channels(for: "bob").first?.unreadCount == 2)
+        let all = try await store.markRead("bob", in: cid)
         #expect(all.read.lastReadMessageID == "a2")
-        #expect(try store.channels(for: "bob").first?.unreadCount == 0)
-        let backwards = try store.markRead("bob", in: cid, upTo: "a1")
+        await #expect(try store.channels(for: "bob").first?.unreadCount == 0)
+        let backwards = try await store.markRead("bob", in: cid, upTo: "a1")
         #expect(!backwards.changed && backwards.read.lastReadMessageID == "a2")
-        let summary = try #require(try store.channels(for: "bob").first)
+        let summary = try await #require(try store.channels(for: "bob").first)
         #expect(summary.lastMessage?.id == "a2")
         #expect(summary.members.map(\.id) == ["alice", "bob"])
     }
 
-    @Test func textWithNULsAndEmojiRoundTrips() throws {
+    @Test func textWithNULsAndEmojiRoundTrips() async throws {
         let temporary = try TemporaryStore()
-        let cid = try temporary.seeded()
+        let cid = try await temporary.seeded()
         let text = "a\u{0}b 👩‍👩‍👧 é\u{0}"
-        _ = try temporary.store.sendMessage(NewMessage(id: "nul", cid: cid, author: "alice", text: text))
-        #expect(try temporary.store.message("nul")?.text == text)
-        let retry = try temporary.store.sendMessage(NewMessage(id: "nul", cid: cid, author: "alice", text: text))
+        _ = try await temporary.store.sendMessage(NewMessage(id: "nul", cid: cid, author: "alice", text: text))
+        await #expect(try temporary.store.message("nul")?.text == text)
+        let retry = try await temporary.store.sendMessage(NewMessage(id: "nul", cid: cid, author: "alice", text: text))
         #expect(!retry.created)
     }
 
-    @Test func acknowledgedMessagesSurviveReopening() throws {
+    @Test func acknowledgedMessagesSurviveReopening() async throws {
         let temporary = try TemporaryStore()
-        let cid = try temporary.seeded()
-        _ = try temporary.store.sendMessage(NewMessage(id: "kept", cid: cid, author: "alice", text: "still here"))
+        let cid = try await temporary.seeded()
+        _ = try await temporary.store.sendMessage(NewMessage(id: "kept", cid: cid, author: "alice", text: "still here"))
         let reopened = try ChatStore(path: temporary.folder + "/chat.sqlite")
-        #expect(try reopened.message("kept")?.text == "still here")
+        await #expect(try reopened.message("kept")?.text == "still here")
     }
 }
 
 @Suite struct EventLogTests {
     struct Typing: Encodable { var user_id: String }
 
-    @Test func membersShareNumberedEventsAndSeeOnlyTheirOwn() throws {
+    @Test func membersShareNumberedEventsAndSeeOnlyTheirOwn() async throws {
         let temporary = try TemporaryStore()
         let store = temporary.store
-        let cid = try temporary.seeded()
-        _ = try store.sendMessage(NewMessage(id: "m1", cid: cid, author: "alice", text: "one"))
-        _ = try store.markRead("bob", in: cid)
-        try store.recordEvent(
+        let cid = try await temporary.seeded()
+        _ = try await store.sendMessage(NewMessage(id: "m1", cid: cid, author: "alice", text: "one"))
+        _ = try await store.markRead("bob", in: cid)
+        try await store.recordEvent(
             type: EventType.typingStart, fields: Typing(user_id: "bob"), to: .channel(cid, except: "bob"),
             ephemeral: true)
-        let alice = try store.events(for: "alice", after: 0)
+        let alice = try await store.events(for: "alice", after: 0)
         #expect(alice.map(\.seq) == [1, 2, 3])
         #expect(alice.map(\.type) == ["message.new", "message.read", "typing.start"])
         // Bob is not sent his own typing; carol is in no channel.
-        #expect(try store.events(for: "bob", after: 0).map(\.seq) == [1, 2])
-        #expect(try store.events(for: "bob", after: 1).map(\.type) == ["message.read"])
-        #expect(try store.events(for: "carol", after: 0).isEmpty)
+        await #expect(try store.events(for: "bob", after: 0).map(\.seq) == [1, 2])
+        await #expect(try store.events(for: "bob", after: 1).map(\.type) == ["message.read"])
+        await #expect(try store.events(for: "carol", after: 0).isEmpty)
         let json = try JSONSerialization.jsonObject(with: Data(alice[2].json.utf8)) as? [String: Any]
         #expect(json?["seq"] as? Int == 3)
         #expect(json?["user_id"] as? String == "bob")
@@ -210,83 +210,83 @@ import Testing
         #expect((message?["message"] as? [String: Any])?["text"] as? String == "one")
     }
 
-    @Test func anotherChannelsEventsAreGapsInALog() throws {
+    @Test func anotherChannelsEventsAreGapsInALog() async throws {
         let temporary = try TemporaryStore()
         let store = temporary.store
-        let hike = try temporary.seeded()
+        let hike = try await temporary.seeded()
         let lunch = ChannelID(type: "messaging", id: "lunch")
-        _ = try store.getOrCreateChannel(lunch, name: "Lunch", members: ["carol"], by: "bob")
-        _ = try store.sendMessage(NewMessage(cid: hike, author: "alice", text: "1"))
-        _ = try store.sendMessage(NewMessage(cid: lunch, author: "carol", text: "2"))
-        try store.recordEvent(
+        _ = try await store.getOrCreateChannel(lunch, name: "Lunch", members: ["carol"], by: "bob")
+        _ = try await store.sendMessage(NewMessage(cid: hike, author: "alice", text: "1"))
+        _ = try await store.sendMessage(NewMessage(cid: lunch, author: "carol", text: "2"))
+        try await store.recordEvent(
             type: EventType.suggestionsUpdated, fields: Typing(user_id: "carol"), to: .user("carol", cid: lunch),
             ephemeral: true)
-        _ = try store.sendMessage(NewMessage(cid: hike, author: "bob", text: "4"))
-        #expect(try store.events(for: "alice", after: 0).map(\.seq) == [1, 4])
-        #expect(try store.events(for: "bob", after: 0).map(\.seq) == [1, 2, 4])
-        #expect(try store.events(for: "carol", after: 0).map(\.seq) == [2, 3])
-        #expect(try store.events(for: "carol", after: 2).map(\.type) == [EventType.suggestionsUpdated])
+        _ = try await store.sendMessage(NewMessage(cid: hike, author: "bob", text: "4"))
+        await #expect(try store.events(for: "alice", after: 0).map(\.seq) == [1, 4])
+        await #expect(try store.events(for: "bob", after: 0).map(\.seq) == [1, 2, 4])
+        await #expect(try store.events(for: "carol", after: 0).map(\.seq) == [2, 3])
+        await #expect(try store.events(for: "carol", after: 2).map(\.type) == [EventType.suggestionsUpdated])
         // A page of a merged log is its first events, in order, whichever channel they came from.
-        #expect(try store.events(for: "bob", after: 0, limit: 2).map(\.seq) == [1, 2])
+        await #expect(try store.events(for: "bob", after: 0, limit: 2).map(\.seq) == [1, 2])
     }
 
-    @Test func anAppendedEventNamesEachRecipientsPreviousEvent() throws {
+    @Test func anAppendedEventNamesEachRecipientsPreviousEvent() async throws {
         let temporary = try TemporaryStore()
         let store = temporary.store
-        let cid = try temporary.seeded()
-        let first = try #require(try store.sendMessage(NewMessage(cid: cid, author: "alice", text: "1")).event)
+        let cid = try await temporary.seeded()
+        let first = try await #require(try store.sendMessage(NewMessage(cid: cid, author: "alice", text: "1")).event)
         // Nothing was appended for them since the store was opened: the store does not know.
         #expect(first.recipients == [.init(user: "alice", previous: nil), .init(user: "bob", previous: nil)])
-        let typing = try store.recordEvent(
+        let typing = try await store.recordEvent(
             type: EventType.typingStart, fields: Typing(user_id: "bob"), to: .channel(cid, except: "bob"),
             ephemeral: true)
         #expect(typing.recipients == [.init(user: "alice", previous: 1)])
-        let second = try #require(try store.sendMessage(NewMessage(cid: cid, author: "bob", text: "3")).event)
+        let second = try await #require(try store.sendMessage(NewMessage(cid: cid, author: "bob", text: "3")).event)
         #expect(second.seq == 3)
         #expect(second.recipients == [.init(user: "alice", previous: 2), .init(user: "bob", previous: 1)])
         let sent = try JSONSerialization.jsonObject(with: Data(second.json.utf8)) as? [String: Any]
         #expect(sent?["seq"] as? Int == 3 && sent?["type"] as? String == "message.new")
     }
 
-    @Test func pruningOldEventsForcesResync() throws {
+    @Test func pruningOldEventsForcesResync() async throws {
         var options = ChatStore.Options()
         options.eventRetention = .seconds(60)
         let temporary = try TemporaryStore(options: options)
         let store = temporary.store
-        let cid = try temporary.seeded()
-        for index in 0..<3 { _ = try store.sendMessage(NewMessage(cid: cid, author: "alice", text: "\(index)")) }
-        #expect(try store.eventCursor().canResume(since: 0))
-        try store.pruneEvents(now: Timestamp(milliseconds: Timestamp.now.milliseconds + 120_000))
-        let cursor = try store.eventCursor()
+        let cid = try await temporary.seeded()
+        for index in 0..<3 { _ = try await store.sendMessage(NewMessage(cid: cid, author: "alice", text: "\(index)")) }
+        await #expect(try store.eventCursor().canResume(since: 0))
+        try await store.pruneEvents(now: Timestamp(milliseconds: Timestamp.now.milliseconds + 120_000))
+        let cursor = try await store.eventCursor()
         #expect(cursor.lastSeq == 3 && cursor.prunedThrough == 3)
         #expect(!cursor.canResume(since: 1))
         #expect(cursor.canResume(since: 3))
         #expect(!cursor.canResume(since: 4))  // from the future: another database
-        #expect(try store.events(for: "bob", after: 0).isEmpty)
+        await #expect(try store.events(for: "bob", after: 0).isEmpty)
         // Numbering goes on after the pruned events, even with the log empty and the store reopened.
         let reopened = try ChatStore(path: temporary.folder + "/chat.sqlite", options: options)
-        #expect(try reopened.sendMessage(NewMessage(cid: cid, author: "bob", text: "later")).event?.seq == 4)
+        await #expect(try reopened.sendMessage(NewMessage(cid: cid, author: "bob", text: "later")).event?.seq == 4)
     }
 
-    @Test func staleEphemeralEventsAreNotReplayed() throws {
+    @Test func staleEphemeralEventsAreNotReplayed() async throws {
         var options = ChatStore.Options()
         options.ephemeralRetention = .zero
         let temporary = try TemporaryStore(options: options)
         let store = temporary.store
-        let cid = try temporary.seeded()
-        try store.recordEvent(
+        let cid = try await temporary.seeded()
+        try await store.recordEvent(
             type: EventType.typingStart, fields: Typing(user_id: "bob"), to: .channel(cid, except: "bob"),
             ephemeral: true)
-        Thread.sleep(forTimeInterval: 0.01)
-        _ = try store.sendMessage(NewMessage(cid: cid, author: "bob", text: "hi"))
-        #expect(try store.events(for: "alice", after: 0).map(\.seq) == [2])
-        try store.pruneEvents()
-        #expect(try store.eventCursor() == EventCursor(lastSeq: 2, prunedThrough: 0))
+        try? await Task.sleep(for: .seconds(0.01))
+        _ = try await store.sendMessage(NewMessage(cid: cid, author: "bob", text: "hi"))
+        await #expect(try store.events(for: "alice", after: 0).map(\.seq) == [2])
+        try await store.pruneEvents()
+        await #expect(try store.eventCursor() == EventCursor(lastSeq: 2, prunedThrough: 0))
     }
 
     /// A database of the per-user logs (v5): clients hold per-user seqs, none above the old
     /// highest event id, so all of them resume from there or get a resync.
-    @Test func theOldPerUserLogsMigrateToAResyncPoint() throws {
+    @Test func theOldPerUserLogsMigrateToAResyncPoint() async throws {
         let folder = try TestFolders.make("store")
         let path = folder + "/chat.sqlite"
         do {
@@ -303,54 +303,58 @@ import Testing
                 """)
         }
         let store = try ChatStore(path: path)
-        let cursor = try store.eventCursor()
+        let cursor = try await store.eventCursor()
         #expect(cursor == EventCursor(lastSeq: 7, prunedThrough: 7))
         #expect(!cursor.canResume(since: 2))
-        #expect(try store.user("alice")?.name == "Alice")
+        await #expect(try store.user("alice")?.name == "Alice")
         let cid = ChannelID(type: "messaging", id: "hike")
-        #expect(try store.sendMessage(NewMessage(cid: cid, author: "alice", text: "new")).event?.seq == 8)
-        #expect(try store.events(for: "alice", after: 7).map(\.seq) == [8])
+        await #expect(try store.sendMessage(NewMessage(cid: cid, author: "alice", text: "new")).event?.seq == 8)
+        await #expect(try store.events(for: "alice", after: 7).map(\.seq) == [8])
     }
 }
 
 @Suite struct ConcurrentWriteTests {
-    @Test func concurrentWritesCommitTogetherAndFailAlone() throws {
+    @Test func concurrentWritesCommitTogetherAndFailAlone() async throws {
         let temporary = try TemporaryStore()
         let store = temporary.store
-        let cid = try temporary.seeded()
+        let cid = try await temporary.seeded()
         let failures = Counter()
-        DispatchQueue.concurrentPerform(iterations: 200) { index in
-            // Every tenth send names a parent that does not exist and must fail on its own.
-            let parent: MessageID? = index % 10 == 9 ? "missing-parent" : nil
-            do {
-                _ = try store.sendMessage(
-                    NewMessage(
-                        id: MessageID(rawValue: "c\(index)"), cid: cid, author: index % 2 == 0 ? "alice" : "bob",
-                        text: "#\(index)", parentID: parent))
-            } catch {
-                failures.increment()
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<200 {
+                group.addTask {
+                    // Every tenth send names a parent that does not exist and must fail on its own.
+                    let parent: MessageID? = index % 10 == 9 ? "missing-parent" : nil
+                    do {
+                        _ = try await store.sendMessage(
+                            NewMessage(
+                                id: MessageID(rawValue: "c\(index)"), cid: cid,
+                                author: index % 2 == 0 ? "alice" : "bob", text: "#\(index)", parentID: parent))
+                    } catch {
+                        failures.increment()
+                    }
+                }
             }
         }
         #expect(failures.value == 20)
-        let stored = try store.messages(in: cid, for: "alice", limit: 200).messages
+        let stored = try await store.messages(in: cid, for: "alice", limit: 200).messages
         #expect(stored.count == 180)
         #expect(Set(stored.map(\.id.rawValue)) == Set((0..<200).filter { $0 % 10 != 9 }.map { "c\($0)" }))
         // One event per stored message: a write rolled back gives its seq back.
-        #expect(try store.eventCursor().lastSeq == 180)
-        #expect(try store.events(for: "bob", after: 0, limit: 500).map(\.seq) == Array(1...180))
+        await #expect(try store.eventCursor().lastSeq == 180)
+        await #expect(try store.events(for: "bob", after: 0, limit: 500).map(\.seq) == Array(1...180))
         let reopened = try ChatStore(path: temporary.folder + "/chat.sqlite")
-        #expect(try reopened.messages(in: cid, for: "bob", limit: 200).messages.count == 180)
+        await #expect(try reopened.messages(in: cid, for: "bob", limit: 200).messages.count == 180)
     }
 }
 
 @Suite struct MessageJSONTests {
     /// The message is encoded once for the event and the API's answer: both hold it whole,
     /// whatever its text, and the event's other members are those of any event.
-    @Test func theEventAndTheAnswerHoldTheSameMessage() throws {
+    @Test func theEventAndTheAnswerHoldTheSameMessage() async throws {
         let temporary = try TemporaryStore()
-        let cid = try temporary.seeded()
+        let cid = try await temporary.seeded()
         let text = "\"quoted\" back\\slash\nnew line\ttab \u{1} é 😀 </script> {\"a\":1}"
-        let result = try temporary.store.sendMessage(
+        let result = try await temporary.store.sendMessage(
             NewMessage(id: "j1", cid: cid, author: "alice", text: text, parentID: nil))
         let decoded = try JSONDecoder().decode(Message.self, from: Data(result.messageJSON.utf8))
         #expect(decoded == result.message)
@@ -366,7 +370,7 @@ import Testing
         #expect(object["created_at"] as? String == message["created_at"] as? String)
         #expect((object["message"] as? NSDictionary) == (message as NSDictionary))
         // The stored event is the one sent live.
-        #expect(try temporary.store.events(for: "bob", after: event.seq - 1).first?.json == event.json)
+        await #expect(try temporary.store.events(for: "bob", after: event.seq - 1).first?.json == event.json)
     }
 }
 
@@ -393,32 +397,30 @@ import Testing
     /// Forty threads send at once (every fifth send fails and is rolled back alone): the sink
     /// gets every committed event once, in seq order, and none of the rolled-back ones; each
     /// before its send returns.
-    @Test func committedEventsReachTheSinkInOrderBeforeTheWriteReturns() throws {
+    @Test func committedEventsReachTheSinkInOrderBeforeTheWriteReturns() async throws {
         let temporary = try TemporaryStore()
-        let cid = try temporary.seeded()
+        let cid = try await temporary.seeded()
         let store = temporary.store
         let seen = Seqs()
         store.deliverEvents { seen.append($0.seq) }
         let lateDeliveries = Counter()
-        let group = DispatchGroup()
-        for index in 0..<40 {
-            group.enter()
-            Thread {
-                let result = try? store.sendMessage(
-                    NewMessage(
-                        id: MessageID(rawValue: "d\(index)"), cid: cid, author: "bob", text: "#\(index)",
-                        parentID: index % 5 == 4 ? "missing-parent" : nil))
-                if let seq = result?.event?.seq, !seen.all.contains(seq) { lateDeliveries.increment() }
-                group.leave()
-            }.start()
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<40 {
+                group.addTask {
+                    let result = try? await store.sendMessage(
+                        NewMessage(
+                            id: MessageID(rawValue: "d\(index)"), cid: cid, author: "bob", text: "#\(index)",
+                            parentID: index % 5 == 4 ? "missing-parent" : nil))
+                    if let seq = result?.event?.seq, !seen.all.contains(seq) { lateDeliveries.increment() }
+                }
+            }
         }
-        group.wait()
-        let logged = try temporary.store.events(for: "alice", after: 0, limit: 100).map(\.seq)
+        let logged = try await temporary.store.events(for: "alice", after: 0, limit: 100).map(\.seq)
         #expect(logged.count == 32)
         #expect(seen.all == logged)
         #expect(lateDeliveries.value == 0)
         temporary.store.deliverEvents(to: nil)
-        _ = try temporary.store.sendMessage(NewMessage(cid: cid, author: "bob", text: "after"))
+        _ = try await temporary.store.sendMessage(NewMessage(cid: cid, author: "bob", text: "after"))
         #expect(seen.all.count == 32)
     }
 }
@@ -427,38 +429,36 @@ import Testing
     /// Forty threads send at once, so commits hold many writes; every fifth send names a parent
     /// that does not exist and is rolled back alone. Each stored message is found once, the
     /// rolled-back ones never, also after the store is reopened.
-    @Test func messagesCommittedTogetherAreEachIndexedOnce() throws {
+    @Test func messagesCommittedTogetherAreEachIndexedOnce() async throws {
         let temporary = try TemporaryStore()
-        let cid = try temporary.seeded()
+        let cid = try await temporary.seeded()
         let store = temporary.store
-        let group = DispatchGroup()
-        for index in 0..<40 {
-            group.enter()
-            Thread {
-                _ = try? store.sendMessage(
-                    NewMessage(
-                        id: MessageID(rawValue: "s\(index)"), cid: cid, author: "alice", text: "word\(index)x together",
-                        parentID: index % 5 == 4 ? "missing-parent" : nil))
-                group.leave()
-            }.start()
-        }
-        group.wait()
-        func expectIndexed(_ store: ChatStore) throws {
+        await withTaskGroup(of: Void.self) { group in
             for index in 0..<40 {
-                let hits = try store.searchMessages("word\(index)x", for: "bob").map(\.message.id.rawValue)
+                group.addTask {
+                    _ = try? await store.sendMessage(
+                        NewMessage(
+                            id: MessageID(rawValue: "s\(index)"), cid: cid, author: "alice",
+                            text: "word\(index)x together", parentID: index % 5 == 4 ? "missing-parent" : nil))
+                }
+            }
+        }
+        func expectIndexed(_ store: ChatStore) async throws {
+            for index in 0..<40 {
+                let hits = try await store.searchMessages("word\(index)x", for: "bob").map(\.message.id.rawValue)
                 #expect(hits == (index % 5 == 4 ? [] : ["s\(index)"]), "word\(index)x")
             }
-            #expect(try store.searchMessages("together", for: "bob", limit: 100).count == 32)
+            await #expect(try store.searchMessages("together", for: "bob", limit: 100).count == 32)
         }
-        try expectIndexed(temporary.store)
+        try await expectIndexed(temporary.store)
         let reopened = try ChatStore(path: temporary.folder + "/chat.sqlite")
-        try expectIndexed(reopened)
-        _ = try reopened.sendMessage(NewMessage(cid: cid, author: "bob", text: "lantern"))
-        #expect(try reopened.searchMessages("lantern", for: "alice").count == 1)
+        try await expectIndexed(reopened)
+        _ = try await reopened.sendMessage(NewMessage(cid: cid, author: "bob", text: "lantern"))
+        await #expect(try reopened.searchMessages("lantern", for: "alice").count == 1)
     }
 
     /// Messages indexed by the old insert trigger stay found once; new ones are indexed by the writer.
-    @Test func messagesIndexedByTheOldTriggerStayFoundOnce() throws {
+    @Test func messagesIndexedByTheOldTriggerStayFoundOnce() async throws {
         let folder = try TestFolders.make("store")
         let path = folder + "/chat.sqlite"
         do {
@@ -474,11 +474,11 @@ import Testing
                 """)
         }
         let store = try ChatStore(path: path)
-        #expect(try store.searchMessages("lantern", for: "alice").map(\.message.id.rawValue) == ["m1"])
-        _ = try store.sendMessage(
+        await #expect(try store.searchMessages("lantern", for: "alice").map(\.message.id.rawValue) == ["m1"])
+        _ = try await store.sendMessage(
             NewMessage(id: "m3", cid: ChannelID(type: "messaging", id: "hike"), author: "alice", text: "lantern oil"))
-        #expect(Set(try store.searchMessages("lantern", for: "alice").map(\.message.id.rawValue)) == ["m1", "m3"])
-        #expect(try store.searchMessages("map", for: "alice").map(\.message.id.rawValue) == ["m2"])
+        await #expect(Set(try store.searchMessages("lantern", for: "alice").map(\.message.id.rawValue)) == ["m1", "m3"])
+        await #expect(try store.searchMessages("map", for: "alice").map(\.message.id.rawValue) == ["m2"])
     }
 }
 

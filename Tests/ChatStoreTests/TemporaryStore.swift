@@ -15,12 +15,12 @@ final class TemporaryStore {
     }
 
     /// alice, bob and carol; `messaging:hike` with alice and bob.
-    func seeded() throws -> ChannelID {
-        _ = try store.upsertUsers(
+    func seeded() async throws -> ChannelID {
+        _ = try await store.upsertUsers(
             [.init(id: "alice", name: "Alice"), .init(id: "bob", name: "Bob"), .init(id: "carol", name: "Carol")],
             by: nil)
         let cid = ChannelID(type: "messaging", id: "hike")
-        _ = try store.getOrCreateChannel(cid, name: "Hike", members: ["bob"], by: "alice")
+        _ = try await store.getOrCreateChannel(cid, name: "Hike", members: ["bob"], by: "alice")
         return cid
     }
 }

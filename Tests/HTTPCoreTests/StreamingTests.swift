@@ -11,8 +11,8 @@ private final class ProducerLog: @unchecked Sendable {
     private var writes = 0
     private var refused = false
     private var hangUps = 0
-    let hungUp = DispatchSemaphore(value: 0)
-    let stopped = DispatchSemaphore(value: 0)
+    let hungUp = TestSignal()
+    let stopped = TestSignal()
     private var proceeding = false
 
     /// Lets the producer of `/events` go on past its first event.
@@ -50,66 +50,37 @@ private final class ProducerLog: @unchecked Sendable {
     }
 }
 
-/// A task executor on one thread of its own: the producers' tasks must not wait for Swift's
-/// cooperative pool, which the blocking test clients of parallel tests can fill.
-private final class ProducerThread: TaskExecutor, @unchecked Sendable {
-    // @unchecked Sendable: `jobs` is only touched while holding `condition`.
-    static let shared = ProducerThread()
-    private let condition = NSCondition()
-    private var jobs: [UnownedJob] = []
-
-    private init() {
-        Thread { [unowned self] in
-            while true {
-                condition.lock()
-                while jobs.isEmpty { condition.wait() }
-                let job = jobs.removeFirst()
-                condition.unlock()
-                job.runSynchronously(on: asUnownedTaskExecutor())
-            }
-        }.start()
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let unowned = UnownedJob(job)
-        condition.lock()
-        jobs.append(unowned)
-        condition.signal()
-        condition.unlock()
-    }
-}
-
 /// `/events`: three server-sent events, the second only once the test says so; `/forever`:
-/// an event every 10 ms until the client goes (both from a thread, with `writeWaiting`);
-/// `/bulk`: 64 blocks of 64 KB through a 64 KB window, from a task with `write`.
+/// an event every 10 ms until the client goes; `/bulk`: 64 blocks of 64 KB through a 64 KB
+/// window. Each from a task of its own, with `write`.
 private struct StreamingResponder: HTTPResponder {
     let log: ProducerLog
 
-    func respond(to request: HTTPRequest) -> HTTPResponse {
+    func respond(to request: HTTPRequest) async -> HTTPResponse {
         let stream = HTTPBodyStream(maxQueuedBytes: 64 * 1024)
         let log = self.log
         stream.onHangUp { log.sawHangUp() }
         switch request.path {
         case "/events":
-            Thread {
+            Task {
                 defer { log.stopped.signal() }
-                stream.writeWaiting(Array("data: one\n\n".utf8))
-                while !log.mayProceed { Thread.sleep(forTimeInterval: 0.005) }
-                stream.writeWaiting(Array("data: two\n\n".utf8))
-                stream.writeWaiting(Array("data: [DONE]\n\n".utf8))
+                await stream.write("data: one\n\n")
+                while !log.mayProceed { try? await Task.sleep(for: .milliseconds(5)) }
+                await stream.write("data: two\n\n")
+                await stream.write("data: [DONE]\n\n")
                 stream.finish()
-            }.start()
+            }
         case "/forever":
-            Thread {
+            Task {
                 defer { log.stopped.signal() }
-                while stream.writeWaiting(Array("data: tick\n\n".utf8)) {
+                while await stream.write("data: tick\n\n") {
                     log.wrote()
-                    Thread.sleep(forTimeInterval: 0.01)
+                    try? await Task.sleep(for: .milliseconds(10))
                 }
                 log.writeRefused()
-            }.start()
+            }
         default:
-            Task(executorPreference: ProducerThread.shared) {
+            Task {
                 defer { log.stopped.signal() }
                 let block = [UInt8](repeating: 0x61, count: 64 * 1024)
                 for _ in 0..<64 {
@@ -130,12 +101,12 @@ private struct StreamingResponder: HTTPResponder {
         return (server, try server.start(), log)
     }
 
-    @Test func eventsArriveChunkedAsTheyAreWritten() throws {
+    @Test func eventsArriveChunkedAsTheyAreWritten() async throws {
         let (server, port, log) = try Self.start()
         defer { server.stop() }
         let socket = try TestSocket(port: port)
-        try socket.write("GET /events HTTP/1.1\r\nHost: h\r\n\r\n")
-        let (status, headers) = try HTTPClient.readHead(from: socket)
+        try await socket.write("GET /events HTTP/1.1\r\nHost: h\r\n\r\n")
+        let (status, headers) = try await HTTPClient.readHead(from: socket)
         #expect(status == 200)
         #expect(headers["content-type"] == "text/event-stream")
         #expect(headers["transfer-encoding"] == "chunked")
@@ -143,78 +114,78 @@ private struct StreamingResponder: HTTPResponder {
         #expect(headers["content-length"] == nil)
         #expect(headers["x-content-type-options"] == "nosniff")
         // The first event is on the wire while the producer still waits for the test.
-        #expect(try HTTPClient.readChunk(from: socket) == Array("data: one\n\n".utf8))
+        await #expect(try HTTPClient.readChunk(from: socket) == Array("data: one\n\n".utf8))
         log.proceed()
         var rest: [UInt8] = []
-        while let chunk = try HTTPClient.readChunk(from: socket) { rest += chunk }
+        while let chunk = try await HTTPClient.readChunk(from: socket) { rest += chunk }
         #expect(String(decoding: rest, as: UTF8.self) == "data: two\n\ndata: [DONE]\n\n")
-        #expect(socket.isClosedByPeer())
-        #expect(log.stopped.wait(timeout: .now() + 5) == .success)
+        #expect(await socket.isClosedByPeer())
+        #expect(await log.stopped.wait(timeout: 5))
         #expect(log.snapshot.hangUps == 0)
     }
 
-    @Test func http10BodiesEndWithTheConnection() throws {
+    @Test func http10BodiesEndWithTheConnection() async throws {
         let (server, port, log) = try Self.start()
         defer { server.stop() }
         let socket = try TestSocket(port: port)
-        try socket.write("GET /events HTTP/1.0\r\n\r\n")
-        let (status, headers) = try HTTPClient.readHead(from: socket)
+        try await socket.write("GET /events HTTP/1.0\r\n\r\n")
+        let (status, headers) = try await HTTPClient.readHead(from: socket)
         #expect(status == 200)
         #expect(headers["transfer-encoding"] == nil)
         log.proceed()
-        let body = String(decoding: try socket.readToEnd(), as: UTF8.self)
+        let body = await String(decoding: try socket.readToEnd(), as: UTF8.self)
         #expect(body == "data: one\n\ndata: two\n\ndata: [DONE]\n\n")
     }
 
-    @Test func aClientThatHangsUpStopsTheProducer() throws {
+    @Test func aClientThatHangsUpStopsTheProducer() async throws {
         let (server, port, log) = try Self.start()
         defer { server.stop() }
         do {
             let socket = try TestSocket(port: port)
-            try socket.write("GET /forever HTTP/1.1\r\nHost: h\r\n\r\n")
-            _ = try HTTPClient.readHead(from: socket)
-            #expect(try HTTPClient.readChunk(from: socket) == Array("data: tick\n\n".utf8))
+            try await socket.write("GET /forever HTTP/1.1\r\nHost: h\r\n\r\n")
+            _ = try await HTTPClient.readHead(from: socket)
+            await #expect(try HTTPClient.readChunk(from: socket) == Array("data: tick\n\n".utf8))
         }  // the socket closes here
-        #expect(log.hungUp.wait(timeout: .now() + 5) == .success)
-        #expect(log.stopped.wait(timeout: .now() + 5) == .success)
+        #expect(await log.hungUp.wait(timeout: 5))
+        #expect(await log.stopped.wait(timeout: 5))
         let seen = log.snapshot
         #expect(seen.refused)
         #expect(seen.hangUps == 1)
         // The server goes on serving.
         let next = try TestSocket(port: port)
-        try next.write("GET /events HTTP/1.1\r\nHost: h\r\n\r\n")
-        #expect(try HTTPClient.readHead(from: next).status == 200)
+        try await next.write("GET /events HTTP/1.1\r\nHost: h\r\n\r\n")
+        await #expect(try HTTPClient.readHead(from: next).status == 200)
         log.proceed()
     }
 
-    @Test func aClientThatDoesNotReadHoldsTheProducerBack() throws {
+    @Test func aClientThatDoesNotReadHoldsTheProducerBack() async throws {
         let (server, port, log) = try Self.start()
         defer { server.stop() }
         let socket = try TestSocket(port: port, timeout: 20, receiveBuffer: 16 * 1024)
-        try socket.write("GET /bulk HTTP/1.1\r\nHost: h\r\n\r\n")
-        Thread.sleep(forTimeInterval: 1)
+        try await socket.write("GET /bulk HTTP/1.1\r\nHost: h\r\n\r\n")
+        try? await Task.sleep(for: .seconds(1))
         // 4 MB are due; the kernel's buffers and the 64 KB window hold well under half of it.
         let early = log.snapshot.writes
         #expect(early < 32)
-        #expect(log.stopped.wait(timeout: .now()) == .timedOut)
-        let response = try HTTPClient.readResponse(from: socket)
+        #expect(await !log.stopped.wait(timeout: 0))
+        let response = try await HTTPClient.readResponse(from: socket)
         #expect(response.status == 200)
         #expect(response.body.count == 64 * 64 * 1024)
         #expect(response.body.allSatisfy { $0 == 0x61 })
-        #expect(log.stopped.wait(timeout: .now() + 5) == .success)
+        #expect(await log.stopped.wait(timeout: 5))
         #expect(log.snapshot.writes == 64)
     }
 
-    @Test func headRequestsGetTheHeadAndStopTheProducer() throws {
+    @Test func headRequestsGetTheHeadAndStopTheProducer() async throws {
         let (server, port, log) = try Self.start()
         defer { server.stop() }
         let socket = try TestSocket(port: port)
-        try socket.write("HEAD /forever HTTP/1.1\r\nHost: h\r\n\r\n")
-        let (status, headers) = try HTTPClient.readHead(from: socket)
+        try await socket.write("HEAD /forever HTTP/1.1\r\nHost: h\r\n\r\n")
+        let (status, headers) = try await HTTPClient.readHead(from: socket)
         #expect(status == 200)
         #expect(headers["content-type"] == "text/event-stream")
-        #expect(socket.isClosedByPeer())
-        #expect(log.stopped.wait(timeout: .now() + 5) == .success)
+        #expect(await socket.isClosedByPeer())
+        #expect(await log.stopped.wait(timeout: 5))
         #expect(log.snapshot.refused)
     }
 

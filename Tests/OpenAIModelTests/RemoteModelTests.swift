@@ -68,7 +68,7 @@ struct WeatherTool: Tool {
     }
 
     func call(arguments: Arguments) async throws -> String {
-        log.record(arguments.city)
+        await log.record(arguments.city)
         return "It is 21 °C and sunny in \(arguments.city)."
     }
 }
@@ -76,7 +76,7 @@ struct WeatherTool: Tool {
 /// The cities a tool was called with.
 final class CallLog: Sendable {
     private let state = Mutex<[String]>([])
-    func record(_ city: String) { state.withLock { $0.append(city) } }
+    func record(_ city: String) async { state.withLock { $0.append(city) } }
     var cities: [String] { state.withLock { $0 } }
 }
 
@@ -150,14 +150,14 @@ final class CallLog: Sendable {
 /// The hybrid fallback: a server without a local model drafts reply suggestions with the
 /// remote model, and says which model wrote them.
 @Suite(.serialized) struct FallbackSuggestionTests {
-    @Test func suggestionsComeFromTheFallbackAndSaySo() throws {
+    @Test func suggestionsComeFromTheFallbackAndSaySo() async throws {
         let remote = try RemoteModelTests.remote.get()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sotto-local-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = try ChatStore(path: folder.appendingPathComponent("chat.sqlite").path)
         let name = "\(RealModels.qwen) at http://127.0.0.1:\(remote.port)/v1"
-        let local = ChatServer(
+        let local = await ChatServer(
             store: store, secret: "local-secret-0123456789abcdef",
             suggester: ModelSuggester(fallback: remote.model(), name: name), model: .turnedOffByFlag,
             configuration: ChatServer.Configuration(port: 0))
@@ -165,11 +165,11 @@ final class CallLog: Sendable {
         defer { local.stop() }
         let alice = UserID(rawValue: "alice")
         let bob = UserID(rawValue: "bob")
-        _ = try store.upsertUsers([.init(id: alice, name: "Alice"), .init(id: bob, name: "Bob")], by: nil)
+        _ = try await store.upsertUsers([.init(id: alice, name: "Alice"), .init(id: bob, name: "Bob")], by: nil)
         let cid = ChannelID(type: "messaging", id: "lunch")
-        _ = try store.getOrCreateChannel(cid, name: "Lunch", members: [bob], by: alice)
+        _ = try await store.getOrCreateChannel(cid, name: "Lunch", members: [bob], by: alice)
         let bobClient = HTTPClient(port: port, token: local.tokens.token(for: bob, lifetime: 3600))
-        #expect(
+        await #expect(
             try bobClient.post("/api/channels/messaging%3Alunch/messages", ["text": "Pizza tonight?"]).status == 201)
         let aliceClient = HTTPClient(port: port, token: local.tokens.token(for: alice, lifetime: 3600))
         // Alone this takes seconds; beside the whole suite the engine is shared with every other
@@ -177,9 +177,9 @@ final class CallLog: Sendable {
         let deadline = Date().addingTimeInterval(420)
         var answer: [String: Any] = [:]
         repeat {
-            answer = try aliceClient.get("/api/channels/messaging%3Alunch/suggestions").json()
+            answer = try await aliceClient.get("/api/channels/messaging%3Alunch/suggestions").json()
             if answer["status"] as? String != "pending" { break }
-            Thread.sleep(forTimeInterval: 0.5)
+            try? await Task.sleep(for: .seconds(0.5))
         } while Date() < deadline
         #expect(answer["status"] as? String == "ready", "\(answer)")
         #expect(!((answer["suggestions"] as? [String]) ?? []).isEmpty)

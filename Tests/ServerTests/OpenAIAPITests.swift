@@ -8,10 +8,10 @@ import Testing
 /// The OpenAI-compatible routes: errors in OpenAI's shape without a model, then completions on
 /// the real 0.5B model (whole, streamed with usage, by a JSON schema, with a tool).
 @Suite(.serialized) struct OpenAIAPITests {
-    @Test func errorsAreInOpenAIsShape() throws {
+    @Test func errorsAreInOpenAIsShape() async throws {
         let server = try TestServer.shared()
-        let (alice, _, _) = try server.pair()
-        let bad = try HTTPClient(port: server.port, token: "not-a-token").post(
+        let (alice, _, _) = try await server.pair()
+        let bad = try await HTTPClient(port: server.port, token: "not-a-token").post(
             "/v1/chat/completions", ["model": "x", "messages": [["role": "user", "content": "hi"]]])
         #expect(bad.status == 401)
         let error = try #require(try bad.json()["error"] as? [String: Any])
@@ -19,17 +19,17 @@ import Testing
         #expect(error["code"] as? String == "invalid_api_key")
         #expect(error.keys.contains("param"))
         let client = server.client(alice)
-        let twoChoices = try client.post(
+        let twoChoices = try await client.post(
             "/v1/chat/completions", ["model": "x", "n": 2, "messages": [["role": "user", "content": "hi"]]])
         #expect(twoChoices.status == 400)
         #expect((try twoChoices.json()["error"] as? [String: Any])?["param"] as? String == "n")
-        let badRole = try client.post(
+        let badRole = try await client.post(
             "/v1/chat/completions", ["model": "x", "messages": [["role": "robot", "content": "hi"]]])
         #expect((try badRole.json()["error"] as? [String: Any])?["param"] as? String == "messages[0].role")
-        let missing = try client.post("/v1/chat/completions", ["messages": [["role": "user", "content": "hi"]]])
+        let missing = try await client.post("/v1/chat/completions", ["messages": [["role": "user", "content": "hi"]]])
         #expect(missing.status == 400)
         #expect((try missing.json()["error"] as? [String: Any])?["param"] as? String == "model")
-        let badSchema = try client.post(
+        let badSchema = try await client.post(
             "/v1/chat/completions",
             [
                 "model": "x", "messages": [["role": "user", "content": "hi"]],
@@ -41,11 +41,11 @@ import Testing
         #expect(
             (try badSchema.json()["error"] as? [String: Any])?["param"] as? String
                 == "response_format.json_schema.schema")
-        let noModel = try client.post(
+        let noModel = try await client.post(
             "/v1/chat/completions", ["model": "x", "messages": [["role": "user", "content": "hi"]]])
         #expect(noModel.status == 503)
         #expect((try noModel.json()["error"] as? [String: Any])?["code"] as? String == "model_unavailable")
-        let models = try client.get("/v1/models").json()
+        let models = try await client.get("/v1/models").json()
         #expect(models["object"] as? String == "list")
         #expect((models["data"] as? [Any])?.isEmpty == true)
     }
@@ -56,13 +56,13 @@ import Testing
         let model = LocalLanguageModel(model: .path(try RealModels.path(RealModels.qwen))).system
         let server = try TestServer(model: .ready(model, name: RealModels.qwen))
         defer { server.server.stop() }
-        let (alice, _, _) = try server.pair()
+        let (alice, _, _) = try await server.pair()
         var client = server.client(alice)
         client.timeout = 180  // a whole completion, the model's first load included
         let post = { [client] (json: [String: Any]) in
-            try await offPool { try client.post("/v1/chat/completions", json) }
+            try await client.post("/v1/chat/completions", json)
         }
-        let models = try client.get("/v1/models").json()
+        let models = try await client.get("/v1/models").json()
         #expect(((models["data"] as? [[String: Any]])?.first)?["id"] as? String == RealModels.qwen)
 
         let plain = try await post(
@@ -90,11 +90,11 @@ import Testing
         let head =
             "POST /v1/chat/completions HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer \(server.token(alice))\r\n"
             + "Content-Type: application/json\r\nContent-Length: \(payload.count)\r\n\r\n"
-        let streamed = try await offPool {
-            try socket.write(head)
-            try socket.write(Array(payload))
-            return try HTTPClient.readResponse(from: socket)
-        }
+        let streamed = try await {
+            try await socket.write(head)
+            try await socket.write(Array(payload))
+            return try await HTTPClient.readResponse(from: socket)
+        }()
         #expect(streamed.status == 200)
         #expect(streamed.headers["content-type"] == "text/event-stream")
         let events = streamed.text.components(separatedBy: "\n\n").filter { !$0.isEmpty }

@@ -60,9 +60,9 @@ import Testing
         }
     }
 
-    @Test func theServedDocumentIsThisOne() throws {
+    @Test func theServedDocumentIsThisOne() async throws {
         let server = try TestServer.shared()
-        let served = try HTTPClient(port: server.port).get("/api/openapi.json")
+        let served = try await HTTPClient(port: server.port).get("/api/openapi.json")
         #expect(served.status == 200)
         #expect(served.text == OpenAPIDocument.json(for: server.server.router.routes))
     }

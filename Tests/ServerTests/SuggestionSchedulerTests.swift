@@ -8,9 +8,9 @@ import Testing
 @Suite struct SuggestionSchedulerTests {
     typealias F = ContextFactory
 
-    @Test func noSuggesterMeansUnavailable() {
+    @Test func noSuggesterMeansUnavailable() async {
         let scheduler = SuggestionScheduler(suggester: nil) { _, _ in }
-        let snapshot = scheduler.submit(F.context(messages: [(F.bob, "Hi?")]))
+        let snapshot = await scheduler.submit(F.context(messages: [(F.bob, "Hi?")]))
         #expect(snapshot.status == .unavailable)
         #expect(!scheduler.isAvailable)
     }
@@ -20,12 +20,12 @@ import Testing
         let log = PublishedLog()
         let scheduler = SuggestionScheduler(suggester: suggester, publish: log.record)
         let context = F.context(messages: [(F.alice, "Hike Saturday?"), (F.bob, "Yes! What time?")])
-        #expect(scheduler.submit(context).status == .pending)
+        await #expect(scheduler.submit(context).status == .pending)
         await scheduler.waitUntilIdle()
         #expect(log.all.count == 1)
         #expect(log.all.first?.snapshot.status == .ready)
         #expect(log.all.first?.snapshot.suggestions == ["Reply to Yes! What time?", "Sure!", "Maybe later"])
-        let again = scheduler.submit(context)
+        let again = await scheduler.submit(context)
         #expect(again.status == .ready)
         #expect(again.signature == context.signature)
         await scheduler.waitUntilIdle()
@@ -33,7 +33,7 @@ import Testing
         var formal = context
         formal.tone = .formal
         #expect(formal.signature != context.signature)
-        #expect(scheduler.submit(formal).status == .pending)
+        await #expect(scheduler.submit(formal).status == .pending)
         await scheduler.waitUntilIdle()
         #expect(scheduler.generationCount == 2)
     }
@@ -42,16 +42,16 @@ import Testing
         let suggester = GatedSuggester(open: true)
         let log = PublishedLog()
         let scheduler = SuggestionScheduler(suggester: suggester, publish: log.record)
-        #expect(scheduler.submit(F.context(messages: [])).status == .none)
-        #expect(scheduler.submit(F.context(messages: [(F.bob, "Hi"), (F.alice, "Hello!")])).status == .none)
+        await #expect(scheduler.submit(F.context(messages: [])).status == .none)
+        await #expect(scheduler.submit(F.context(messages: [(F.bob, "Hi"), (F.alice, "Hello!")])).status == .none)
         await scheduler.waitUntilIdle()
         #expect(suggester.askedFor.isEmpty)
         #expect(log.all.isEmpty)  // nothing was offered, so nothing is withdrawn
 
         // Once chips were offered, the user's own message withdraws them.
-        scheduler.submit(F.context(messages: [(F.bob, "Lunch?")]))
+        await scheduler.submit(F.context(messages: [(F.bob, "Lunch?")]))
         await scheduler.waitUntilIdle()
-        scheduler.submit(F.context(messages: [(F.bob, "Lunch?"), (F.alice, "Sure")]))
+        await scheduler.submit(F.context(messages: [(F.bob, "Lunch?"), (F.alice, "Sure")]))
         #expect(log.all.map(\.snapshot.status) == [.ready, .none])
     }
 
@@ -59,12 +59,12 @@ import Testing
         let suggester = GatedSuggester()
         let log = PublishedLog()
         let scheduler = SuggestionScheduler(suggester: suggester, publish: log.record)
-        scheduler.submit(F.context(channel: "first", messages: [(F.bob, "one")]))
+        await scheduler.submit(F.context(channel: "first", messages: [(F.bob, "one")]))
         try await suggester.waitForCalls(1)  // "first" is now generating; the rest must wait
-        scheduler.submit(F.context(channel: "second", messages: [(F.bob, "a")]))
-        scheduler.submit(F.context(channel: "second", messages: [(F.bob, "a"), (F.bob, "b")]))
+        await scheduler.submit(F.context(channel: "second", messages: [(F.bob, "a")]))
+        await scheduler.submit(F.context(channel: "second", messages: [(F.bob, "a"), (F.bob, "b")]))
         let newest = F.context(channel: "second", messages: [(F.bob, "a"), (F.bob, "b"), (F.bob, "c")])
-        scheduler.submit(newest)
+        await scheduler.submit(newest)
         suggester.release()
         await scheduler.waitUntilIdle()
         #expect(suggester.askedFor.map { $0.recentMessages.last?.text } == ["one", "c"])
@@ -74,10 +74,10 @@ import Testing
     @Test func theMostRecentlyRequestedConversationGoesFirst() async throws {
         let suggester = GatedSuggester()
         let scheduler = SuggestionScheduler(suggester: suggester) { _, _ in }
-        scheduler.submit(F.context(channel: "busy", messages: [(F.bob, "x")]))
+        await scheduler.submit(F.context(channel: "busy", messages: [(F.bob, "x")]))
         try await suggester.waitForCalls(1)
-        scheduler.submit(F.context(channel: "older", messages: [(F.bob, "1")]))
-        scheduler.submit(F.context(channel: "newer", messages: [(F.bob, "2")]))
+        await scheduler.submit(F.context(channel: "older", messages: [(F.bob, "1")]))
+        await scheduler.submit(F.context(channel: "newer", messages: [(F.bob, "2")]))
         suggester.release()
         await scheduler.waitUntilIdle()
         #expect(suggester.askedFor.map(\.channel.cid.id) == ["busy", "newer", "older"])
@@ -88,10 +88,10 @@ import Testing
         let log = PublishedLog()
         let scheduler = SuggestionScheduler(suggester: suggester, publish: log.record)
         let old = F.context(messages: [(F.bob, "Coffee?")])
-        scheduler.submit(old)
+        await scheduler.submit(old)
         try await suggester.waitForCalls(1)
         let moved = F.context(messages: [(F.bob, "Coffee?"), (F.bob, "Or tea?")])
-        #expect(scheduler.submit(moved).status == .pending)
+        await #expect(scheduler.submit(moved).status == .pending)
         suggester.release()
         await scheduler.waitUntilIdle()
         #expect(log.all.map(\.snapshot.signature) == [moved.signature])
@@ -102,7 +102,7 @@ import Testing
         let log = PublishedLog()
         let scheduler = SuggestionScheduler(
             suggester: GatedSuggester(open: true, reply: { _ in nil }), publish: log.record)
-        scheduler.submit(F.context(messages: [(F.bob, "Something sensitive")]))
+        await scheduler.submit(F.context(messages: [(F.bob, "Something sensitive")]))
         await scheduler.waitUntilIdle()
         #expect(log.all.map(\.snapshot.status) == [.unavailable])
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A response read off the wire.
-public struct WireResponse {
+public struct WireResponse: Sendable {
     public var status: Int
     public var headers: [String: String]  // lowercased names
     public var body: [UInt8]
@@ -29,7 +29,7 @@ public struct WireResponse {
 
 /// A minimal HTTP/1.1 client over a raw socket (one request per connection), so tests can send
 /// exactly the bytes they mean, malformed ones included.
-public struct HTTPClient {
+public struct HTTPClient: Sendable {
     public let port: Int
     public var token: String?
     /// Seconds a read may wait (a model's answer may take a while).
@@ -43,7 +43,7 @@ public struct HTTPClient {
 
     public func request(
         _ method: String, _ path: String, json: Any? = nil, body: [UInt8]? = nil, headers: [String: String] = [:]
-    ) throws -> WireResponse {
+    ) async throws -> WireResponse {
         var payload = body ?? []
         var allHeaders = headers
         if let json {
@@ -58,53 +58,74 @@ public struct HTTPClient {
         for (name, value) in allHeaders { head += "\(name): \(value)\r\n" }
         head += "\r\n"
         let socket = try TestSocket(port: port, timeout: timeout)
-        try socket.write(Array(head.utf8) + payload)
-        return try Self.readResponse(from: socket)
+        let bytes = Array(head.utf8) + payload
+        return try await TestIO.run {
+            try socket.writeNow(bytes)
+            return try Self.readResponseNow(from: socket)
+        }
     }
 
-    public func get(_ path: String) throws -> WireResponse { try request("GET", path) }
-    public func post(_ path: String, _ json: Any) throws -> WireResponse { try request("POST", path, json: json) }
+    public func get(_ path: String) async throws -> WireResponse { try await request("GET", path) }
+    public func post(_ path: String, _ json: Any) async throws -> WireResponse {
+        try await request("POST", path, json: json)
+    }
 
     /// Sends raw bytes and reads one response.
-    public func raw(_ bytes: [UInt8]) throws -> WireResponse {
+    public func raw(_ bytes: [UInt8]) async throws -> WireResponse {
         let socket = try TestSocket(port: port)
-        try socket.write(bytes)
-        return try Self.readResponse(from: socket)
+        return try await TestIO.run {
+            try socket.writeNow(bytes)
+            return try Self.readResponseNow(from: socket)
+        }
     }
 
-    public static func readResponse(from socket: TestSocket) throws -> WireResponse {
-        let (status, headers) = try readHead(from: socket)
+    public static func readResponse(from socket: TestSocket) async throws -> WireResponse {
+        try await TestIO.run { try readResponseNow(from: socket) }
+    }
+
+    /// One chunk of a chunked body; nil for the last (empty) chunk, after its trailer line.
+    public static func readChunk(from socket: TestSocket) async throws -> [UInt8]? {
+        try await TestIO.run { try readChunkNow(from: socket) }
+    }
+
+    /// The status and headers (lowercased names) of a response, leaving its body unread.
+    public static func readHead(from socket: TestSocket) async throws -> (status: Int, headers: [String: String]) {
+        try await TestIO.run { try readHeadNow(from: socket) }
+    }
+
+    // MARK: Blocking, on the calling thread (TestIO's)
+
+    static func readResponseNow(from socket: TestSocket) throws -> WireResponse {
+        let (status, headers) = try readHeadNow(from: socket)
         let body: [UInt8]
         if let length = headers["content-length"].flatMap(Int.init) {
-            body = try socket.read(exactly: length)
+            body = try socket.readNow(exactly: length)
         } else if headers["transfer-encoding"]?.lowercased() == "chunked" {
             var bytes: [UInt8] = []
-            while let chunk = try readChunk(from: socket) { bytes += chunk }
+            while let chunk = try readChunkNow(from: socket) { bytes += chunk }
             body = bytes
         } else {
-            body = try socket.readToEnd()
+            body = try socket.readToEndNow()
         }
         return WireResponse(status: status, headers: headers, body: body)
     }
 
-    /// One chunk of a chunked body; nil for the last (empty) chunk, after its trailer line.
-    public static func readChunk(from socket: TestSocket) throws -> [UInt8]? {
-        let sizeLine = String(decoding: try socket.read(through: Array("\r\n".utf8)).dropLast(2), as: UTF8.self)
+    static func readChunkNow(from socket: TestSocket) throws -> [UInt8]? {
+        let sizeLine = String(decoding: try socket.readNow(through: Array("\r\n".utf8)).dropLast(2), as: UTF8.self)
         guard let size = Int(sizeLine.split(separator: ";")[0], radix: 16) else {
             throw SocketError(description: "bad chunk size line '\(sizeLine)'")
         }
         if size == 0 {
-            _ = try socket.read(through: Array("\r\n".utf8))
+            _ = try socket.readNow(through: Array("\r\n".utf8))
             return nil
         }
-        let bytes = try socket.read(exactly: size)
-        guard try socket.read(exactly: 2) == [0x0D, 0x0A] else { throw SocketError(description: "chunk without CRLF") }
+        let bytes = try socket.readNow(exactly: size)
+        guard try socket.readNow(exactly: 2) == [0x0D, 0x0A] else { throw SocketError(description: "chunk without CRLF") }
         return bytes
     }
 
-    /// The status and headers (lowercased names) of a response, leaving its body unread.
-    public static func readHead(from socket: TestSocket) throws -> (status: Int, headers: [String: String]) {
-        let head = String(decoding: try socket.read(through: Array("\r\n\r\n".utf8)), as: UTF8.self)
+    static func readHeadNow(from socket: TestSocket) throws -> (status: Int, headers: [String: String]) {
+        let head = String(decoding: try socket.readNow(through: Array("\r\n\r\n".utf8)), as: UTF8.self)
         var lines = head.components(separatedBy: "\r\n").filter { !$0.isEmpty }
         guard !lines.isEmpty else { throw SocketError(description: "empty response") }
         let statusLine = lines.removeFirst().split(separator: " ")

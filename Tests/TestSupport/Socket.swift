@@ -10,8 +10,11 @@ public struct SocketError: Error, CustomStringConvertible {
     public init(description: String) { self.description = description }
 }
 
-/// A blocking TCP connection to 127.0.0.1 with a receive timeout, for tests.
-public final class TestSocket {
+/// A TCP connection to 127.0.0.1 with a receive timeout, for tests. Its calls block a thread of
+/// their own (`TestIO`), never the awaiting test's.
+///
+/// `@unchecked Sendable`: a test uses one socket from one task, one awaited call at a time.
+public final class TestSocket: @unchecked Sendable {
     private let fd: Int32
     private var buffer: [UInt8] = []
 
@@ -48,7 +51,35 @@ public final class TestSocket {
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    public func write(_ bytes: [UInt8]) throws {
+    public func write(_ bytes: [UInt8]) async throws {
+        try await TestIO.run { try self.writeNow(bytes) }
+    }
+
+    public func write(_ text: String) async throws { try await write(Array(text.utf8)) }
+
+    /// Reads exactly `count` bytes.
+    public func read(exactly count: Int) async throws -> [UInt8] {
+        try await TestIO.run { try self.readNow(exactly: count) }
+    }
+
+    /// Reads up to and including `delimiter`.
+    public func read(through delimiter: [UInt8]) async throws -> [UInt8] {
+        try await TestIO.run { try self.readNow(through: delimiter) }
+    }
+
+    /// Reads until the peer closes.
+    public func readToEnd() async throws -> [UInt8] {
+        try await TestIO.run { try self.readToEndNow() }
+    }
+
+    /// True when the peer has closed (EOF within the timeout).
+    public func isClosedByPeer() async -> Bool {
+        (try? await TestIO.run { try self.fill() }) == false
+    }
+
+    // MARK: Blocking, on the calling thread (TestIO's)
+
+    func writeNow(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -56,8 +87,6 @@ public final class TestSocket {
             offset += sent
         }
     }
-
-    public func write(_ text: String) throws { try write(Array(text.utf8)) }
 
     /// Reads more bytes into the buffer; false on EOF, throws on timeout.
     @discardableResult
@@ -70,8 +99,7 @@ public final class TestSocket {
         return true
     }
 
-    /// Reads exactly `count` bytes.
-    public func read(exactly count: Int) throws -> [UInt8] {
+    func readNow(exactly count: Int) throws -> [UInt8] {
         while buffer.count < count {
             guard try fill() else {
                 throw SocketError(description: "connection closed after \(buffer.count) of \(count) bytes")
@@ -82,8 +110,7 @@ public final class TestSocket {
         return result
     }
 
-    /// Reads up to and including `delimiter`.
-    public func read(through delimiter: [UInt8]) throws -> [UInt8] {
+    func readNow(through delimiter: [UInt8]) throws -> [UInt8] {
         while true {
             if let range = firstRange(of: delimiter) {
                 let result = Array(buffer[0..<range])
@@ -94,16 +121,10 @@ public final class TestSocket {
         }
     }
 
-    /// Reads until the peer closes.
-    public func readToEnd() throws -> [UInt8] {
+    func readToEndNow() throws -> [UInt8] {
         while try fill() {}
         defer { buffer.removeAll() }
         return buffer
-    }
-
-    /// True when the peer has closed (EOF within the timeout).
-    public func isClosedByPeer() -> Bool {
-        (try? fill()) == false
     }
 
     private func firstRange(of delimiter: [UInt8]) -> Int? {

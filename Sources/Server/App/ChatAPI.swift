@@ -42,7 +42,7 @@ struct ChatAPI: Sendable {
                 id: "me", summary: "The token's user (created with their id as name on first use).",
                 answers: [.init(200, "The user.", ref("Me"))])
         ) { context in
-            let user = try store.ensureUser(context.authenticatedUser)
+            let user = try await store.ensureUser(context.authenticatedUser)
             return JSONBody.response(MeResponse(user: user, suggestions: scheduler.isAvailable, model: modelState))
         }
         routes.add(
@@ -81,7 +81,7 @@ struct ChatAPI: Sendable {
         ) { context in
             let body = try JSONBody.decode(UpsertUsersRequest.self, from: context.request)
             let claims = context.claims!
-            let users = try store.upsertUsers(body.users, by: claims.isAdmin ? nil : claims.user)
+            let users = try await store.upsertUsers(body.users, by: claims.isAdmin ? nil : claims.user)
             return JSONBody.response(UsersResponse(users: users))
         }
         routes.add(
@@ -95,7 +95,7 @@ struct ChatAPI: Sendable {
                     )
                 ])
         ) { context in
-            JSONBody.response(ChannelsResponse(channels: try store.channels(for: context.authenticatedUser)))
+            await JSONBody.response(ChannelsResponse(channels: try store.channels(for: context.authenticatedUser)))
         }
         routes.add(
             "POST", "/api/channels",
@@ -124,14 +124,14 @@ struct ChatAPI: Sendable {
                 guard body.type == nil else {
                     throw APIError.badRequest("give either cid or type (a channel of its members), not both")
                 }
-                (detail, created) = try store.getOrCreateChannel(
+                (detail, created) = try await store.getOrCreateChannel(
                     try ChannelID.parse(text, field: "cid"), name: body.name, members: members,
                     by: context.authenticatedUser)
             } else {
                 let type = body.type ?? "messaging"
                 // The type is checked as a channel id's type is.
                 _ = try ChannelID.parse(type + ":x", field: "type")
-                (detail, created) = try store.getOrCreateDistinctChannel(
+                (detail, created) = try await store.getOrCreateDistinctChannel(
                     type: type, name: body.name, members: members, by: context.authenticatedUser)
             }
             return JSONBody.response(
@@ -155,7 +155,7 @@ struct ChatAPI: Sendable {
                 id: "getChannel", summary: "A channel with its members and their read state.",
                 answers: [.init(200, "The channel.", ref("ChannelDetail"))], errors: [404])
         ) { context in
-            let detail = try store.channelDetail(try cid(context), for: context.authenticatedUser)
+            let detail = try await store.channelDetail(try cid(context), for: context.authenticatedUser)
             return JSONBody.response(ChannelResponse(channel: detail.channel, members: detail.members))
         }
         routes.add(
@@ -177,7 +177,7 @@ struct ChatAPI: Sendable {
                 limit = value
             }
             let before = try context.query["before"].map { try MessageID.validated($0, field: "before") }
-            let page = try store.messages(
+            let page = try await store.messages(
                 in: try cid(context), for: context.authenticatedUser, before: before, limit: limit)
             return JSONBody.response(page)
         }
@@ -203,9 +203,9 @@ struct ChatAPI: Sendable {
                 id: try body.id.map { try MessageID.validated($0, field: "id") }, cid: try cid(context),
                 author: context.authenticatedUser, text: body.text,
                 parentID: try body.parentID.map { try MessageID.validated($0, field: "parent_id") })
-            let result = try store.sendMessage(new)
+            let result = try await store.sendMessage(new)
             if result.created {
-                refreshSuggestions(after: result.message, members: result.recipients)
+                await refreshSuggestions(after: result.message, members: result.recipients)
             }
             // `{"created", "message"}` (false for a retry of a stored message), written around the
             // message the store encoded once.
@@ -228,7 +228,7 @@ struct ChatAPI: Sendable {
         ) { context in
             let body = try JSONBody.decode(MarkReadRequest.self, from: context.request, emptyAs: MarkReadRequest())
             let upTo = try body.messageID.map { try MessageID.validated($0, field: "message_id") }
-            let result = try store.markRead(context.authenticatedUser, in: try cid(context), upTo: upTo)
+            let result = try await store.markRead(context.authenticatedUser, in: try cid(context), upTo: upTo)
             return JSONBody.response(ReadResponse(read: result.read))
         }
         let typingSchema =
@@ -241,7 +241,7 @@ struct ChatAPI: Sendable {
                 body: typingSchema, answers: [.init(200, "Sent.", typingSchema)], errors: [404])
         ) { context in
             let body = try JSONBody.decode(TypingRequest.self, from: context.request)
-            try typing(context.authenticatedUser, in: try cid(context), started: body.typing)
+            try await typing(context.authenticatedUser, in: try cid(context), started: body.typing)
             return JSONBody.response(TypingResponse(typing: body.typing))
         }
         routes.add(
@@ -265,9 +265,9 @@ struct ChatAPI: Sendable {
             let user = context.authenticatedUser
             let key = SuggestionScheduler.Key(user: user, cid: cid)
             // The membership check comes first: nothing is kept for a channel the user is not in.
-            let replyContext = try replyContext(for: user, in: cid, tone: tone)
+            let replyContext = try await replyContext(for: user, in: cid, tone: tone)
             scheduler.setPreferredTone(tone, for: key)
-            let snapshot = scheduler.submit(replyContext)
+            let snapshot = await scheduler.submit(replyContext)
             return JSONBody.response(
                 SuggestionsResponse(
                     cid: cid, status: snapshot.status, suggestions: snapshot.suggestions, signature: snapshot.signature,
@@ -300,18 +300,18 @@ struct ChatAPI: Sendable {
     }
 
     /// Records a typing event for the other members of the channel.
-    func typing(_ user: UserID, in cid: ChannelID, started: Bool) throws {
-        guard try store.isMember(user, of: cid) else { throw ChatStoreError.notFound(what: "channel", id: cid.cid) }
-        try store.recordEvent(
+    func typing(_ user: UserID, in cid: ChannelID, started: Bool) async throws {
+        guard try await store.isMember(user, of: cid) else { throw ChatStoreError.notFound(what: "channel", id: cid.cid) }
+        try await store.recordEvent(
             type: started ? EventType.typingStart : EventType.typingStop, fields: TypingEventFields(user_id: user),
             to: .channel(cid, except: user), ephemeral: true)
     }
 
     /// The conversation as `user` sees it, for the suggester.
-    func replyContext(for user: UserID, in cid: ChannelID, tone: Tone?) throws -> ReplyContext {
-        let detail = try store.channelDetail(cid, for: user)
-        let total = try store.messageCount(in: cid)
-        let recent = try store.recentMessages(in: cid, limit: ReplyContext.windowSize(messageCount: total))
+    func replyContext(for user: UserID, in cid: ChannelID, tone: Tone?) async throws -> ReplyContext {
+        let detail = try await store.channelDetail(cid, for: user)
+        let total = try await store.messageCount(in: cid)
+        let recent = try await store.recentMessages(in: cid, limit: ReplyContext.windowSize(messageCount: total))
         guard let me = detail.members.first(where: { $0.user.id == user })?.user else {
             throw ChatStoreError.notMember(user: user, channel: cid)
         }
@@ -322,13 +322,13 @@ struct ChatAPI: Sendable {
 
     /// After a new message: members who are connected, want suggestions and have asked for
     /// them in this channel get fresh ones (the author's are withdrawn: they spoke last).
-    func refreshSuggestions(after message: Message, members: [UserID]) {
+    func refreshSuggestions(after message: Message, members: [UserID]) async {
         guard scheduler.isAvailable else { return }
         for member in members where hub.wantsSuggestions(member) {
             let key = SuggestionScheduler.Key(user: member, cid: message.cid)
             guard scheduler.snapshot(for: key) != nil else { continue }
-            if let context = try? replyContext(for: member, in: message.cid, tone: scheduler.preferredTone(for: key)) {
-                scheduler.submit(context)
+            if let context = try? await replyContext(for: member, in: message.cid, tone: scheduler.preferredTone(for: key)) {
+                await scheduler.submit(context)
             }
         }
     }

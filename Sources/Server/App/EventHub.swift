@@ -2,6 +2,7 @@ import ChatStore
 import Foundation
 import HTTPCore
 import JSONSyntax
+import Synchronization
 
 /// The `/api/connect` WebSocket: authenticates sockets, replays missed events, and pushes each
 /// user's event log to their open sockets as it grows.
@@ -15,22 +16,26 @@ import JSONSyntax
 ///   seqs increase with gaps: events of channels they are not in);
 /// - clients may send `{"type":"ping"}` (→ `pong`) and `{"type":"typing.start"|"typing.stop","cid"}`.
 final class EventHub: WebSocketResponder, @unchecked Sendable {
-    // @unchecked Sendable: `sessions`, `sessionsBySocket` and `waiting` are only touched inside
-    // `lock`; `typingHandler` is set once, before the server starts.
+    // @unchecked Sendable: `typingHandler` is set once, before the server starts; the rest is
+    // immutable or a Mutex.
 
     /// How long an unauthenticated socket may wait before sending `auth`; then it is closed,
     /// TCP connection included.
-    static let authTimeout: DispatchTimeInterval = .seconds(5)
+    static let authTimeout: Duration = .seconds(5)
 
     private let store: ChatStore
     private let tokens: TokenAuthority
-    private let lock = NSLock()
-    private var sessions: [UserID: [Int: Session]] = [:]
-    /// Socket id → its session, for messages and closes.
-    private var sessionsBySocket: [Int: Session] = [:]
-    private var waiting: [Int: WebSocket] = [:]
+    /// The open sockets.
+    private struct Registry {
+        var sessions: [UserID: [Int: Session]] = [:]
+        /// Socket id → its session, for messages and closes.
+        var sessionsBySocket: [Int: Session] = [:]
+        /// Sockets that have not authenticated yet.
+        var waiting: [Int: WebSocket] = [:]
+    }
+    private let registry = Mutex(Registry())
     /// Handles client typing messages; set by the server once the API exists.
-    var typingHandler: (@Sendable (UserID, ChannelID, Bool) throws -> Void)?
+    var typingHandler: (@Sendable (UserID, ChannelID, Bool) async throws -> Void)?
     private let cors: CORSPolicy
     private let limiter: RateLimiter
     /// Open sockets one user may have; more are refused (HTTP 429, or closed with 4429 when
@@ -57,9 +62,9 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
     func deliver(_ event: AppendedEvent) {
         var targets: [(Session, Int64?)] = []
         targets.reserveCapacity(event.recipients.count)
-        withLock {
+        registry.withLock { registry in
             for recipient in event.recipients {
-                guard let open = sessions[recipient.user] else { continue }
+                guard let open = registry.sessions[recipient.user] else { continue }
                 for session in open.values { targets.append((session, recipient.previous)) }
             }
         }
@@ -73,21 +78,21 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
     /// chips, model jobs); what must not be missed goes through the log or a GET.
     /// `suggestions`: only to sockets that did not turn suggestions off.
     func sendLive(to user: UserID, json: String, suggestions: Bool = false) {
-        let targets = withLock { sessions[user].map { Array($0.values) } ?? [] }
+        let targets = registry.withLock { $0.sessions[user].map { Array($0.values) } ?? [] }
         for session in targets where !suggestions || session.wantsSuggestions { session.sendLive(json) }
     }
 
     func isConnected(_ user: UserID) -> Bool {
-        withLock { !(sessions[user]?.isEmpty ?? true) }
+        registry.withLock { !($0.sessions[user]?.isEmpty ?? true) }
     }
 
     /// True when the user has a socket that did not turn suggestions off.
     func wantsSuggestions(_ user: UserID) -> Bool {
-        withLock { sessions[user]?.values.contains { $0.wantsSuggestions } ?? false }
+        registry.withLock { $0.sessions[user]?.values.contains { $0.wantsSuggestions } ?? false }
     }
 
     /// Open sockets (for stats and tests).
-    var connectionCount: Int { withLock { sessions.values.reduce(0) { $0 + $1.count } } }
+    var connectionCount: Int { registry.withLock { $0.sessions.values.reduce(0) { $0 + $1.count } } }
 
     // MARK: WebSocketResponder
 
@@ -121,7 +126,7 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
 
     /// Open sockets of `user`.
     func socketCount(of user: UserID) -> Int {
-        withLock { sessions[user]?.count ?? 0 }
+        registry.withLock { $0.sessions[user]?.count ?? 0 }
     }
 
     private func tooManySockets(_ user: UserID) -> APIError {
@@ -135,7 +140,7 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
     /// Closes every socket whose token the access list now refuses (a revoked token, a
     /// disabled user), with 4401.
     func closeRefusedSockets() {
-        let open = withLock { Array(sessionsBySocket.values) }
+        let open = registry.withLock { Array($0.sessionsBySocket.values) }
         for session in open {
             if let refusal = tokens.access.refusal(for: session.claims) {
                 fail(session.socket, APIError(refusal), closeCode: 4401)
@@ -151,22 +156,22 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
         return lower == "http://" + hostLower || lower == "https://" + hostLower
     }
 
-    func opened(_ socket: WebSocket) {
+    func opened(_ socket: WebSocket) async {
         let query = socket.request.query
         if let token = query["token"] ?? bearer(socket.request) {
-            start(socket, token: token, since: query["since"].flatMap { Int64($0) })
+            await start(socket, token: token, since: query["since"].flatMap { Int64($0) })
             return
         }
-        withLock { waiting[socket.id] = socket }
-        DispatchQueue.global().asyncAfter(deadline: .now() + Self.authTimeout) { [weak self, weak socket] in
-            guard let self, let socket, self.withLock({ self.waiting.removeValue(forKey: socket.id) }) != nil else {
-                return
-            }
+        registry.withLock { $0.waiting[socket.id] = socket }
+        Task { [weak self, weak socket] in
+            try? await Task.sleep(for: Self.authTimeout)
+            guard let self, let socket, self.registry.withLock({ $0.waiting.removeValue(forKey: socket.id) }) != nil
+            else { return }
             self.fail(socket, APIError(AuthError.missing), closeCode: 4401)
         }
     }
 
-    func received(text: String, on socket: WebSocket) {
+    func received(text: String, on socket: WebSocket) async {
         guard let data = text.data(using: .utf8),
             let message = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
             let type = message["type"] as? String
@@ -174,15 +179,15 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
             send(socket, error: APIError.badRequest("send JSON objects with a \"type\"", code: "malformed_json"))
             return
         }
-        if withLock({ waiting[socket.id] != nil }) {
+        if registry.withLock({ $0.waiting[socket.id] != nil }) {
             guard type == "auth", let token = message["token"] as? String else {
                 fail(socket, APIError(AuthError.missing), closeCode: 4401)
                 return
             }
-            withLock { _ = waiting.removeValue(forKey: socket.id) }
+            registry.withLock { _ = $0.waiting.removeValue(forKey: socket.id) }
             let since =
                 (message["since"] as? NSNumber)?.int64Value ?? (message["since"] as? String).flatMap { Int64($0) }
-            start(socket, token: token, since: since)
+            await start(socket, token: token, since: since)
             return
         }
         guard let session = session(for: socket) else { return }
@@ -198,7 +203,7 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
         case "typing.start", "typing.stop":
             do {
                 guard let text = message["cid"] as? String else { throw APIError.badRequest("typing needs a \"cid\"") }
-                try typingHandler?(session.user, try ChannelID.parse(text), type == "typing.start")
+                try await typingHandler?(session.user, try ChannelID.parse(text), type == "typing.start")
             } catch {
                 send(socket, error: APIError(error))
             }
@@ -209,24 +214,24 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
         }
     }
 
-    func closed(_ socket: WebSocket) {
-        withLock {
-            waiting[socket.id] = nil
-            guard let session = sessionsBySocket.removeValue(forKey: socket.id) else { return }
-            sessions[session.user]?[socket.id] = nil
-            if sessions[session.user]?.isEmpty == true { sessions[session.user] = nil }
+    func closed(_ socket: WebSocket) async {
+        registry.withLock { registry in
+            registry.waiting[socket.id] = nil
+            guard let session = registry.sessionsBySocket.removeValue(forKey: socket.id) else { return }
+            registry.sessions[session.user]?[socket.id] = nil
+            if registry.sessions[session.user]?.isEmpty == true { registry.sessions[session.user] = nil }
         }
     }
 
     // MARK: Sessions
 
-    private func start(_ socket: WebSocket, token: String, since: Int64?) {
+    private func start(_ socket: WebSocket, token: String, since: Int64?) async {
         let claims: TokenClaims
         let cursor: EventCursor
         do {
             claims = try tokens.verify(token)
-            try store.ensureUserExists(claims.user)
-            cursor = try store.eventCursor()
+            try await store.ensureUserExists(claims.user)
+            cursor = try await store.eventCursor()
         } catch {
             fail(socket, APIError(error), closeCode: APIError(error).status == 401 ? 4401 : 1011)
             return
@@ -247,10 +252,10 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
         let session = Session(
             claims: claims, socket: socket, store: store, lastSent: resumeFrom, wantsSuggestions: wantsSuggestions)
         // Counted and registered at once, so that sockets opening together cannot all pass.
-        let admitted = withLock {
-            guard (sessions[claims.user]?.count ?? 0) < maxSocketsPerUser else { return false }
-            sessions[claims.user, default: [:]][socket.id] = session
-            sessionsBySocket[socket.id] = session
+        let admitted = registry.withLock { registry in
+            guard (registry.sessions[claims.user]?.count ?? 0) < maxSocketsPerUser else { return false }
+            registry.sessions[claims.user, default: [:]][socket.id] = session
+            registry.sessionsBySocket[socket.id] = session
             return true
         }
         guard admitted else {
@@ -265,7 +270,8 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
         if let expiresAt = claims.expiresAt {
             // HTTP refuses the token from then on; the socket must not outlive it either.
             let delay = max(0, Double(expiresAt) - Date().timeIntervalSince1970)
-            DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self, weak socket] in
+            Task { [weak self, weak socket] in
+                try? await Task.sleep(for: .seconds(delay))
                 guard let self, let socket, self.session(for: socket) != nil else { return }
                 self.fail(socket, APIError(AuthError.expired), closeCode: 4401)
             }
@@ -273,7 +279,7 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
     }
 
     private func session(for socket: WebSocket) -> Session? {
-        withLock { sessionsBySocket[socket.id] }
+        registry.withLock { $0.sessionsBySocket[socket.id] }
     }
 
     private func send(_ socket: WebSocket, error: APIError) {
@@ -299,114 +305,117 @@ final class EventHub: WebSocketResponder, @unchecked Sendable {
         guard let header = request.header("Authorization"), header.lowercased().hasPrefix("bearer ") else { return nil }
         return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
     }
-
-    private func withLock<T>(_ body: () -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body()
-    }
 }
 
 /// One authenticated socket and how far its user's log has been sent on it.
 ///
 /// Events reach it two ways: `offer` hands over one just committed (sent at once when the
 /// event before it in the user's log has been sent), and `schedulePump` reads the log after
-/// `lastSent` (on connect, or when an earlier event has not been sent). Both send under `lock`,
-/// and only events after `lastSent`, so nothing is sent twice or out of order.
-final class Session: @unchecked Sendable {
-    // @unchecked Sendable: `lastSent` and `scheduled` are only touched inside `lock`; pumps
-    // run one at a time on `queue`.
+/// `lastSent` (on connect, or when an earlier event has not been sent) in a task of its own,
+/// one at a time. Both send while holding `state`, and only events after `lastSent`, so nothing
+/// is sent twice or out of order.
+final class Session: Sendable {
+    private struct State {
+        var lastSent: Int64
+        /// A pump task is running.
+        var pumping = false
+        /// Asked for again while pumping: read the log once more before ending.
+        var again = false
+    }
 
     let claims: TokenClaims
     var user: UserID { claims.user }
     let socket: WebSocket
     let wantsSuggestions: Bool
     private let store: ChatStore
-    private let queue: DispatchQueue
-    private var lastSent: Int64
-    private let lock = NSLock()
-    private var scheduled = false
+    private let state: Mutex<State>
 
     init(claims: TokenClaims, socket: WebSocket, store: ChatStore, lastSent: Int64, wantsSuggestions: Bool) {
         self.claims = claims
         self.socket = socket
         self.store = store
-        self.lastSent = lastSent
+        self.state = Mutex(State(lastSent: lastSent))
         self.wantsSuggestions = wantsSuggestions
-        self.queue = DispatchQueue(label: "sotto.session.\(socket.id)")
     }
 
     /// The event with sequence number `seq` was just appended to this user's log, where
     /// `previous` (when known) came before it.
     func offer(seq: Int64, after previous: Int64?, frame: WebSocketFrame.Text) {
-        lock.lock()
-        if let previous, previous <= lastSent, seq > lastSent {
-            if socket.send(frame) { lastSent = seq }
-            lock.unlock()
-            return
+        let behind = state.withLock { state -> Bool in
+            if let previous, previous <= state.lastSent, seq > state.lastSent {
+                if socket.send(frame) { state.lastSent = seq }
+                return false
+            }
+            return seq > state.lastSent
         }
-        let behind = seq > lastSent
-        lock.unlock()
         if behind { schedulePump() }  // an earlier event has not arrived yet: read the log
     }
 
-    /// Sends a frame that is not part of the log, under the same lock as the log's events, so
-    /// a frame never lands inside a replay it belongs after.
+    /// Sends a frame that is not part of the log, while holding the log's state, so a frame
+    /// never lands inside a replay it belongs after.
     func sendLive(_ json: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        // A client that is behind on reading gets the next update instead.
-        guard socket.unsentBytes <= socket.maxQueuedBytes / 2 else { return }
-        _ = socket.send(json)
+        state.withLock { _ in
+            // A client that is behind on reading gets the next update instead.
+            guard socket.unsentBytes <= socket.maxQueuedBytes / 2 else { return }
+            _ = socket.send(json)
+        }
     }
 
-    /// Sends whatever is in the log after `lastSent`; calls made while a pump is queued fold
-    /// into it.
+    /// Sends whatever is in the log after `lastSent`, in a task; one pumps at a time, and calls
+    /// made meanwhile make it read the log once more.
     func schedulePump() {
-        lock.lock()
-        let alreadyScheduled = scheduled
-        scheduled = true
-        lock.unlock()
-        guard !alreadyScheduled else { return }
-        queue.async { self.pump() }
+        let start = state.withLock { state -> Bool in
+            if state.pumping {
+                state.again = true
+                return false
+            }
+            state.pumping = true
+            return true
+        }
+        if start { Task { await pump() } }
     }
 
-    private func pump() {
-        lock.lock()
-        scheduled = false
-        var from = lastSent
-        lock.unlock()
-        while socket.isOpen {
-            let events: [StoredEvent]
-            do {
-                events = try store.events(for: user, after: from, limit: 200)
-            } catch {
-                // The database is busy or failing: try again shortly rather than drop events.
-                queue.asyncAfter(deadline: .now() + .milliseconds(200)) { self.pump() }
-                return
+    private func pump() async {
+        while true {
+            var from = state.withLock { state in
+                state.again = false
+                return state.lastSent
             }
-            lock.lock()
-            var paused = false
-            for event in events where event.seq > lastSent {
-                // A replay waits for the client to read rather than overrun its send buffer
-                // (which drops the socket); live events to a client that stopped reading do not.
-                if socket.unsentBytes > socket.maxQueuedBytes / 2 {
-                    paused = true
-                    break
+            while socket.isOpen {
+                let events: [StoredEvent]
+                do {
+                    events = try await store.events(for: user, after: from, limit: 200)
+                } catch {
+                    // The database is busy or failing: try again shortly rather than drop events.
+                    try? await Task.sleep(for: .milliseconds(200))
+                    continue
                 }
-                guard socket.send(event.json) else {
-                    lock.unlock()
-                    return
+                let (sent, paused) = state.withLock { state -> (Bool, Bool) in
+                    for event in events where event.seq > state.lastSent {
+                        // A replay waits for the client to read rather than overrun its send buffer
+                        // (which drops the socket); live events to a client that stopped reading do not.
+                        if socket.unsentBytes > socket.maxQueuedBytes / 2 { return (true, true) }
+                        guard socket.send(event.json) else { return (false, false) }
+                        state.lastSent = event.seq
+                    }
+                    from = state.lastSent
+                    return (true, false)
                 }
-                lastSent = event.seq
+                guard sent else { break }
+                if paused {
+                    try? await Task.sleep(for: .milliseconds(10))
+                    continue
+                }
+                if events.count < 200 { break }
             }
-            from = lastSent
-            lock.unlock()
-            if paused {
-                queue.asyncAfter(deadline: .now() + .milliseconds(10)) { self.pump() }
-                return
+            let done = state.withLock { state -> Bool in
+                guard state.again, socket.isOpen else {
+                    state.pumping = false
+                    return true
+                }
+                return false
             }
-            if events.count < 200 { return }
+            if done { return }
         }
     }
 }

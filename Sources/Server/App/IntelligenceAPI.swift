@@ -71,7 +71,7 @@ struct IntelligenceAPI: Sendable {
                 id: "preferences", summary: "Your preferences (the language messages are translated into).",
                 answers: [.init(200, "Your preferences.", ref("Preferences"))])
         ) { context in
-            JSONBody.response(try preferences(of: context.authenticatedUser))
+            await JSONBody.response(try preferences(of: context.authenticatedUser))
         }
         routes.add(
             "PUT", "/api/me/preferences",
@@ -85,16 +85,16 @@ struct IntelligenceAPI: Sendable {
             let user = context.authenticatedUser
             switch try JSONBody.decode(PreferencesUpdate.self, from: context.request).translationLanguage {
             case .keep: break
-            case .clear: try store.setPreference(Self.translationLanguageKey, to: nil, for: user)
+            case .clear: try await store.setPreference(Self.translationLanguageKey, to: nil, for: user)
             case .set(let code):
                 guard let language = TranslationLanguage.named(code) else {
                     throw APIError.badRequest(
                         "translation_language must be one of: \(TranslationLanguage.all.map(\.code).joined(separator: ", "))"
                     )
                 }
-                try store.setPreference(Self.translationLanguageKey, to: language.code, for: user)
+                try await store.setPreference(Self.translationLanguageKey, to: language.code, for: user)
             }
-            return JSONBody.response(try preferences(of: user))
+            return await JSONBody.response(try preferences(of: user))
         }
         routes.add(
             "POST", "/api/messages/{message_id}/translation",
@@ -107,8 +107,8 @@ struct IntelligenceAPI: Sendable {
             let user = context.authenticatedUser
             let body = try JSONBody.decode(
                 TranslationRequest.self, from: context.request, emptyAs: TranslationRequest())
-            let message = try store.message(try messageID(context), for: user)
-            let language = try targetLanguage(body, for: user)
+            let message = try await store.message(try messageID(context), for: user)
+            let language = try await targetLanguage(body, for: user)
             let features = try features()
             return try job("translation", for: user, features.translation(message.text, into: language))
         }
@@ -123,8 +123,8 @@ struct IntelligenceAPI: Sendable {
             let user = context.authenticatedUser
             let body = try JSONBody.decode(
                 TranslationRequest.self, from: context.request, emptyAs: TranslationRequest())
-            let text = try assistantMessageText(context, for: user)
-            let language = try targetLanguage(body, for: user)
+            let text = try await assistantMessageText(context, for: user)
+            let language = try await targetLanguage(body, for: user)
             let features = try features()
             return try job("translation", for: user, features.translation(text, into: language))
         }
@@ -143,8 +143,8 @@ struct IntelligenceAPI: Sendable {
             guard body.time_zone.count <= 64, let zone = TimeZone(identifier: body.time_zone) else {
                 throw APIError.badRequest("time_zone must be an IANA time zone such as Europe/Paris")
             }
-            let message = try store.message(try messageID(context), for: user)
-            let author = try store.user(message.author)?.name ?? message.author.rawValue
+            let message = try await store.message(try messageID(context), for: user)
+            let author = try await store.user(message.author)?.name ?? message.author.rawValue
             let features = try features()
             return try job("event", for: user, features.event(in: message, author: author, timeZone: zone))
         }
@@ -169,8 +169,8 @@ struct IntelligenceAPI: Sendable {
             guard (1...ThreadSummarizer.messageLimit).contains(count) else {
                 throw APIError.badRequest("last must be 1…\(ThreadSummarizer.messageLimit)")
             }
-            let detail = try store.channelDetail(cid, for: user)
-            let messages = try store.messages(in: cid, for: user, after: after, limit: count)
+            let detail = try await store.channelDetail(cid, for: user)
+            let messages = try await store.messages(in: cid, for: user, after: after, limit: count)
             guard !messages.isEmpty else {
                 throw APIError.badRequest("there are no messages to summarize", code: "nothing_to_summarize")
             }
@@ -206,7 +206,7 @@ struct IntelligenceAPI: Sendable {
                 }
                 limit = value
             }
-            let results = try store.searchMessages(query, for: context.authenticatedUser, limit: limit)
+            let results = try await store.searchMessages(query, for: context.authenticatedUser, limit: limit)
             return JSONBody.response(SearchResponse(query: query, results: results))
         }
         routes.add(
@@ -225,7 +225,7 @@ struct IntelligenceAPI: Sendable {
                 throw APIError.badRequest("topic must have some text, at most 200 characters")
             }
             let features = try features()
-            return try job(
+            return try await job(
                 "search_suggestions", for: user,
                 features.searchSuggestions(for: topic, messages: try sample(for: topic, user: user)))
         }
@@ -269,7 +269,7 @@ struct IntelligenceAPI: Sendable {
 
     /// The text of a message in one of `user`'s assistant conversations; another user's ids are
     /// "not found", as missing ones are.
-    private func assistantMessageText(_ context: RequestContext, for user: UserID) throws -> String {
+    private func assistantMessageText(_ context: RequestContext, for user: UserID) async throws -> String {
         let conversation: String
         let id: String
         do {
@@ -279,7 +279,7 @@ struct IntelligenceAPI: Sendable {
         } catch let error as ChatStoreError {
             throw APIError.badRequest(error.description)
         }
-        let messages = try store.assistantMessages(in: conversation, for: user)
+        let messages = try await store.assistantMessages(in: conversation, for: user)
         guard let message = messages.first(where: { $0.id == id }), !message.text.isEmpty else {
             throw ChatStoreError.notFound(what: "message", id: id)
         }
@@ -287,8 +287,10 @@ struct IntelligenceAPI: Sendable {
     }
 
     /// The language a translation asks for, else the user's remembered one, else English.
-    private func targetLanguage(_ body: TranslationRequest, for user: UserID) throws -> TranslationLanguage {
-        let code = try body.language ?? store.preference(Self.translationLanguageKey, for: user) ?? "en"
+    private func targetLanguage(_ body: TranslationRequest, for user: UserID) async throws -> TranslationLanguage {
+        var requested = body.language
+        if requested == nil { requested = try await store.preference(Self.translationLanguageKey, for: user) }
+        let code = requested ?? "en"
         guard let language = TranslationLanguage.named(code) else {
             throw APIError.badRequest(
                 "language must be one of: \(TranslationLanguage.all.map(\.code).joined(separator: ", "))")
@@ -296,16 +298,16 @@ struct IntelligenceAPI: Sendable {
         return language
     }
 
-    private func preferences(of user: UserID) throws -> PreferencesResponse {
-        PreferencesResponse(translation_language: try store.preference(Self.translationLanguageKey, for: user))
+    private func preferences(of user: UserID) async throws -> PreferencesResponse {
+        await PreferencesResponse(translation_language: try store.preference(Self.translationLanguageKey, for: user))
     }
 
     /// What the search suggester reads: the user's messages that match the topic, then the
     /// newest messages of their most recent channels.
-    private func sample(for topic: String, user: UserID) throws -> [String] {
-        var texts = (try? store.searchMessages(topic, for: user, limit: 12))?.map(\.message.text) ?? []
-        for summary in try store.channels(for: user).prefix(3) where texts.count < SearchSuggester.messageLimit {
-            for message in try store.recentMessages(in: summary.channel.cid, limit: 8).reversed()
+    private func sample(for topic: String, user: UserID) async throws -> [String] {
+        var texts = await (try? store.searchMessages(topic, for: user, limit: 12))?.map(\.message.text) ?? []
+        for summary in try await store.channels(for: user).prefix(3) where texts.count < SearchSuggester.messageLimit {
+            for message in try await store.recentMessages(in: summary.channel.cid, limit: 8).reversed()
             where !texts.contains(message.text) && texts.count < SearchSuggester.messageLimit {
                 texts.append(message.text)
             }

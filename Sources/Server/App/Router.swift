@@ -33,13 +33,13 @@ public struct Route: Sendable {
     public let pattern: String
     public var authenticated: Bool
     public var operation: APIOperation
-    public var handler: @Sendable (RequestContext) throws -> HTTPResponse
+    public var handler: @Sendable (RequestContext) async throws -> HTTPResponse
     /// The pattern split at `/`, once: every request is matched against every route.
     let segments: [Substring]
 
     init(
         method: String, pattern: String, authenticated: Bool, operation: APIOperation,
-        handler: @escaping @Sendable (RequestContext) throws -> HTTPResponse
+        handler: @escaping @Sendable (RequestContext) async throws -> HTTPResponse
     ) {
         self.method = method
         self.pattern = pattern
@@ -61,7 +61,7 @@ public struct RouteList: Sendable {
 
     public mutating func add(
         _ method: String, _ pattern: String, authenticated: Bool = true, _ operation: APIOperation,
-        _ handler: @escaping @Sendable (RequestContext) throws -> HTTPResponse
+        _ handler: @escaping @Sendable (RequestContext) async throws -> HTTPResponse
     ) {
         precondition(
             !routes.contains { $0.method == method && $0.pattern == pattern }, "duplicate route \(method) \(pattern)")
@@ -76,14 +76,14 @@ public struct RouteList: Sendable {
 /// detail in the server's log). Requests no route claims go to `fallback` (the web app's files).
 public final class Router: HTTPResponder {
     public let routes: [Route]
-    private let authenticate: @Sendable (HTTPRequest) throws -> TokenClaims
+    private let authenticate: @Sendable (HTTPRequest) async throws -> TokenClaims
     private let fallback: (@Sendable (HTTPRequest) -> HTTPResponse)?
     let limiter: RateLimiter
     let cors: CORSPolicy
     private let log: @Sendable (String) -> Void
 
     init(
-        routes: RouteList, authenticate: @escaping @Sendable (HTTPRequest) throws -> TokenClaims,
+        routes: RouteList, authenticate: @escaping @Sendable (HTTPRequest) async throws -> TokenClaims,
         limiter: RateLimiter = RateLimiter(rate: 0, burst: 1), cors: CORSPolicy = CORSPolicy(allowedOrigins: []),
         log: @escaping @Sendable (String) -> Void = Router.standardErrorLog,
         fallback: (@Sendable (HTTPRequest) -> HTTPResponse)? = nil
@@ -100,14 +100,14 @@ public final class Router: HTTPResponder {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
-    public func respond(to request: HTTPRequest) -> HTTPResponse {
+    public func respond(to request: HTTPRequest) async -> HTTPResponse {
         let requestID = Self.makeRequestID()
-        var response = route(request, requestID: requestID)
+        var response = await route(request, requestID: requestID)
         response = cors.decorate(response, for: request)
         return response.adding("X-Request-Id", requestID)
     }
 
-    private func route(_ request: HTTPRequest, requestID: String) -> HTTPResponse {
+    private func route(_ request: HTTPRequest, requestID: String) async -> HTTPResponse {
         if let preflight = cors.preflight(request) { return preflight }
         guard let segments = request.pathSegments else {
             return APIError.badRequest("the path is not valid percent-encoded UTF-8").response
@@ -126,7 +126,7 @@ public final class Router: HTTPResponder {
                 var context = RequestContext(
                     request: request, parameters: parameters, query: query, claims: nil, requestID: requestID)
                 if route.authenticated {
-                    let claims = try authenticate(request)
+                    let claims = try await authenticate(request)
                     if let wait = limiter.take(claims.user) {
                         return APIError(
                             status: 429, code: "rate_limited",
@@ -135,7 +135,7 @@ public final class Router: HTTPResponder {
                     }
                     context.claims = claims
                 }
-                return try route.handler(context).adding("Cache-Control", "no-store")
+                return try await route.handler(context).adding("Cache-Control", "no-store")
             } catch {
                 return answer(error, request: request, requestID: requestID)
             }

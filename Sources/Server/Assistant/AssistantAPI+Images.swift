@@ -49,11 +49,11 @@ extension AssistantAPI {
         ) { context in
             let user = context.authenticatedUser
             let id = try conversationID(context)
-            _ = try store.assistantConversation(id, for: user)
+            _ = try await store.assistantConversation(id, for: user)
             let bytes = context.request.body
             guard bytes.count <= maxImageBytes else { throw Self.imageTooLarge(maxImageBytes) }
             guard let type = Self.imageType(of: bytes) else { throw Self.notAnImage() }
-            let info = try store.addAssistantUpload(AssistantImage(mimeType: type, bytes: bytes), to: id, for: user)
+            let info = try await store.addAssistantUpload(AssistantImage(mimeType: type, bytes: bytes), to: id, for: user)
             return JSONBody.response(info, status: 201)
         }
         routes.add(
@@ -69,7 +69,7 @@ extension AssistantAPI {
         ) { context in
             let user = context.authenticatedUser
             let id = try conversationID(context)
-            let image = try store.assistantImage(try imageID(context), in: id, for: user)
+            let image = try await store.assistantImage(try imageID(context), in: id, for: user)
             // Like every API answer, not stored by the browser (the router says no-store): the web
             // app keeps the images it shows as blob: URLs.
             return HTTPResponse(status: 200, headers: [("Content-Type", image.mimeType)], body: image.bytes)
@@ -83,7 +83,7 @@ extension AssistantAPI {
         ) { context in
             let user = context.authenticatedUser
             let id = try conversationID(context)
-            try store.deleteAssistantUpload(try imageID(context), in: id, for: user)
+            try await store.deleteAssistantUpload(try imageID(context), in: id, for: user)
             return HTTPResponse(status: 204)
         }
     }
@@ -102,13 +102,15 @@ extension AssistantAPI {
     }
 
     /// The images a message names, checked before anything is stored or computed.
-    func images(named ids: [String], in conversation: String, for user: UserID) throws -> [AssistantImage] {
+    func images(named ids: [String], in conversation: String, for user: UserID) async throws -> [AssistantImage] {
         guard ids.count <= ChatStore.maxAssistantImages else {
             throw APIError.badRequest("image_ids: at most \(ChatStore.maxAssistantImages) images on a message")
         }
         guard Set(ids).count == ids.count else { throw APIError.badRequest("image_ids: an image is named twice") }
-        return try ids.map {
-            try store.assistantImage(Self.checkedID($0, field: "image_ids"), in: conversation, for: user)
+        var images: [AssistantImage] = []
+        for id in ids {
+            images.append(try await store.assistantImage(Self.checkedID(id, field: "image_ids"), in: conversation, for: user))
         }
+        return images
     }
 }

@@ -39,7 +39,7 @@ struct AssistantAPI: Sendable {
                     "The assistant's state for you: the model's state, the personas and response languages offered, your settings, and the conversation you opened last (to open again).",
                 answers: [.init(200, "The assistant's state.", ref("AssistantState"))])
         ) { context in
-            JSONBody.response(try state(for: context.authenticatedUser))
+            await JSONBody.response(try state(for: context.authenticatedUser))
         }
         routes.add(
             "GET", "/api/assistant/settings",
@@ -47,7 +47,7 @@ struct AssistantAPI: Sendable {
                 id: "assistantSettings", summary: "Your assistant settings.",
                 answers: [.init(200, "Your settings.", ref("AssistantSettings"))])
         ) { context in
-            JSONBody.response(try settings(of: context.authenticatedUser))
+            await JSONBody.response(try settings(of: context.authenticatedUser))
         }
         routes.add(
             "PUT", "/api/assistant/settings",
@@ -59,16 +59,16 @@ struct AssistantAPI: Sendable {
             let user = context.authenticatedUser
             let body = try JSONBody.decode(SettingsUpdate.self, from: context.request)
             if let stream = body.stream_responses {
-                try store.setPreference(Setting.stream.rawValue, to: String(stream), for: user)
+                try await store.setPreference(Setting.stream.rawValue, to: String(stream), for: user)
             }
             if let show = body.show_token_counts {
-                try store.setPreference(Setting.showTokens.rawValue, to: String(show), for: user)
+                try await store.setPreference(Setting.showTokens.rawValue, to: String(show), for: user)
             }
             if let appearance = body.appearance {
                 guard Self.appearances.contains(appearance) else {
                     throw APIError.badRequest("appearance must be one of: \(Self.appearances.joined(separator: ", "))")
                 }
-                try store.setPreference(Setting.appearance.rawValue, to: appearance, for: user)
+                try await store.setPreference(Setting.appearance.rawValue, to: appearance, for: user)
             }
             if let language = body.response_language {
                 guard language.isEmpty || AssistantLanguage.named(language) != nil else {
@@ -76,10 +76,10 @@ struct AssistantAPI: Sendable {
                         "response_language must be empty or one of: \(AssistantLanguage.all.map(\.code).joined(separator: ", "))"
                     )
                 }
-                try store.setPreference(
+                try await store.setPreference(
                     Setting.language.rawValue, to: language.isEmpty ? nil : language.lowercased(), for: user)
             }
-            return JSONBody.response(try settings(of: user))
+            return await JSONBody.response(try settings(of: user))
         }
         routes.add(
             "GET", "/api/assistant/conversations",
@@ -87,7 +87,7 @@ struct AssistantAPI: Sendable {
                 id: "assistantConversations", summary: "Your conversations, the most recently active first.",
                 answers: [.init(200, "Your conversations.", ref("AssistantConversationList"))])
         ) { context in
-            JSONBody.response(
+            await JSONBody.response(
                 ConversationList(conversations: try store.assistantConversations(for: context.authenticatedUser)))
         }
         routes.add(
@@ -101,9 +101,10 @@ struct AssistantAPI: Sendable {
         ) { context in
             let user = context.authenticatedUser
             let body = try JSONBody.decode(ConversationSettingsBody.self, from: context.request, emptyAs: .init())
-            let language = try body.language ?? store.preference(Setting.language.rawValue, for: user)
+            var language = body.language
+            if language == nil { language = try await store.preference(Setting.language.rawValue, for: user) }
             let settings = try Self.settings(from: body, language: language, current: nil)
-            let conversation = try store.createAssistantConversation(
+            let conversation = try await store.createAssistantConversation(
                 for: user, title: body.title ?? Self.defaultTitle, settings: settings)
             return JSONBody.response(conversation, status: 201)
         }
@@ -129,7 +130,7 @@ struct AssistantAPI: Sendable {
                 }
                 limit = value
             }
-            let hits = try store.searchAssistantMessages(query, for: context.authenticatedUser, limit: limit)
+            let hits = try await store.searchAssistantMessages(query, for: context.authenticatedUser, limit: limit)
             return JSONBody.response(SearchResults(results: hits.map(SearchResultView.init)))
         }
         routes.add(
@@ -142,8 +143,8 @@ struct AssistantAPI: Sendable {
         ) { context in
             let user = context.authenticatedUser
             let id = try conversationID(context)
-            try store.markAssistantConversationOpened(id, for: user)
-            return JSONBody.response(try detail(id, for: user))
+            try await store.markAssistantConversationOpened(id, for: user)
+            return await JSONBody.response(try detail(id, for: user))
         }
         routes.add(
             "PATCH", "/api/assistant/conversations/{conversation_id}",
@@ -155,7 +156,7 @@ struct AssistantAPI: Sendable {
         ) { context in
             let id = try conversationID(context)
             let body = try JSONBody.decode(RenameBody.self, from: context.request)
-            return JSONBody.response(
+            return await JSONBody.response(
                 try store.renameAssistantConversation(id, to: body.title, for: context.authenticatedUser))
         }
         routes.add(
@@ -173,10 +174,10 @@ struct AssistantAPI: Sendable {
             let user = context.authenticatedUser
             let id = try conversationID(context)
             let body = try JSONBody.decode(ConversationSettingsBody.self, from: context.request)
-            let current = try store.assistantConversation(id, for: user)
+            let current = try await store.assistantConversation(id, for: user)
             guard !engine.isAnswering(id) else { throw Self.answering }
             let settings = try Self.settings(from: body, language: body.language ?? current.language, current: current)
-            let (conversation, divider) = try store.updateAssistantSettings(
+            let (conversation, divider) = try await store.updateAssistantSettings(
                 id, to: settings, dividerText: AssistantEngine.resetText, for: user)
             return JSONBody.response(
                 SettingsChange(conversation: conversation, divider: divider.map(AssistantMessageView.init)))
@@ -190,9 +191,9 @@ struct AssistantAPI: Sendable {
         ) { context in
             let user = context.authenticatedUser
             let id = try conversationID(context)
-            _ = try store.assistantConversation(id, for: user)
-            _ = engine.stop(id, for: user)
-            try store.deleteAssistantConversation(id, for: user)
+            _ = try await store.assistantConversation(id, for: user)
+            _ = await engine.stop(id, for: user)
+            try await store.deleteAssistantConversation(id, for: user)
             engine.forget(id)
             return HTTPResponse(status: 204)
         }
@@ -205,8 +206,8 @@ struct AssistantAPI: Sendable {
         ) { context in
             let user = context.authenticatedUser
             let id = try conversationID(context)
-            let conversation = try store.assistantConversation(id, for: user)
-            let messages = try store.assistantMessages(in: id, for: user)
+            let conversation = try await store.assistantConversation(id, for: user)
+            let messages = try await store.assistantMessages(in: id, for: user)
             return HTTPResponse.text(
                 AssistantExport.markdown(conversation, messages), contentType: "text/markdown; charset=utf-8"
             )
@@ -234,21 +235,26 @@ struct AssistantAPI: Sendable {
             guard text.count <= Self.maxMessageLength else {
                 throw APIError.badRequest("text is longer than \(Self.maxMessageLength) characters")
             }
-            let conversation = try store.assistantConversation(id, for: user)
-            let images = try images(named: imageIDs, in: id, for: user)
+            let conversation = try await store.assistantConversation(id, for: user)
+            let images = try await images(named: imageIDs, in: id, for: user)
             let model = try model.required()
             guard !engine.isAnswering(id) else { throw Self.answering }
             try engine.checkCapacity(for: user)
-            let messages = try store.assistantMessages(in: id, for: user)
+            let messages = try await store.assistantMessages(in: id, for: user)
             let (divider, history) = AssistantEngine.currentSession(of: messages)
-            let session = engine.session(for: conversation, divider: divider, history: history, model: model.model)
+            let session = await engine.session(for: conversation, divider: divider, history: history, model: model.model)
             let prompt = AssistantEngine.prompt(text, images: images)
             // Only the local model counts tokens (a fallback's endpoint refuses what overflows it).
-            if let local = model.local { try fits(prompt, in: session, model: local) }
-            let stream = try body.stream ?? settings(of: user).stream_responses
-            let message = try store.appendAssistantMessage(
+            if let local = model.local { try await fits(prompt, in: session, model: local) }
+            let stream: Bool
+            if let requested = body.stream {
+                stream = requested
+            } else {
+                stream = try await settings(of: user).stream_responses
+            }
+            let message = try await store.appendAssistantMessage(
                 NewAssistantMessage(role: .user, text: text), to: id, for: user, attaching: imageIDs)
-            let turn = try engine.startAnswer(
+            let turn = try await engine.startAnswer(
                 prompt, in: session, conversation: conversation, owner: user, stream: stream, modelName: model.name)
             return JSONBody.response(TurnStarted(message: AssistantMessageView(message), turn: turn), status: 202)
         }
@@ -261,23 +267,25 @@ struct AssistantAPI: Sendable {
         ) { context in
             let user = context.authenticatedUser
             let id = try conversationID(context)
-            let conversation = try store.assistantConversation(id, for: user)
+            let conversation = try await store.assistantConversation(id, for: user)
             let model = try model.required()
             guard !engine.isAnswering(id) else { throw Self.answering }
             try engine.checkCapacity(for: user)
-            var messages = try store.assistantMessages(in: id, for: user)
+            var messages = try await store.assistantMessages(in: id, for: user)
             if messages.last?.role == .assistant, let last = messages.popLast() {
-                try store.deleteAssistantMessage(last.id, in: id, for: user)
+                try await store.deleteAssistantMessage(last.id, in: id, for: user)
             }
             guard let prompt = messages.popLast(), prompt.role == .user else {
                 throw APIError(status: 409, code: "nothing_to_regenerate", message: "there is no answer to write again")
             }
             let (divider, history) = AssistantEngine.currentSession(of: messages)
-            let session = engine.session(for: conversation, divider: divider, history: history, model: model.model)
-            let images = try prompt.images.map { try store.assistantImage($0.id, in: id, for: user) }
-            let turn = try engine.startAnswer(
+            let session = await engine.session(for: conversation, divider: divider, history: history, model: model.model)
+            var images: [AssistantImage] = []
+            for image in prompt.images { images.append(try await store.assistantImage(image.id, in: id, for: user)) }
+            let stream = try await settings(of: user).stream_responses
+            let turn = try await engine.startAnswer(
                 AssistantEngine.prompt(prompt.text, images: images), in: session, conversation: conversation,
-                owner: user, stream: try settings(of: user).stream_responses, modelName: model.name)
+                owner: user, stream: stream, modelName: model.name)
             return JSONBody.response(TurnStarted(message: nil, turn: turn), status: 202)
         }
         routes.add(
@@ -293,9 +301,9 @@ struct AssistantAPI: Sendable {
         ) { context in
             let user = context.authenticatedUser
             let id = try conversationID(context)
-            _ = try store.assistantConversation(id, for: user)
-            let stopped = engine.stop(id, for: user)
-            return JSONBody.response(Stopped(stopped: stopped, conversation: try detail(id, for: user)))
+            _ = try await store.assistantConversation(id, for: user)
+            let stopped = await engine.stop(id, for: user)
+            return await JSONBody.response(Stopped(stopped: stopped, conversation: try detail(id, for: user)))
         }
         routes.add(
             "POST", "/api/assistant/conversations/{conversation_id}/continue",
@@ -307,10 +315,10 @@ struct AssistantAPI: Sendable {
         ) { context in
             let user = context.authenticatedUser
             let id = try conversationID(context)
-            let conversation = try store.assistantConversation(id, for: user)
+            let conversation = try await store.assistantConversation(id, for: user)
             let model = try model.required()
-            let messages = try store.assistantMessages(in: id, for: user)
-            let turn = try engine.startContinuation(
+            let messages = try await store.assistantMessages(in: id, for: user)
+            let turn = try await engine.startContinuation(
                 of: conversation, messages: messages, owner: user, model: model.model)
             return JSONBody.response(TurnStarted(message: nil, turn: turn), status: 202)
         }
@@ -324,9 +332,9 @@ struct AssistantAPI: Sendable {
         ) { context in
             let user = context.authenticatedUser
             let id = try conversationID(context)
-            let conversation = try store.assistantConversation(id, for: user)
+            let conversation = try await store.assistantConversation(id, for: user)
             let model = try model.required()
-            let messages = try store.assistantMessages(in: id, for: user)
+            let messages = try await store.assistantMessages(in: id, for: user)
             guard messages.contains(where: { $0.role != .divider }) else {
                 throw APIError(status: 409, code: "empty_conversation", message: "there is nothing to summarize yet")
             }
@@ -346,9 +354,9 @@ struct AssistantAPI: Sendable {
     }
 
     /// Refuses a turn that would not fit, naming the numbers.
-    private func fits(_ prompt: Prompt, in session: LanguageModelSession, model: SystemLanguageModel) throws {
+    private func fits(_ prompt: Prompt, in session: LanguageModelSession, model: SystemLanguageModel) async throws {
         do {
-            try Blocking.run { try await engine.checkFits(prompt, in: session, model: model) }
+            try await engine.checkFits(prompt, in: session, model: model)
         } catch let full as AssistantEngine.ContextFull {
             let format = Self.grouped
             throw APIError(
@@ -370,8 +378,8 @@ struct AssistantAPI: Sendable {
         return (number < 0 ? "-" : "") + text
     }
 
-    func state(for user: UserID) throws -> AssistantState {
-        AssistantState(
+    func state(for user: UserID) async throws -> AssistantState {
+        await AssistantState(
             model: modelState(), personas: AssistantPersona.presets, languages: AssistantLanguage.all,
             settings: try settings(of: user),
             last_conversation_id: try store.lastOpenedAssistantConversation(for: user)?.id,
@@ -379,8 +387,8 @@ struct AssistantAPI: Sendable {
             max_image_bytes: maxImageBytes)
     }
 
-    func settings(of user: UserID) throws -> SettingsView {
-        let stored = try store.preferences(for: user)
+    func settings(of user: UserID) async throws -> SettingsView {
+        let stored = try await store.preferences(for: user)
         return SettingsView(
             stream_responses: stored[Setting.stream.rawValue] != "false",
             show_token_counts: stored[Setting.showTokens.rawValue] != "false",
@@ -388,11 +396,11 @@ struct AssistantAPI: Sendable {
             appearance: stored[Setting.appearance.rawValue] ?? "system")
     }
 
-    func detail(_ id: String, for user: UserID) throws -> ConversationDetail {
-        let conversation = try store.assistantConversation(id, for: user)
-        let messages = try store.assistantMessages(in: id, for: user)
-        let context = try? Blocking.run { try await engine.context(of: conversation, for: user) }
-        return ConversationDetail(
+    func detail(_ id: String, for user: UserID) async throws -> ConversationDetail {
+        let conversation = try await store.assistantConversation(id, for: user)
+        let messages = try await store.assistantMessages(in: id, for: user)
+        let context = try? await engine.context(of: conversation, for: user)
+        return await ConversationDetail(
             conversation: conversation, messages: messages.map(AssistantMessageView.init), context: context,
             answering: engine.isAnswering(id), pending_images: try store.assistantUploads(in: id, for: user))
     }
@@ -521,26 +529,5 @@ struct AssistantAPI: Sendable {
             conversation_title = hit.conversationTitle
             highlights = hit.highlights
         }
-    }
-}
-
-/// Runs async work to its end from a handler thread. The work runs on the assistant's own
-/// executor thread, never on Swift's cooperative pool, whose few threads may all be blocked
-/// (by handlers or a test's synchronous requests) while this one waits.
-enum Blocking {
-    static func run<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
-        let box = ResultBox<T>()
-        let done = DispatchSemaphore(value: 0)
-        Task.detached(executorPreference: ModelExecutor.assistant) {
-            do { box.result = .success(try await work()) } catch { box.result = .failure(error) }
-            done.signal()
-        }
-        done.wait()
-        return try box.result!.get()
-    }
-
-    /// `@unchecked Sendable`: written once by the task before it signals, read after the wait.
-    private final class ResultBox<T>: @unchecked Sendable {
-        var result: Result<T, any Error>?
     }
 }

@@ -49,8 +49,8 @@ final class AssistantEngine: @unchecked Sendable {
     private struct Turn {
         var id: String
         var owner: UserID
-        var task: Task<Void, Never>?
-        var finished = DispatchGroup()
+        /// Writes the answer and stores it; ends after the outcome is stored and published.
+        var task: Task<Void, Never>
     }
 
     private let lock = NSLock()
@@ -106,29 +106,36 @@ final class AssistantEngine: @unchecked Sendable {
     func session(
         for conversation: AssistantConversation, divider: AssistantMessage?, history: [AssistantMessage],
         model: any LanguageModel
-    ) -> LanguageModelSession {
+    ) async -> LanguageModelSession {
         let summary = divider.flatMap {
             Self.isSummary($0.text) ? String($0.text.dropFirst(Self.summaryPrefix.count)) : nil
         }
         let instructions = Self.instructions(for: conversation, summary: summary)
         let key = "\(conversation.temperature)|\(divider?.id ?? "")|\(instructions)"
         let turnsSeen = history.filter { $0.role != .divider }
-        return withLock {
-            if let cached = sessions[conversation.id], cached.key == key,
-                cached.session.transcript.count == turnsSeen.count + 1
-            {
-                return cached.session
+        if let cached = withLock({ sessions[conversation.id] }), cached.key == key,
+            cached.session.transcript.count == turnsSeen.count + 1
+        {
+            return cached.session
+        }
+        var images: [String: [AssistantImage]] = [:]
+        for message in turnsSeen where message.role == .user && !message.images.isEmpty {
+            var loaded: [AssistantImage] = []
+            for image in message.images {
+                if let found = try? await store.assistantImage(image.id, in: conversation.id, for: conversation.owner) {
+                    loaded.append(found)
+                }
             }
+            images[message.id] = loaded
+        }
+        return withLock {
             var entries: [Transcript.Entry] = [
                 .instructions(
                     Transcript.Instructions(segments: [.text(.init(content: instructions))], toolDefinitions: []))
             ]
             for message in turnsSeen {
                 var segments: [Transcript.Segment] = [.text(.init(content: message.text))]
-                if message.role == .user && !message.images.isEmpty {
-                    let images = message.images.compactMap {
-                        try? store.assistantImage($0.id, in: conversation.id, for: conversation.owner)
-                    }
+                if let images = images[message.id] {
                     segments = Self.prompt(message.text, images: images).segments
                 }
                 entries.append(
@@ -152,9 +159,9 @@ final class AssistantEngine: @unchecked Sendable {
     /// endpoint does not say its window (it refuses a request that overflows it, with its error).
     func context(of conversation: AssistantConversation, for owner: UserID) async throws -> AssistantContext? {
         guard let model = model.model else { return nil }
-        let messages = try store.assistantMessages(in: conversation.id, for: owner)
+        let messages = try await store.assistantMessages(in: conversation.id, for: owner)
         let (divider, history) = Self.currentSession(of: messages)
-        let session = session(for: conversation, divider: divider, history: history, model: model)
+        let session = await session(for: conversation, divider: divider, history: history, model: model)
         let used = try await model.tokenCount(for: session.transcript)
         return AssistantContext(used: used, size: model.contextSize)
     }
@@ -219,7 +226,7 @@ final class AssistantEngine: @unchecked Sendable {
     func startAnswer(
         _ prompt: Prompt, in session: LanguageModelSession, conversation: AssistantConversation, owner: UserID,
         stream: Bool, modelName: String
-    ) throws -> AssistantTurnView {
+    ) async throws -> AssistantTurnView {
         let turnID = UUID().uuidString.lowercased()
         let options = GenerationOptions(
             temperature: conversation.temperature, maximumResponseTokens: Self.answerReserve)
@@ -239,13 +246,13 @@ final class AssistantEngine: @unchecked Sendable {
         return try begin(
             turnID, kind: .answer, conversation: conversation, owner: owner, work: work
         ) { [self] text, inputTokens, outputTokens, stopped in
-            let message = try store.appendAssistantMessage(
+            let message = try await store.appendAssistantMessage(
                 NewAssistantMessage(
                     role: .assistant, text: text, inputTokens: inputTokens, outputTokens: outputTokens,
                     model: modelName, stopped: stopped),
                 to: conversation.id, for: owner)
             if !stopped {
-                titleIfFirst(conversation, owner: owner)
+                await titleIfFirst(conversation, owner: owner)
                 suggestReplies(after: message, in: conversation, owner: owner)
             }
             return message
@@ -256,14 +263,14 @@ final class AssistantEngine: @unchecked Sendable {
     /// session with summarizer instructions writes it, and a divider holding it is stored.
     func startContinuation(
         of conversation: AssistantConversation, messages: [AssistantMessage], owner: UserID, model: any LanguageModel
-    ) throws -> AssistantTurnView {
+    ) async throws -> AssistantTurnView {
         let text = Self.conversationText(messages, characterLimit: 6000)
         let work = Self.summaryWork(text, sentences: 4, model: model)
         return try begin(
             UUID().uuidString.lowercased(), kind: .continuation, conversation: conversation, owner: owner, work: work
         ) { [self] summary, _, _, stopped in
             guard !stopped else { return nil }
-            let divider = try store.appendAssistantMessage(
+            let divider = try await store.appendAssistantMessage(
                 NewAssistantMessage(role: .divider, text: Self.summaryPrefix + summary), to: conversation.id,
                 for: owner)
             forget(conversation.id)
@@ -282,19 +289,12 @@ final class AssistantEngine: @unchecked Sendable {
         ) { _, _, _, _ in nil }
     }
 
-    /// Stops the conversation's answer and waits (a few seconds at most) until what was written
-    /// is stored. False when nothing was being answered.
-    func stop(_ conversationID: String, for owner: UserID) -> Bool {
+    /// Stops the conversation's answer and waits until what was written is stored (the engine
+    /// stops within a token of the cancellation). False when nothing was being answered.
+    func stop(_ conversationID: String, for owner: UserID) async -> Bool {
         guard let turn = withLock({ turns[conversationID] }), turn.owner == owner else { return false }
-        // The task is noted just after the turn: a stop in between waits for it (a moment).
-        var task = turn.task
-        for _ in 0..<200 where task == nil {
-            Thread.sleep(forTimeInterval: 0.005)
-            guard let current = withLock({ turns[conversationID] }), current.id == turn.id else { break }
-            task = current.task
-        }
-        task?.cancel()
-        _ = turn.finished.wait(timeout: .now() + 10)
+        turn.task.cancel()
+        await turn.task.value
         return true
     }
 
@@ -314,12 +314,12 @@ final class AssistantEngine: @unchecked Sendable {
     private func begin(
         _ turnID: String, kind: AssistantTurnView.Kind, conversation: AssistantConversation, owner: UserID,
         work: @escaping Work,
-        finish: @escaping @Sendable (String, Int?, Int, Bool) throws -> AssistantMessage?
+        finish: @escaping @Sendable (String, Int?, Int, Bool) async throws -> AssistantMessage?
     ) throws -> AssistantTurnView {
         let started = AssistantTurnView(
             id: turnID, kind: kind, status: .streaming, text: "", html: "", output_tokens: 0)
-        let group = DispatchGroup()
-        group.enter()
+        // Checked, started and noted under one lock: a stop always finds the task, and the
+        // task's own removal of the turn (at its end) cannot come before it is noted.
         try withLock {
             guard turns[conversation.id] == nil else {
                 throw APIError(
@@ -327,14 +327,23 @@ final class AssistantEngine: @unchecked Sendable {
                     message: "this conversation is still answering; wait for it or stop it first")
             }
             if let refusal = admissionRefusal(for: owner) { throw refusal }
-            turns[conversation.id] = Turn(id: turnID, owner: owner, finished: group)
             for (id, entry) in background where entry.owner == owner {
                 entry.task.cancel()
                 background[id] = nil
             }
+            let task = run(turnID, kind: kind, conversation: conversation, owner: owner, work: work, finish: finish)
+            turns[conversation.id] = Turn(id: turnID, owner: owner, task: task)
         }
+        return started
+    }
+
+    /// The task of one turn: the work, its frames, and the outcome stored and published.
+    private func run(
+        _ turnID: String, kind: AssistantTurnView.Kind, conversation: AssistantConversation, owner: UserID,
+        work: @escaping Work, finish: @escaping @Sendable (String, Int?, Int, Bool) async throws -> AssistantMessage?
+    ) -> Task<Void, Never> {
         let progress = Progress()
-        let task = Task.detached(executorPreference: ModelExecutor.assistant) { [self] in
+        return Task.detached(executorPreference: ModelExecutor.assistant) { [self] in
             let outcome: Result<(String, LanguageModelSession.Usage?), any Error>
             do {
                 outcome = .success(
@@ -379,7 +388,7 @@ final class AssistantEngine: @unchecked Sendable {
                     view.cached_tokens = usage.input.cachedTokenCount
                 }
                 do {
-                    let stored = try finish(text, usage?.input.totalTokenCount, view.output_tokens, stopped)
+                    let stored = try await finish(text, usage?.input.totalTokenCount, view.output_tokens, stopped)
                     view.message = stored.map(AssistantMessageView.init)
                 } catch {
                     // The conversation was deleted meanwhile: nothing to store the answer in.
@@ -389,15 +398,12 @@ final class AssistantEngine: @unchecked Sendable {
                 }
             }
             var context: AssistantContext?
-            if let current = try? store.assistantConversation(conversation.id, for: owner) {
+            if let current = try? await store.assistantConversation(conversation.id, for: owner) {
                 context = try? await self.context(of: current, for: owner)
             }
             self.withLock { _ = self.turns.removeValue(forKey: conversation.id) }
             self.send(owner, conversation.id, view, context: context)
-            group.leave()
         }
-        withLock { turns[conversation.id]?.task = task }
-        return started
     }
 
     private func send(
@@ -441,10 +447,10 @@ final class AssistantEngine: @unchecked Sendable {
     /// After an answer in a conversation still called "New chat" (the first, or a later one when
     /// a new turn cancelled the title), the model writes a title from the first messages (a
     /// schema-bounded `AssistantTitle`), in the background.
-    private func titleIfFirst(_ conversation: AssistantConversation, owner: UserID) {
+    private func titleIfFirst(_ conversation: AssistantConversation, owner: UserID) async {
         guard let model = model.choice?.model,
-            let messages = try? store.assistantMessages(in: conversation.id, for: owner),
-            let current = try? store.assistantConversation(conversation.id, for: owner),
+            let messages = try? await store.assistantMessages(in: conversation.id, for: owner),
+            let current = try? await store.assistantConversation(conversation.id, for: owner),
             current.title == AssistantAPI.defaultTitle,
             messages.contains(where: { $0.role == .assistant })
         else { return }
@@ -459,7 +465,7 @@ final class AssistantEngine: @unchecked Sendable {
                     to: "Title for this conversation:\n\(text)", generating: AssistantTitle.self,
                     options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 24)),
                 !Task.isCancelled,
-                let renamed = try? store.renameAssistantConversation(
+                let renamed = try? await store.renameAssistantConversation(
                     conversation.id, to: response.content.title, for: owner),
                 let bytes = try? JSONBody.encode(AssistantConversationFrame(conversation: renamed))
             else { return }

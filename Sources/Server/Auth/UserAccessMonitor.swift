@@ -3,22 +3,21 @@ import Foundation
 import Synchronization
 
 /// Keeps a server's ``AccessList`` in step with the store: every `interval` it reads the store's
-/// access version (one small read, on a queue of its own) and, when it moved, reloads the list
-/// and calls `changed` (the event hub then closes the sockets the list now refuses). `sotto
+/// access version (one small read, on the store's reader threads) and, when it moved, reloads the
+/// list and calls `changed` (the event hub then closes the sockets the list now refuses). `sotto
 /// token revoke` and `sotto user disable` change the database from another process, so a
 /// running server learns of them within `interval`.
-final class UserAccessMonitor: @unchecked Sendable {
-    // @unchecked Sendable: `timer` and `version` are only touched on `queue` (start, stop and
-    // every refresh run there).
+///
+/// An actor: one refresh at a time, whether the timer's or a test's.
+actor UserAccessMonitor {
     private let store: ChatStore
     private let list: AccessList
     private let changed: @Sendable () -> Void
-    private let queue = DispatchQueue(label: "sotto.access")
-    private var timer: (any DispatchSourceTimer)?
     private var version: Int64?
+    private nonisolated let timer = Mutex<Task<Void, Never>?>(nil)
 
     /// How often a running server looks for revoked tokens and disabled users.
-    static let defaultInterval: DispatchTimeInterval = .seconds(1)
+    static let defaultInterval: Duration = .seconds(1)
 
     init(store: ChatStore, list: AccessList, changed: @escaping @Sendable () -> Void) {
         self.store = store
@@ -26,36 +25,31 @@ final class UserAccessMonitor: @unchecked Sendable {
         self.changed = changed
     }
 
-    /// Reads the store now, then every `interval`.
-    func start(interval: DispatchTimeInterval = defaultInterval) {
-        queue.sync {
-            refreshOnQueue()
-            let timer = DispatchSource.makeTimerSource(queue: queue)
-            timer.schedule(deadline: .now() + interval, repeating: interval)
-            timer.setEventHandler { [weak self] in self?.refreshOnQueue() }
-            timer.resume()
-            self.timer = timer
+    /// Reads the store now, then every `interval` until ``stop()``.
+    func start(interval: Duration = defaultInterval) async {
+        await refresh()
+        let task = Task.detached(priority: .utility) { [weak self] in
+            while (try? await Task.sleep(for: interval)) != nil {
+                guard let self else { return }
+                await self.refresh()
+            }
+        }
+        timer.withLock { $0 = task }
+    }
+
+    nonisolated func stop() {
+        timer.withLock { task in
+            task?.cancel()
+            task = nil
         }
     }
 
-    func stop() {
-        queue.sync {
-            timer?.cancel()
-            timer = nil
-        }
-    }
-
-    /// Reads the store now (tests); true when the list changed.
+    /// Reads the store now; true when the list changed.
     @discardableResult
-    func refresh() -> Bool {
-        queue.sync { refreshOnQueue() }
-    }
-
-    @discardableResult
-    private func refreshOnQueue() -> Bool {
+    func refresh() async -> Bool {
         // A busy or failing database leaves the list as it was; the next tick tries again.
-        guard let current = try? store.accessVersion(), current != version,
-            let restricted = try? store.restrictedAccess()
+        guard let current = try? await store.accessVersion(), current != version,
+            let restricted = try? await store.restrictedAccess()
         else { return false }
         let first = version == nil
         version = current

@@ -11,7 +11,7 @@ import Synchronization
 /// OpenAI's 401, not the chat API's.
 struct OpenAIAPI: Sendable {
     let model: ServerModel
-    let authenticate: @Sendable (HTTPRequest) throws -> TokenClaims
+    let authenticate: @Sendable (HTTPRequest) async throws -> TokenClaims
     /// Completions admitted at once (running or waiting for the engine); more get 429.
     let queue: CompletionQueue
 
@@ -31,8 +31,8 @@ struct OpenAIAPI: Sendable {
                     "OpenAI-compatible: the model this server runs (empty when it has none). API key: a Sotto token.",
                 answers: [.init(200, "The models.", OpenAISchemas.modelList)], authenticatesItself: true)
         ) { context in
-            answer(context) {
-                _ = try authenticate(context.request)
+            await answer(context) {
+                _ = try await authenticate(context.request)
                 var models: [OpenAIModelEntry] = []
                 if model.model != nil, let name = model.name {
                     models.append(OpenAIModelEntry(id: name, created: 0, ownedBy: "sotto"))
@@ -55,14 +55,14 @@ struct OpenAIAPI: Sendable {
                 ],
                 errors: [404, 503], authenticatesItself: true)
         ) { context in
-            answer(context) { try completion(context) }
+            await answer(context) { try await completion(context) }
         }
     }
 
     /// Runs `body`, answering what it throws in OpenAI's shape.
-    private func answer(_ context: RequestContext, _ body: () throws -> HTTPResponse) -> HTTPResponse {
+    private func answer(_ context: RequestContext, _ body: () async throws -> HTTPResponse) async -> HTTPResponse {
         do {
-            return try body()
+            return try await body()
         } catch {
             let answer = OpenAIError(error, requestID: context.requestID)
             if answer.status >= 500 && answer.status != 503 {
@@ -73,8 +73,8 @@ struct OpenAIAPI: Sendable {
         }
     }
 
-    private func completion(_ context: RequestContext) throws -> HTTPResponse {
-        _ = try authenticate(context.request)
+    private func completion(_ context: RequestContext) async throws -> HTTPResponse {
+        _ = try await authenticate(context.request)
         let request = try decode(context.request)
         let body =
             (try? GeneratedContent(json: String(decoding: context.request.body, as: UTF8.self)))
@@ -101,20 +101,19 @@ struct OpenAIAPI: Sendable {
             return stream(plan, runner: runner, id: id, created: created, modelName: name)
         }
         defer { queue.leave() }
-        // The handler thread waits for the generation (the queue bounds how many do); a client
-        // that hangs up meanwhile cancels it, as a streamed one does.
-        let result = OutcomeBox()
+        // The handler awaits the generation (the queue bounds how many do); a client that hangs up
+        // meanwhile cancels it, as a streamed one does.
         let task = Task(executorPreference: ModelExecutor.completions) {
-            do {
-                result.set(.success(try await runner.run(plan) { _ in true }))
-            } catch {
-                result.set(.failure(error))
-            }
+            try await runner.run(plan) { _ in true }
         }
         context.request.hangUp?.onHangUp { task.cancel() }
         let outcome: CompletionRunner.Outcome
         do {
-            outcome = try result.wait().get()
+            outcome = try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
         } catch is CancellationError where context.request.hangUp?.hasHungUp == true {
             // Nobody reads this answer; a status below 500 keeps it out of the error log.
             throw OpenAIError(
@@ -242,22 +241,6 @@ struct OpenAIAPI: Sendable {
         default:
             return OpenAIError(status: 500, message: "\(error)", type: "server_error", param: nil, code: nil)
         }
-    }
-}
-
-/// The outcome of a generation, handed from its task to the handler thread that waits for it.
-final class OutcomeBox: Sendable {
-    private let value = Mutex<Result<CompletionRunner.Outcome, any Error>?>(nil)
-    private let done = DispatchSemaphore(value: 0)
-
-    func set(_ result: Result<CompletionRunner.Outcome, any Error>) {
-        value.withLock { $0 = result }
-        done.signal()
-    }
-
-    func wait() -> Result<CompletionRunner.Outcome, any Error> {
-        done.wait()
-        return value.withLock { $0! }
     }
 }
 

@@ -58,7 +58,7 @@ public final class SuggestionScheduler: @unchecked Sendable {
     }
 
     private let suggester: (any ReplySuggester)?
-    private let publish: @Sendable (Key, SuggestionSnapshot) -> Void
+    private let publish: @Sendable (Key, SuggestionSnapshot) async -> Void
     private let publishPartial: (@Sendable (Key, String, [String]) -> Void)?
     private let lock = NSLock()
     private var latest: [Key: String] = [:]
@@ -76,7 +76,7 @@ public final class SuggestionScheduler: @unchecked Sendable {
     /// gets the chips so far (with the signature they answer) while a generation streams; a
     /// partial set for a conversation that moved on is not passed.
     public init(
-        suggester: (any ReplySuggester)?, publish: @escaping @Sendable (Key, SuggestionSnapshot) -> Void,
+        suggester: (any ReplySuggester)?, publish: @escaping @Sendable (Key, SuggestionSnapshot) async -> Void,
         publishPartial: (@Sendable (Key, String, [String]) -> Void)? = nil
     ) {
         self.suggester = suggester
@@ -104,7 +104,7 @@ public final class SuggestionScheduler: @unchecked Sendable {
     /// Asks for suggestions for `context`; answers from the cache when it can, else queues a
     /// generation and answers `.pending`.
     @discardableResult
-    public func submit(_ context: ReplyContext) -> SuggestionSnapshot {
+    public func submit(_ context: ReplyContext) async -> SuggestionSnapshot {
         let key = Key(user: context.user.id, cid: context.channel.cid)
         let signature = context.signature
         guard suggester != nil else { return SuggestionSnapshot(status: .unavailable, signature: signature) }
@@ -132,7 +132,7 @@ public final class SuggestionScheduler: @unchecked Sendable {
             }
             return SuggestionSnapshot(status: .pending, signature: signature)
         }
-        if withdrawn { publish(key, snapshot) }
+        if withdrawn { await publish(key, snapshot) }
         return snapshot
     }
 
@@ -187,7 +187,7 @@ public final class SuggestionScheduler: @unchecked Sendable {
                 results[key] = snapshot
                 return true
             }
-            if current { publish(key, snapshot) }
+            if current { await publish(key, snapshot) }
         }
     }
 

@@ -54,27 +54,27 @@ final class TestServer: @unchecked Sendable {
         HTTPClient(port: port, token: user.map { token($0) })
     }
 
-    func socket(_ user: UserID, query: String = "") throws -> WebSocketClient {
-        try WebSocketClient(port: port, path: "/api/connect?token=\(token(user))\(query.isEmpty ? "" : "&" + query)")
+    func socket(_ user: UserID, query: String = "") async throws -> WebSocketClient {
+        try await WebSocketClient(port: port, path: "/api/connect?token=\(token(user))\(query.isEmpty ? "" : "&" + query)")
     }
 
     /// Two new users (names "Alice …" and "Bob …") sharing a new channel.
-    func pair() throws -> (alice: UserID, bob: UserID, cid: ChannelID) {
+    func pair() async throws -> (alice: UserID, bob: UserID, cid: ChannelID) {
         let tag = UUID().uuidString.prefix(8).lowercased()
         let alice = UserID(rawValue: "alice-\(tag)")
         let bob = UserID(rawValue: "bob-\(tag)")
-        _ = try store.upsertUsers(
+        _ = try await store.upsertUsers(
             [.init(id: alice, name: "Alice \(tag)"), .init(id: bob, name: "Bob \(tag)")], by: nil)
         let cid = ChannelID(type: "messaging", id: "chat-\(tag)")
-        _ = try store.getOrCreateChannel(cid, name: "Chat \(tag)", members: [bob], by: alice)
+        _ = try await store.getOrCreateChannel(cid, name: "Chat \(tag)", members: [bob], by: alice)
         return (alice, bob, cid)
     }
 
     /// A user in no channel.
-    func outsider() throws -> UserID {
+    func outsider() async throws -> UserID {
         let tag = UUID().uuidString.prefix(8).lowercased()
         let user = UserID(rawValue: "carol-\(tag)")
-        _ = try store.upsertUsers([.init(id: user, name: "Carol \(tag)")], by: nil)
+        _ = try await store.upsertUsers([.init(id: user, name: "Carol \(tag)")], by: nil)
         return user
     }
 }
