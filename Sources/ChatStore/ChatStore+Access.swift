@@ -21,14 +21,14 @@ public struct UserAccess: Hashable, Sendable {
 /// (`sotto token revoke`, `sotto user disable`) changes the database under it.
 extension ChatStore {
     /// A number that changes whenever any user's access does.
-    public func accessVersion() throws -> Int64 {
-        try read { db in try db.row("SELECT version FROM access_state WHERE id = 1") { $0.int64(0) } ?? 0 }
+    public func accessVersion() async throws -> Int64 {
+        try await read { db in try db.row("SELECT version FROM access_state WHERE id = 1") { $0.int64(0) } ?? 0 }
     }
 
     /// The access of every user whose tokens were ever revoked or who is disabled (the others
     /// are ``UserAccess/unrestricted``).
-    public func restrictedAccess() throws -> [UserID: UserAccess] {
-        try read { db in
+    public func restrictedAccess() async throws -> [UserID: UserAccess] {
+        try await read { db in
             let rows = try db.rows(
                 "SELECT id, token_generation, disabled_at FROM users WHERE token_generation > 0 OR disabled_at IS NOT NULL"
             ) { row in
@@ -39,8 +39,8 @@ extension ChatStore {
     }
 
     /// The user's access (``UserAccess/unrestricted`` for a user who does not exist yet).
-    public func access(of user: UserID) throws -> UserAccess {
-        try read { db in
+    public func access(of user: UserID) async throws -> UserAccess {
+        try await read { db in
             try db.row("SELECT token_generation, disabled_at FROM users WHERE id = ?", [.text(user.rawValue)]) {
                 UserAccess(tokenGeneration: $0.int64(0), isDisabled: !$0.isNull(1))
             } ?? .unrestricted
@@ -50,9 +50,9 @@ extension ChatStore {
     /// Revokes every token of `user` minted so far (creating the user if they do not exist, as
     /// their first request would); returns the generation new tokens carry.
     @discardableResult
-    public func revokeTokens(of user: UserID) throws -> Int64 {
-        _ = try ensureUser(user)
-        return try write { db in
+    public func revokeTokens(of user: UserID) async throws -> Int64 {
+        _ = try await ensureUser(user)
+        return try await write { db in
             try db.run(
                 "UPDATE users SET token_generation = token_generation + 1 WHERE id = ?", [.text(user.rawValue)])
             try Self.accessChanged(db)
@@ -65,8 +65,8 @@ extension ChatStore {
     /// Disables `user` (every request refused, every socket closed) or enables them again.
     ///
     /// - Throws: `notFound` for a user who does not exist.
-    public func setDisabled(_ disabled: Bool, for user: UserID) throws {
-        try write { db in
+    public func setDisabled(_ disabled: Bool, for user: UserID) async throws {
+        try await write { db in
             guard try Self.user(user, db) != nil else { throw ChatStoreError.notFound(what: "user", id: user.rawValue) }
             try db.run(
                 "UPDATE users SET disabled_at = ? WHERE id = ?",

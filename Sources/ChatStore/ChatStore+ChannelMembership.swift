@@ -30,13 +30,13 @@ extension ChatStore {
     /// again: they asked for exactly these people.
     public func getOrCreateDistinctChannel(
         type: String, name: String?, members: [UserID], by creator: UserID
-    ) throws -> (detail: ChannelDetail, created: Bool) {
+    ) async throws -> (detail: ChannelDetail, created: Bool) {
         let memberIDs = try Self.memberList(creator: creator, members: members)
         let cid = ChannelID.distinct(type: type, members: Set(memberIDs))
         let name = try name.map { try Self.validatedName($0, field: "name") } ?? cid.id
         let now = Timestamp.now.milliseconds
         let memory = writerMemory
-        return try write { db in
+        return try await write { db in
             if try Self.channel(cid, db) != nil {
                 if try !Self.isMember(creator, cid, db) {
                     try db.run(
@@ -56,9 +56,9 @@ extension ChatStore {
     ///
     /// - Throws: `notFound` for a channel that does not exist, `notMember` for one `user` is
     ///   not in.
-    public func leaveChannel(_ cid: ChannelID, user: UserID) throws {
+    public func leaveChannel(_ cid: ChannelID, user: UserID) async throws {
         let memory = writerMemory
-        try write { db in
+        try await write { db in
             try Self.requireMember(user, cid, db)
             try Self.appendEvent(
                 EventBody(type: EventType.memberLeft, cid: cid, createdAt: .now, user: user),

@@ -23,8 +23,8 @@ public enum StorageQuota {
 extension ChatStore {
     /// The bytes `owner`'s assistant conversations hold (messages' text, images sent and waiting),
     /// against ``StorageQuota/assistantBytesPerUser``.
-    public func assistantBytes(of owner: UserID) throws -> Int64 {
-        try read { db in try Self.assistantBytes(of: owner, db) }
+    public func assistantBytes(of owner: UserID) async throws -> Int64 {
+        try await read { db in try Self.assistantBytes(of: owner, db) }
     }
 
     /// Throws when `owner` has ``StorageQuota/assistantConversations`` conversations.

@@ -147,7 +147,7 @@ public final class ChatServer: Sendable {
             service: configuration.transcription,
             authenticate: { request in
                 let claims = try Self.authenticate(request, tokens: tokens)
-                try store.ensureUserExists(claims.user)
+                try await store.ensureUserExists(claims.user)
                 return claims
             }
         ).add(to: &routes)

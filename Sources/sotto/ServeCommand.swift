@@ -166,7 +166,7 @@ struct ServeCommand: Command {
         let server = await ChatServer(
             store: store, secret: secret, suggester: suggestions.suggester, model: suggestions.model,
             configuration: configuration)
-        let bound = try server.start()
+        let bound = try await server.start()
         let threadCount = ThreadPool.shared.threadCount
         // Unbuffered, so whoever started us (a script, a test) sees the port at once.
         FileHandle.standardOutput.write(

@@ -37,7 +37,7 @@ struct TokenCommand: Command {
                 throw UsageError(description: "'sotto token revoke' takes only a user id")
             }
             let user = try UserID.commandLine(arguments.positionals[1])
-            let generation = try ModelStore().openChatStore().revokeTokens(of: user)
+            let generation = try await ModelStore().openChatStore().revokeTokens(of: user)
             print("Revoked every token of \(user) minted so far (token generation now \(generation)).")
             return 0
         }
@@ -50,7 +50,7 @@ struct TokenCommand: Command {
             case let text?: try parseDuration(text)
             }
         let store = try ModelStore().openChatStore()
-        let access = try store.access(of: user)
+        let access = try await store.access(of: user)
         if access.isDisabled {
             throw CommandFailure(description: "user '\(user)' is disabled; 'sotto user enable \(user)' first")
         }

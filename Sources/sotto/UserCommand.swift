@@ -49,8 +49,8 @@ struct UserCommand: Command {
             guard rest.count == 1 else { throw UsageError(description: "expected a user id") }
             let id = try UserID.commandLine(rest[0])
             let store = try ModelStore().openChatStore()
-            guard try store.user(id) != nil else { throw UsageError(description: "no user '\(id)'") }
-            try store.setDisabled(action == "disable", for: id)
+            guard try await store.user(id) != nil else { throw UsageError(description: "no user '\(id)'") }
+            try await store.setDisabled(action == "disable", for: id)
             print("\(action == "disable" ? "Disabled" : "Enabled") \(id).")
             return 0
         case "list":

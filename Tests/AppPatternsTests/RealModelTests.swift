@@ -18,7 +18,7 @@ import Testing
         let folder: URL
         let model: ChatCompletionsLanguageModel
 
-        init() throws {
+        init() async throws {
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("app-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let store = try ChatStore(path: folder.appendingPathComponent("chat.sqlite").path)
@@ -26,7 +26,7 @@ import Testing
             server = ChatServer(
                 store: store, secret: "app-patterns-secret-0123456789ab", suggester: nil,
                 model: .ready(system, name: RealModels.qwen), configuration: ChatServer.Configuration(port: 0))
-            let port = try server.start()
+            let port = try await server.start()
             let token = server.tokens.token(for: "alice", lifetime: 3600)
             model = ChatCompletionsLanguageModel(
                 name: RealModels.qwen, url: URL(string: "http://127.0.0.1:\(port)")!,
@@ -40,7 +40,7 @@ import Testing
     }
 
     @Test func chatCompletionsAnswersInText() async throws {
-        let endpoint = try Endpoint()
+        let endpoint = try await Endpoint()
         let session = LanguageModelSession(model: endpoint.model, instructions: "Answer in a few words.")
         let response = try await session.respond(
             to: "Name a color.", options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 12))
@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test func chatCompletionsGeneratesAndStreamsStructuredAnswers() async throws {
-        let endpoint = try Endpoint()
+        let endpoint = try await Endpoint()
         let session = LanguageModelSession(model: endpoint.model)
         let answer = try await session.respond(
             to: "Is Lisbon in Portugal?", generating: QuickAnswer.self,

@@ -6,7 +6,7 @@ import Testing
 /// answers their model names without credentials, users their byte counts; access starts
 /// unrestricted.
 @Suite struct AccessMigrationTests {
-    @Test func anOlderDatabaseIsBroughtUpToDate() throws {
+    @Test func anOlderDatabaseIsBroughtUpToDate() async throws {
         let folder = try TestFolders.make("store")
         let path = folder + "/chat.sqlite"
         do {
@@ -23,19 +23,19 @@ import Testing
                 """)
         }
         let store = try ChatStore(path: path)
-        let messages = try store.assistantMessages(in: "c1", for: "bob")
+        let messages = try await store.assistantMessages(in: "c1", for: "bob")
         #expect(messages.last?.model == "m at http://10.0.0.5:8081/v1")
-        #expect(try store.access(of: "bob") == .unrestricted)
-        #expect(try store.accessVersion() == 0)
+        #expect(try await store.access(of: "bob") == .unrestricted)
+        #expect(try await store.accessVersion() == 0)
         // "B0b" looks like the Bob who was there before the migration.
-        #expect(throws: ChatStoreError.self) { try store.upsertUsers([.init(id: "mallory", name: "B0b")], by: nil) }
+        await #expect(throws: ChatStoreError.self) { try await store.upsertUsers([.init(id: "mallory", name: "B0b")], by: nil) }
         // The bytes counted: the conversation's two texts, given back when it goes.
-        let conversation = try store.createAssistantConversation(
+        let conversation = try await store.createAssistantConversation(
             for: "bob", settings: AssistantSettings(persona: "general", instructions: "", temperature: 0.7))
-        _ = try store.appendAssistantMessage(.init(role: .user, text: "12345"), to: conversation.id, for: "bob")
-        #expect(try store.assistantBytes(of: "bob") == Int64("hello".utf8.count + "hi there".utf8.count + 5))
-        try store.deleteAssistantConversation("c1", for: "bob")
-        #expect(try store.assistantBytes(of: "bob") == 5)
+        _ = try await store.appendAssistantMessage(.init(role: .user, text: "12345"), to: conversation.id, for: "bob")
+        #expect(try await store.assistantBytes(of: "bob") == Int64("hello".utf8.count + "hi there".utf8.count + 5))
+        try await store.deleteAssistantConversation("c1", for: "bob")
+        #expect(try await store.assistantBytes(of: "bob") == 5)
     }
 
     @Test func credentialsAreTakenOutOfURLs() {

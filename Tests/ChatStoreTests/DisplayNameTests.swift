@@ -5,15 +5,15 @@ import Testing
 /// Issue 27: names that pass for another's are refused, each with a reason that says why;
 /// names in any one script are not.
 @Suite struct DisplayNameTests {
-    static func store() throws -> ChatStore {
+    static func store() async throws -> ChatStore {
         let store = try TemporaryStore().store
-        _ = try store.upsertUsers([.init(id: "alice", name: "Alice"), .init(id: "bob", name: "Bob")], by: nil)
+        _ = try await store.upsertUsers([.init(id: "alice", name: "Alice"), .init(id: "bob", name: "Bob")], by: nil)
         return store
     }
 
-    static func reason(_ name: String, store: ChatStore) -> String? {
+    static func reason(_ name: String, store: ChatStore) async -> String? {
         do {
-            _ = try store.upsertUsers([.init(id: "mallory", name: name)], by: nil)
+            _ = try await store.upsertUsers([.init(id: "mallory", name: name)], by: nil)
             return nil
         } catch let error as ChatStoreError {
             return error.description
@@ -39,13 +39,13 @@ import Testing
         ("\u{1D400}lice", "variant"),  // mathematical bold A
         ("\u{0392}\u{03BF}b", "mixes"),  // Greek Β and ο beside Latin b
     ])
-    func lookalikesAreRefused(name: String, because word: String) throws {
-        let store = try Self.store()
-        let reason = Self.reason(name, store: store)
+    func lookalikesAreRefused(name: String, because word: String) async throws {
+        let store = try await Self.store()
+        let reason = await Self.reason(name, store: store)
         #expect(
             reason?.contains(word) == true,
             "\(name.unicodeScalars.map { String($0.value, radix: 16) }): \(reason ?? "accepted")")
-        #expect(try store.user("mallory") == nil)
+        #expect(try await store.user("mallory") == nil)
     }
 
     @Test(arguments: [
@@ -55,22 +55,22 @@ import Testing
         "김민준", "محمد", "José Müller-Lüdenscheidt", "O'Brien", "Zoë", "Dev 👩‍💻", "Team ❤️",
         "Ivan Petrov", "Юрий Gagarin",  // one script per word
     ])
-    func namesInOneScriptPerWordAreKept(name: String) throws {
-        let store = try Self.store()
-        #expect(Self.reason(name, store: store) == nil)
-        #expect(try store.user("mallory")?.name == name)
+    func namesInOneScriptPerWordAreKept(name: String) async throws {
+        let store = try await Self.store()
+        await #expect(Self.reason(name, store: store) == nil)
+        #expect(try await store.user("mallory")?.name == name)
     }
 
     /// A name wholly in another script that looks like a taken one is that one.
-    @Test func aWholeScriptLookalikeOfATakenNameIsAConflict() throws {
-        let store = try Self.store()
+    @Test func aWholeScriptLookalikeOfATakenNameIsAConflict() async throws {
+        let store = try await Self.store()
         for name in ["Вов", "ВОВ", "B0b", "АLICE".replacingOccurrences(of: "L", with: "Ӏ").lowercased()] {
-            let reason = Self.reason(name, store: store) ?? "accepted"
+            let reason = await Self.reason(name, store: store) ?? "accepted"
             #expect(
                 reason.contains("looks like") || reason.contains("taken") || reason.contains("mixes"),
                 "\(name): \(reason)")
         }
         // The holder keeps their own.
-        #expect(try store.upsertUsers([.init(id: "bob", name: "BOB")], by: "bob").first?.name == "BOB")
+        #expect(try await store.upsertUsers([.init(id: "bob", name: "BOB")], by: "bob").first?.name == "BOB")
     }
 }

@@ -11,30 +11,30 @@ import Testing
         #expect(SearchRanking.terms(of: long) == [String(repeating: "x", count: SearchRanking.maxTermLength)])
     }
 
-    @Test func oneLetterTermsMatchWholeWordsOnly() throws {
+    @Test func oneLetterTermsMatchWholeWordsOnly() async throws {
         let temporary = try TemporaryStore()
         let store = temporary.store
-        let cid = try temporary.seeded()
-        _ = try store.sendMessage(NewMessage(cid: cid, author: "alice", text: "apples and a pear"))
-        _ = try store.sendMessage(NewMessage(cid: cid, author: "alice", text: "bananas"))
-        #expect(try store.searchMessages("a", for: "bob").map(\.message.text) == ["apples and a pear"])
-        #expect(try store.searchMessages("ba", for: "bob").map(\.message.text) == ["bananas"])
+        let cid = try await temporary.seeded()
+        _ = try await store.sendMessage(NewMessage(cid: cid, author: "alice", text: "apples and a pear"))
+        _ = try await store.sendMessage(NewMessage(cid: cid, author: "alice", text: "bananas"))
+        #expect(try await store.searchMessages("a", for: "bob").map(\.message.text) == ["apples and a pear"])
+        #expect(try await store.searchMessages("ba", for: "bob").map(\.message.text) == ["bananas"])
     }
 
     /// The newest matches are the ones ranked.
-    @Test func onlyTheNewestCandidatesAreRanked() throws {
+    @Test func onlyTheNewestCandidatesAreRanked() async throws {
         var options = ChatStore.Options()
         options.durability = .normal
         let temporary = try TemporaryStore(options: options)
         let store = temporary.store
-        let cid = try temporary.seeded()
+        let cid = try await temporary.seeded()
         for index in 0..<(ChatStore.searchCandidates + 100) {
-            _ = try store.sendMessage(NewMessage(cid: cid, author: "alice", text: "plan number \(index)"))
+            _ = try await store.sendMessage(NewMessage(cid: cid, author: "alice", text: "plan number \(index)"))
         }
-        let hits = try store.searchMessages("plan", for: "bob", limit: 50)
+        let hits = try await store.searchMessages("plan", for: "bob", limit: 50)
         #expect(hits.count == 50)
         #expect(hits.first?.message.text == "plan number \(ChatStore.searchCandidates + 99)")
-        let oldest = try store.searchMessages("plan 5", for: "bob", limit: 50)
+        let oldest = try await store.searchMessages("plan 5", for: "bob", limit: 50)
         // "plan number 5" is older than the newest 500 matches: not among the candidates.
         #expect(!oldest.contains { $0.message.text == "plan number 5" })
     }

@@ -18,8 +18,7 @@ final class FakeEndpoint: HTTPResponder, Sendable {
         // A client that hangs up while the endpoint writes (the tests' early leavers) must not
         // stop the test process: writes then fail with EPIPE instead.
         signal(SIGPIPE, SIG_IGN)
-        var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
-        configuration.handlerThreads = 8
+        let configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
         let placeholder = Box()
         let http = HTTPServer(configuration: configuration, responder: placeholder)
         port = try http.start()

@@ -17,15 +17,15 @@ final class RemoteServer: Sendable {
     let token: String
     let folder: URL
 
-    init(model: String = RealModels.qwen) throws {
+    init(model: String = RealModels.qwen) async throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("sotto-remote-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let store = try ChatStore(path: folder.appendingPathComponent("chat.sqlite").path)
         let system = LocalLanguageModel(model: .path(try RealModels.path(model))).system
-        server = ChatServer(
+        server = await ChatServer(
             store: store, secret: "remote-secret-0123456789abcdef", suggester: nil, model: .ready(system, name: model),
             configuration: ChatServer.Configuration(port: 0))
-        port = try server.start()
+        port = try await server.start()
         token = server.tokens.token(for: "alice", lifetime: 3600)
     }
 
@@ -81,10 +81,10 @@ final class CallLog: Sendable {
 }
 
 @Suite(.serialized) struct RemoteModelTests {
-    static let remote = Result { try RemoteServer() }
+    static let remote = Task { try await RemoteServer() }
 
     @Test func aSessionStreamsText() async throws {
-        let remote = try Self.remote.get()
+        let remote = try await Self.remote.value
         let session = LanguageModelSession(model: remote.model(), instructions: "Answer briefly.")
         var snapshots: [String] = []
         let stream = session.streamResponse(
@@ -103,7 +103,7 @@ final class CallLog: Sendable {
     }
 
     @Test func aSessionFollowsAGenerableSchema() async throws {
-        let remote = try Self.remote.get()
+        let remote = try await Self.remote.value
         let session = LanguageModelSession(model: remote.model())
         let facts = try await session.respond(
             to: "Give facts about Lyon.", generating: CityFacts.self,
@@ -114,7 +114,7 @@ final class CallLog: Sendable {
     }
 
     @Test func aSessionCallsATool() async throws {
-        let remote = try Self.remote.get()
+        let remote = try await Self.remote.value
         let tool = WeatherTool()
         let session = LanguageModelSession(
             model: remote.model(), tools: [tool], instructions: "Use the tools to answer questions about the weather.")
@@ -132,7 +132,7 @@ final class CallLog: Sendable {
     }
 
     @Test func aBadKeyIsAnUnavailableModel() async throws {
-        let remote = try Self.remote.get()
+        let remote = try await Self.remote.value
         let session = LanguageModelSession(model: remote.model(key: "not-a-token"))
         do {
             _ = try await session.respond(to: "Hi")
@@ -151,7 +151,7 @@ final class CallLog: Sendable {
 /// remote model, and says which model wrote them.
 @Suite(.serialized) struct FallbackSuggestionTests {
     @Test func suggestionsComeFromTheFallbackAndSaySo() async throws {
-        let remote = try RemoteModelTests.remote.get()
+        let remote = try await RemoteModelTests.remote.get()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sotto-local-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -161,7 +161,7 @@ final class CallLog: Sendable {
             store: store, secret: "local-secret-0123456789abcdef",
             suggester: ModelSuggester(fallback: remote.model(), name: name), model: .turnedOffByFlag,
             configuration: ChatServer.Configuration(port: 0))
-        let port = try local.start()
+        let port = try await local.start()
         defer { local.stop() }
         let alice = UserID(rawValue: "alice")
         let bob = UserID(rawValue: "bob")

@@ -7,7 +7,7 @@ import Testing
 
 @Suite struct APIAuthTests {
     @Test func missingForgedAndExpiredTokensGet401() async throws {
-        let server = try TestServer.shared()
+        let server = try await TestServer.shared()
         let anonymous = HTTPClient(port: server.port)
         let missing = try await anonymous.get("/api/channels")
         #expect(missing.status == 401)
@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test func meCreatesTheUserOnFirstUse() async throws {
-        let server = try TestServer.shared()
+        let server = try await TestServer.shared()
         let user = UserID(rawValue: "new-\(UUID().uuidString.prefix(8).lowercased())")
         let me = try await server.client(user).get("/api/me")
         #expect(me.status == 200)
@@ -42,7 +42,7 @@ import Testing
     /// A channel's existence is its members' business: a non-member gets the 404 a missing
     /// channel gets (issue 27; it was a 403 `not_a_member`).
     @Test func nonMembersGet404Everywhere() async throws {
-        let server = try TestServer.shared()
+        let server = try await TestServer.shared()
         let (_, _, cid) = try await server.pair()
         let carol = await server.client(try server.outsider())
         let attempts = await [
@@ -63,7 +63,7 @@ import Testing
     }
 
     @Test func channelsAreCreatedOnceWithTheirMembers() async throws {
-        let server = try TestServer.shared()
+        let server = try await TestServer.shared()
         let (alice, bob, _) = try await server.pair()
         let cid = "team:plans-\(UUID().uuidString.prefix(6).lowercased())"
         let created = try await server.client(alice).post(
@@ -80,7 +80,7 @@ import Testing
     }
 
     @Test func usersMayRenameOnlyThemselves() async throws {
-        let server = try TestServer.shared()
+        let server = try await TestServer.shared()
         let (alice, bob, _) = try await server.pair()
         let renameSelf = try await server.client(alice).post(
             "/api/users", ["users": [["id": alice.rawValue, "name": "Ally"]]])
@@ -94,7 +94,7 @@ import Testing
 
 @Suite struct APIMessageTests {
     @Test func retriedSendsAreStoredOnce() async throws {
-        let server = try TestServer.shared()
+        let server = try await TestServer.shared()
         let (alice, bob, cid) = try await server.pair()
         let client = server.client(alice)
         let first = try await client.post(channelPath(cid, "/messages"), ["id": "retry-1-\(cid.id)", "text": "Hello"])
@@ -112,7 +112,7 @@ import Testing
     }
 
     @Test func historyPagesBackwards() async throws {
-        let server = try TestServer.shared()
+        let server = try await TestServer.shared()
         let (alice, _, cid) = try await server.pair()
         let client = server.client(alice)
         for index in 0..<12 { _ = try await client.post(channelPath(cid, "/messages"), ["text": "m\(index)"]) }
@@ -135,7 +135,7 @@ import Testing
     }
 
     @Test func unreadCountsAndMarkRead() async throws {
-        let server = try TestServer.shared()
+        let server = try await TestServer.shared()
         let (alice, bob, cid) = try await server.pair()
         for index in 0..<3 { _ = try await server.client(alice).post(channelPath(cid, "/messages"), ["text": "hi \(index)"]) }
         func unread() async throws -> Int? {
@@ -152,7 +152,7 @@ import Testing
 
 @Suite struct APIInputTests {
     @Test func malformedBodiesGet400WithAReason() async throws {
-        let server = try TestServer.shared()
+        let server = try await TestServer.shared()
         let (alice, _, cid) = try await server.pair()
         let client = server.client(alice)
         let path = channelPath(cid, "/messages")
@@ -186,7 +186,7 @@ import Testing
     }
 
     @Test func oversizedBodiesGet413AndTheServerCarriesOn() async throws {
-        let server = try TestServer.shared()
+        let server = try await TestServer.shared()
         let (alice, _, cid) = try await server.pair()
         let client = server.client(alice)
         let huge = #"{"text":""# + String(repeating: "x", count: 70_000) + #""}"#
@@ -198,7 +198,7 @@ import Testing
     }
 
     @Test func badPathsAndMethods() async throws {
-        let server = try TestServer.shared()
+        let server = try await TestServer.shared()
         let (alice, _, _) = try await server.pair()
         let client = server.client(alice)
         await #expect(try client.get("/api/channels/not-a-cid/messages").status == 400)
@@ -212,7 +212,7 @@ import Testing
     }
 
     @Test func garbageOnTheSocketGetsAnAnswerNotACrash() async throws {
-        let server = try TestServer.shared()
+        let server = try await TestServer.shared()
         let client = HTTPClient(port: server.port)
         for junk in [
             "GARBAGE\r\n\r\n", "GET /api/health HTTP/9.9\r\n\r\n",
@@ -228,7 +228,7 @@ import Testing
 
 @Suite struct StaticFileTests {
     @Test func theWebAppIsServed() async throws {
-        let server = try TestServer.shared()
+        let server = try await TestServer.shared()
         let client = HTTPClient(port: server.port)
         let index = try await client.get("/")
         #expect(index.status == 200)

@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test func everyRouteRefusesAnotherUsersConversation() async throws {
-        let server = try TestServer(model: Self.noModel)
+        let server = try await TestServer(model: Self.noModel)
         defer { server.server.stop() }
         let (alice, bob, _) = try await server.pair()
         let id = try await conversation(server, alice)
@@ -72,7 +72,7 @@ import Testing
     }
 
     @Test func conversationsAreKeptRenamedExportedAndDeleted() async throws {
-        let server = try TestServer(model: Self.noModel)
+        let server = try await TestServer(model: Self.noModel)
         defer { server.server.stop() }
         let (alice, _, _) = try await server.pair()
         let client = server.client(alice)
@@ -120,7 +120,7 @@ import Testing
     }
 
     @Test func newSettingsStoreADividerAndBadSettingsAreRefused() async throws {
-        let server = try TestServer(model: Self.noModel)
+        let server = try await TestServer(model: Self.noModel)
         defer { server.server.stop() }
         let (alice, _, _) = try await server.pair()
         let client = server.client(alice)
@@ -181,7 +181,7 @@ import Testing
     /// divider, with the instructions the conversation has now (response language and the
     /// summary a continuation left included); kept while nothing changes, remade when it does.
     @Test func sessionsAreRebuiltFromTheStoredMessages() async throws {
-        let server = try TestServer(model: Self.noModel)
+        let server = try await TestServer(model: Self.noModel)
         defer { server.server.stop() }
         let (alice, _, _) = try await server.pair()
         let store = server.store
@@ -222,7 +222,7 @@ import Testing
     /// On the real 135M model, in this process as in `sotto serve`.
     @Test func answersStreamStopAndRefuseWhatWouldNotFit() async throws {
         let model = LocalLanguageModel(model: .path(try RealModels.path(RealModels.smollm))).system
-        let server = try TestServer(model: .ready(model, name: RealModels.smollm))
+        let server = try await TestServer(model: .ready(model, name: RealModels.smollm))
         defer { server.server.stop() }
         let (alice, bob, _) = try await server.pair()
         let socket = try await server.socket(alice)

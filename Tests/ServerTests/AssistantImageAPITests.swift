@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func pngAndJpegAreAttachedAndAnythingElseIsAClearError() async throws {
-        let server = try TestServer(model: AssistantAPITests.noModel)
+        let server = try await TestServer(model: AssistantAPITests.noModel)
         defer { server.server.stop() }
         let (alice, _, _) = try await server.pair()
         let client = server.client(alice)
@@ -77,7 +77,7 @@ import Testing
 
     /// Images may be sent without text (the model is asked what they show); text alone may not be empty.
     @Test func imagesMayGoWithoutText() async throws {
-        let server = try TestServer(model: AssistantAPITests.noModel)
+        let server = try await TestServer(model: AssistantAPITests.noModel)
         defer { server.server.stop() }
         let (alice, _, _) = try await server.pair()
         let client = server.client(alice)
@@ -97,7 +97,7 @@ import Testing
     }
 
     @Test func onlyTheImageRouteTakesALargeBodyAndTooLargeIsRefusedBeforeItIsRead() async throws {
-        let server = try TestServer(model: AssistantAPITests.noModel) { $0.maxImageBytes = 256 * 1024 }
+        let server = try await TestServer(model: AssistantAPITests.noModel) { $0.maxImageBytes = 256 * 1024 }
         defer { server.server.stop() }
         let (alice, _, _) = try await server.pair()
         let client = server.client(alice)
@@ -135,7 +135,7 @@ import Testing
     }
 
     @Test func anotherUsersConversationAndImagesAreNotFound() async throws {
-        let server = try TestServer(model: AssistantAPITests.noModel)
+        let server = try await TestServer(model: AssistantAPITests.noModel)
         defer { server.server.stop() }
         let (alice, bob, _) = try await server.pair()
         let id = try await conversation(server, alice)
@@ -158,7 +158,7 @@ import Testing
     }
 
     @Test func deletingTheConversationDeletesItsImages() async throws {
-        let server = try TestServer(model: AssistantAPITests.noModel)
+        let server = try await TestServer(model: AssistantAPITests.noModel)
         defer { server.server.stop() }
         let (alice, _, _) = try await server.pair()
         let client = server.client(alice)
@@ -189,7 +189,7 @@ import Testing
     /// `FoundationModels`' image attachment, and the answer names what is written in it.
     @Test func theModelAnswersFromTheTextInAnAttachedImage() async throws {
         let model = LocalLanguageModel(model: .path(try RealModels.path(RealModels.qwen))).system
-        let server = try TestServer(model: .ready(model, name: RealModels.qwen))
+        let server = try await TestServer(model: .ready(model, name: RealModels.qwen))
         defer { server.server.stop() }
         let (alice, _, _) = try await server.pair()
         let socket = try await server.socket(alice)

@@ -9,7 +9,7 @@ import Testing
 /// The holes issue 14 found by probing `sotto serve`, each now closed.
 @Suite struct HardeningTests {
     @Test func creatingUsersTakesAnAdminToken() async throws {
-        let server = try TestServer.shared()
+        let server = try await TestServer.shared()
         let (alice, _, _) = try await server.pair()
         let tag = UUID().uuidString.prefix(8).lowercased()
         let mallory = "mallory-\(tag)"
@@ -23,7 +23,7 @@ import Testing
     }
 
     @Test func namesThatImpersonateAreRefused() async throws {
-        let server = try TestServer.shared()
+        let server = try await TestServer.shared()
         let (alice, bob, _) = try await server.pair()
         let bobName = try await #require(try server.store.user(bob)?.name)
         let taken = try await server.client(alice).post("/api/users", ["users": [["id": alice.rawValue, "name": bobName]]])
@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test func aTokenUserCanCreateAChannelBeforeEverCallingMe() async throws {
-        let server = try TestServer.shared()
+        let server = try await TestServer.shared()
         let tag = UUID().uuidString.prefix(8).lowercased()
         let fresh = UserID(rawValue: "fresh-\(tag)")
         let response = try await server.client(fresh).post("/api/channels", ["cid": "messaging:fresh-\(tag)"])
@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func badPercentEncodingInTheQueryIsRefused() async throws {
-        let server = try TestServer.shared()
+        let server = try await TestServer.shared()
         let (alice, _, cid) = try await server.pair()
         let history = try await server.client(alice).get(channelPath(cid, "/messages?before=%ff"))
         #expect(history.status == 400)
@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func aToneForSomeoneElsesChannelIsNotKept() async throws {
-        let server = try TestServer.shared()
+        let server = try await TestServer.shared()
         let (_, _, cid) = try await server.pair()
         let outsider = try await server.outsider()
         let response = try await server.client(outsider).get(channelPath(cid, "/suggestions?tone=formal"))
@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func everyAnswerCarriesNosniffAndNoWildcardCORS() async throws {
-        let server = try TestServer.shared()
+        let server = try await TestServer.shared()
         let client = HTTPClient(port: server.port)
         for path in ["/api/health", "/", "/app.js", "/api/nothing", "/api/me"] {
             let response = try await client.request("GET", path, headers: ["Origin": "https://evil.example"])
@@ -77,7 +77,7 @@ import Testing
     }
 
     @Test func corsAnswersOnlyTheListedOrigins() async throws {
-        let server = try TestServer { $0.corsOrigins = ["https://chat.example.com"] }
+        let server = try await TestServer { $0.corsOrigins = ["https://chat.example.com"] }
         defer { server.server.stop() }
         let client = HTTPClient(port: server.port)
         let preflight = try await client.request(
@@ -90,7 +90,7 @@ import Testing
     }
 
     @Test func webSocketsFromAnotherOriginAreRefused() async throws {
-        let server = try TestServer.shared()
+        let server = try await TestServer.shared()
         let (alice, _, _) = try await server.pair()
         let token = server.token(alice)
         let evil = try await WebSocketClient(
@@ -104,7 +104,7 @@ import Testing
     }
 
     @Test func aSocketIsClosedWhenItsTokenExpires() async throws {
-        let server = try TestServer.shared()
+        let server = try await TestServer.shared()
         let (alice, bob, cid) = try await server.pair()
         let socket = try await WebSocketClient(
             port: server.port, path: "/api/connect?token=\(server.token(alice, lifetime: 2))", timeout: 10)
@@ -118,7 +118,7 @@ import Testing
     }
 
     @Test func anUnauthenticatedSocketIsClosedWithinSeconds() async throws {
-        let server = try TestServer.shared()
+        let server = try await TestServer.shared()
         let socket = try await WebSocketClient(port: server.port, path: "/api/connect", timeout: 10)
         let started = Date()
         let error = try await #require(try socket.receiveJSON(timeout: 9))
@@ -129,7 +129,7 @@ import Testing
     }
 
     @Test func tooManyRequestsGet429WithRetryAfter() async throws {
-        let server = try TestServer {
+        let server = try await TestServer {
             $0.userRequestsPerSecond = 1
             $0.userBurst = 3
         }
@@ -146,7 +146,7 @@ import Testing
     }
 
     @Test func aRefreshedTokenKeepsTheSessionGoing() async throws {
-        let server = try TestServer.shared()
+        let server = try await TestServer.shared()
         let (alice, _, _) = try await server.pair()
         let client = HTTPClient(port: server.port, token: server.token(alice, lifetime: 600))
         let response = try await client.request("POST", "/api/token")
@@ -164,7 +164,7 @@ import Testing
     @Test func aSlowReaderIsDroppedAndResumesWithoutLoss() async throws {
         var options = ChatStore.Options()
         options.durability = .normal
-        let server = try TestServer(storeOptions: options) { $0.webSocketMaxQueuedBytes = 16 * 1024 }
+        let server = try await TestServer(storeOptions: options) { $0.webSocketMaxQueuedBytes = 16 * 1024 }
         defer { server.server.stop() }
         let (alice, bob, cid) = try await server.pair()
         let slow = try await WebSocketClient(

@@ -14,7 +14,7 @@ import Testing
         .turnedOff, message: "The local model is turned off on this server (SOTTO_MODEL=off). To turn it on, restart.")
 
     @Test func withoutAModelTheRoutesSayWhyAndSearchStillWorks() async throws {
-        let server = try TestServer(model: Self.noModel)
+        let server = try await TestServer(model: Self.noModel)
         defer { server.server.stop() }
         let (alice, bob, cid) = try await server.pair()
         _ = try await server.client(bob).post(channelPath(cid, "/messages"), ["text": "Meet Saturday 8am at the trailhead"])
@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func nobodyReachesAnotherUsersMessagesChannelsOrJobs() async throws {
-        let server = try TestServer(model: Self.noModel)
+        let server = try await TestServer(model: Self.noModel)
         defer { server.server.stop() }
         let (alice, bob, cid) = try await server.pair()
         let carol = try await server.outsider()
@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test func preferencesAreRememberedPerUser() async throws {
-        let server = try TestServer(model: Self.noModel)
+        let server = try await TestServer(model: Self.noModel)
         defer { server.server.stop() }
         let (alice, bob, _) = try await server.pair()
         await #expect(try server.client(alice).get("/api/me/preferences").json()["translation_language"] is NSNull)
@@ -94,7 +94,7 @@ import Testing
     @Test func jobsRunOnTheModelAndStreamToTheirOwner() async throws {
         // The engine in this process, as in `sotto serve` (a test process has no engine service).
         let model = LocalLanguageModel(model: .path(try RealModels.path(RealModels.smollm))).system
-        let server = try TestServer(model: .ready(model, name: RealModels.smollm))
+        let server = try await TestServer(model: .ready(model, name: RealModels.smollm))
         defer { server.server.stop() }
         let (alice, bob, _) = try await server.pair()
         let aliceSocket = try await server.socket(alice)
@@ -180,7 +180,7 @@ struct StreamingSuggester: ReplySuggester {
 
 @Suite struct StreamingChipsTests {
     @Test func chipsStreamAsLiveFramesBeforeTheSet() async throws {
-        let server = try TestServer(suggester: StreamingSuggester())
+        let server = try await TestServer(suggester: StreamingSuggester())
         defer { server.server.stop() }
         let (alice, bob, cid) = try await server.pair()
         let socket = try await server.socket(alice)

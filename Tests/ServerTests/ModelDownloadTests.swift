@@ -14,7 +14,7 @@ import Testing
     static let smollm = ModelCatalog.model(id: "smollm2-135m")!
 
     @Test func noDownloadIsOfferedUnlessTheServerMadeOne() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         defer { server.server.stop() }
         let (alice, _, _) = try await server.pair()
         let look = try await server.client(alice).get("/api/model/download")
@@ -29,7 +29,7 @@ import Testing
         let installer = ModelInstaller(store: home.store(), python: "/bin/false")
         let installed = Mutex(0)
         let download = ModelDownload(model: Self.smollm, installer: installer) { _ in installed.withLock { $0 += 1 } }
-        let server = try TestServer { $0.modelDownload = download }
+        let server = try await TestServer { $0.modelDownload = download }
         defer { server.server.stop() }
         let (alice, _, _) = try await server.pair()
         let idle = try await server.client(alice).get("/api/model/download").json()

@@ -9,7 +9,7 @@ import Testing
 /// the real 0.5B model (whole, streamed with usage, by a JSON schema, with a tool).
 @Suite(.serialized) struct OpenAIAPITests {
     @Test func errorsAreInOpenAIsShape() async throws {
-        let server = try TestServer.shared()
+        let server = try await TestServer.shared()
         let (alice, _, _) = try await server.pair()
         let bad = try await HTTPClient(port: server.port, token: "not-a-token").post(
             "/v1/chat/completions", ["model": "x", "messages": [["role": "user", "content": "hi"]]])
@@ -54,7 +54,7 @@ import Testing
     /// `IntelligenceAPITests.jobsRunOnTheModelAndStreamToTheirOwner`).
     @Test func completionsRunOnTheModel() async throws {
         let model = LocalLanguageModel(model: .path(try RealModels.path(RealModels.qwen))).system
-        let server = try TestServer(model: .ready(model, name: RealModels.qwen))
+        let server = try await TestServer(model: .ready(model, name: RealModels.qwen))
         defer { server.server.stop() }
         let (alice, _, _) = try await server.pair()
         var client = server.client(alice)

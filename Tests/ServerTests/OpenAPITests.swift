@@ -5,15 +5,15 @@ import Testing
 @testable import Server
 
 @Suite struct OpenAPITests {
-    func document() throws -> [String: Any] {
-        let routes = try TestServer.shared().server.router.routes
+    func document() async throws -> [String: Any] {
+        let routes = try await TestServer.shared().server.router.routes
         return try #require(
             try JSONSerialization.jsonObject(with: Data(OpenAPIDocument.json(for: routes).utf8)) as? [String: Any])
     }
 
-    @Test func everyRouteIsDocumentedAndEveryDocumentedRouteExists() throws {
-        let server = try TestServer.shared()
-        let paths = try #require(try document()["paths"] as? [String: [String: Any]])
+    @Test func everyRouteIsDocumentedAndEveryDocumentedRouteExists() async throws {
+        let server = try await TestServer.shared()
+        let paths = try await #require(try document()["paths"] as? [String: [String: Any]])
         let methods: Set = ["get", "post", "put", "patch", "delete"]
         let documented = Set(
             paths.flatMap { path, item in item.keys.filter(methods.contains).map { "\($0.uppercased()) \(path)" } })
@@ -24,9 +24,9 @@ import Testing
         )
     }
 
-    @Test func publicRoutesAreMarkedWithoutSecurity() throws {
-        let server = try TestServer.shared()
-        let paths = try #require(try document()["paths"] as? [String: [String: Any]])
+    @Test func publicRoutesAreMarkedWithoutSecurity() async throws {
+        let server = try await TestServer.shared()
+        let paths = try await #require(try document()["paths"] as? [String: [String: Any]])
         for route in server.server.router.routes {
             let operation = try #require(paths[route.pattern]?[route.method.lowercased()] as? [String: Any])
             let isPublic = (operation["security"] as? [Any])?.isEmpty == true
@@ -40,8 +40,8 @@ import Testing
         }
     }
 
-    @Test func everyReferenceResolves() throws {
-        let document = try document()
+    @Test func everyReferenceResolves() async throws {
+        let document = try await document()
         var references: [String] = []
         func collect(_ value: Any) {
             if let object = value as? [String: Any] {
@@ -61,7 +61,7 @@ import Testing
     }
 
     @Test func theServedDocumentIsThisOne() async throws {
-        let server = try TestServer.shared()
+        let server = try await TestServer.shared()
         let served = try await HTTPClient(port: server.port).get("/api/openapi.json")
         #expect(served.status == 200)
         #expect(served.text == OpenAPIDocument.json(for: server.server.router.routes))
@@ -69,9 +69,9 @@ import Testing
 
     /// Error answers come from what a route is (authenticated, takes a body, has a {cid}), so
     /// a route cannot forget one the router gives.
-    @Test func errorAnswersFollowFromTheRoute() throws {
-        let server = try TestServer.shared()
-        let paths = try #require(try document()["paths"] as? [String: [String: Any]])
+    @Test func errorAnswersFollowFromTheRoute() async throws {
+        let server = try await TestServer.shared()
+        let paths = try await #require(try document()["paths"] as? [String: [String: Any]])
         for route in server.server.router.routes {
             let operation = try #require(paths[route.pattern]?[route.method.lowercased()] as? [String: Any])
             let statuses = Set(try #require(operation["responses"] as? [String: Any]).keys)

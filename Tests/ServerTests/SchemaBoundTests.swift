@@ -51,40 +51,40 @@ import Testing
     /// Each level is read once (its listed types share it), so the issue's schema costs what its
     /// bytes do and reaches the model check (503: this server has none); past
     /// ``JSONSchemaReader/maximumDepth`` levels it is a 400.
-    @Test func theIssuesDoublingTypesCostWhatTheirBytesDo() throws {
-        let server = try TestServer.shared()
-        let (alice, _, _) = try server.pair()
+    @Test func theIssuesDoublingTypesCostWhatTheirBytesDo() async throws {
+        let server = try await TestServer.shared()
+        let (alice, _, _) = try await server.pair()
         let client = server.client(alice)
         for depth in [18, 24, 30] {
-            let response = try client.post(
+            let response = try await client.post(
                 "/v1/chat/completions", completion(responseSchema: Self.doublingTypes(depth: depth)))
             #expect(response.status == 503, "\(response.text)")
-            let tool = try client.post(
+            let tool = try await client.post(
                 "/v1/chat/completions", completion(toolParameters: Self.doublingTypes(depth: depth)))
             #expect(tool.status == 503, "\(tool.text)")
         }
-        let deep = try client.post("/v1/chat/completions", completion(responseSchema: Self.doublingTypes(depth: 40)))
+        let deep = try await client.post("/v1/chat/completions", completion(responseSchema: Self.doublingTypes(depth: 40)))
         #expect(deep.status == 400, "\(deep.text)")
         #expect((try error(of: deep)["message"] as? String ?? "").contains("nests more than"))
         #expect(try error(of: deep)["param"] as? String == "response_format.json_schema.schema")
     }
 
-    @Test func referencesThatDoubleAreA400NamingTheLimit() throws {
-        let server = try TestServer.shared()
-        let (alice, _, _) = try server.pair()
+    @Test func referencesThatDoubleAreA400NamingTheLimit() async throws {
+        let server = try await TestServer.shared()
+        let (alice, _, _) = try await server.pair()
         let client = server.client(alice)
         for body in [
             completion(responseSchema: Self.doublingReferences(links: 40)),
             completion(toolParameters: Self.doublingReferences(links: 40)),
         ] {
-            let response = try client.post("/v1/chat/completions", body)
+            let response = try await client.post("/v1/chat/completions", body)
             #expect(response.status == 400, "\(response.text)")
             let message = try error(of: response)["message"] as? String ?? ""
             #expect(message.contains("too large"), "\(message)")
             #expect(message.contains("\(SchemaExpansion.limit)"), "\(message)")
         }
         // A few links are an ordinary schema (it reaches the model check).
-        let small = try client.post(
+        let small = try await client.post(
             "/v1/chat/completions", completion(responseSchema: Self.doublingReferences(links: 4)))
         #expect(small.status == 503, "\(small.text)")
     }

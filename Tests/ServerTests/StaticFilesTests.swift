@@ -80,16 +80,16 @@ import Testing
         #expect(header(response, "ETag") != oldTag)
     }
 
-    @Test func theRunningServerRevalidatesItsWebApp() throws {
-        let server = try TestServer.shared()
+    @Test func theRunningServerRevalidatesItsWebApp() async throws {
+        let server = try await TestServer.shared()
         let client = HTTPClient(port: server.port)
         for path in ["/", "/app.js", "/app.css"] {
-            let first = try client.get(path)
+            let first = try await client.get(path)
             #expect(first.status == 200, "\(path)")
             let tag = try #require(first.headers["etag"], "\(path) has no ETag")
             #expect(tag.hasPrefix("\"") && tag.hasSuffix("\"") && tag.count == 66)
             #expect(first.headers["cache-control"] == "no-cache")
-            let again = try client.request("GET", path, headers: ["If-None-Match": tag])
+            let again = try await client.request("GET", path, headers: ["If-None-Match": tag])
             #expect(again.status == 304, "\(path)")
             #expect(again.body.isEmpty)
             #expect(again.headers["etag"] == tag)

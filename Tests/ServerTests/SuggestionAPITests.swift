@@ -7,7 +7,7 @@ import Testing
 
 @Suite struct SuggestionAPITests {
     @Test func suggestionsArriveAsEventsAndFollowTheConversation() async throws {
-        let server = try TestServer(suggester: GatedSuggester(open: true))
+        let server = try await TestServer(suggester: GatedSuggester(open: true))
         defer { server.server.stop() }
         let (alice, bob, cid) = try await server.pair()
         await #expect((try HTTPClient(port: server.port).get("/api/health").json())["suggestions"] as? Bool == true)
@@ -49,7 +49,7 @@ import Testing
 
     @Test func socketsCanTurnSuggestionsOff() async throws {
         let suggester = GatedSuggester(open: true)
-        let server = try TestServer(suggester: suggester)
+        let server = try await TestServer(suggester: suggester)
         defer { server.server.stop() }
         let (alice, bob, cid) = try await server.pair()
         let socket = try await server.socket(alice, query: "suggestions=off")
@@ -67,7 +67,7 @@ import Testing
     /// The suggester reads the last 8 to 11 messages, the window starting every 4 messages.
     @Test func theSuggesterReadsTheConversationsWindow() async throws {
         let suggester = GatedSuggester(open: true)
-        let server = try TestServer(suggester: suggester)
+        let server = try await TestServer(suggester: suggester)
         defer { server.server.stop() }
         let (alice, bob, cid) = try await server.pair()
         let socket = try await server.socket(alice)

@@ -7,7 +7,7 @@ import Testing
 
 @Suite struct WebSocketTests {
     @Test func eventsArriveLiveWithIncreasingSequenceNumbers() async throws {
-        let server = try TestServer.shared()
+        let server = try await TestServer.shared()
         let (alice, bob, cid) = try await server.pair()
         let socket = try await server.socket(alice)
         let hello = try await #require(try socket.receiveJSON())
@@ -40,7 +40,7 @@ import Testing
     }
 
     @Test func reconnectingWithTheLastSequenceNumberReplaysWhatWasMissed() async throws {
-        let server = try TestServer.shared()
+        let server = try await TestServer.shared()
         let (alice, bob, cid) = try await server.pair()
         let bobClient = server.client(bob)
         var lastSeq = 0
@@ -73,7 +73,7 @@ import Testing
     @Test func aSequenceNumberThatIsGoneGetsAResync() async throws {
         var options = ChatStore.Options()
         options.eventRetention = .seconds(60)
-        let server = try TestServer(storeOptions: options)
+        let server = try await TestServer(storeOptions: options)
         defer { server.server.stop() }
         let (alice, bob, cid) = try await server.pair()
         for text in ["a", "b", "c"] { _ = try await server.client(bob).post(channelPath(cid, "/messages"), ["text": text]) }
@@ -94,7 +94,7 @@ import Testing
     }
 
     @Test func socketsNeedAValidToken() async throws {
-        let server = try TestServer.shared()
+        let server = try await TestServer.shared()
         let (alice, _, _) = try await server.pair()
         let forged = TokenAuthority(secret: "not-the-server-secret-at-all").token(for: alice)
         let refused = try await WebSocketClient(port: server.port, path: "/api/connect?token=\(forged)")
@@ -121,7 +121,7 @@ import Testing
     }
 
     @Test func typingOverTheSocketReachesTheOtherMember() async throws {
-        let server = try TestServer.shared()
+        let server = try await TestServer.shared()
         let (alice, bob, cid) = try await server.pair()
         let aliceSocket = try await server.socket(alice)
         _ = try await aliceSocket.receiveJSON()

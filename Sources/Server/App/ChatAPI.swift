@@ -146,7 +146,7 @@ struct ChatAPI: Sendable {
                     "Leave a channel: its messages and events are no longer yours; the members get a member.left event.",
                 answers: [.init(204, "Left.")], errors: [404])
         ) { context in
-            try store.leaveChannel(try cid(context), user: context.authenticatedUser)
+            try await store.leaveChannel(try cid(context), user: context.authenticatedUser)
             return HTTPResponse(status: 204)
         }
         routes.add(

@@ -10,7 +10,7 @@ import Whisper
 /// is a Sotto token, as on the other `/v1` routes; errors are in OpenAI's shape.
 struct TranscriptionAPI: Sendable {
     let service: TranscriptionService
-    let authenticate: @Sendable (HTTPRequest) throws -> TokenClaims
+    let authenticate: @Sendable (HTTPRequest) async throws -> TokenClaims
 
     static let path = "/v1/audio/transcriptions"
     /// The largest upload (OpenAI's limit): 25 MB, about 13 minutes of 16 kHz 16-bit WAV.
@@ -39,15 +39,15 @@ struct TranscriptionAPI: Sendable {
                 errors: [404, 503], authenticatesItself: true)
         ) { context in
             do {
-                return try transcribe(context)
+                return try await transcribe(context)
             } catch {
                 return OpenAIError(error, requestID: context.requestID).response
             }
         }
     }
 
-    private func transcribe(_ context: RequestContext) throws -> HTTPResponse {
-        _ = try authenticate(context.request)
+    private func transcribe(_ context: RequestContext) async throws -> HTTPResponse {
+        _ = try await authenticate(context.request)
         let request = try TranscriptionRequest(
             body: context.request.body, contentType: context.request.header("Content-Type"))
         guard service.isAvailable else {
@@ -61,19 +61,24 @@ struct TranscriptionAPI: Sendable {
                 message: "The model '\(request.model)' does not exist on this server; it runs '\(service.modelID)'.",
                 type: "invalid_request_error", param: "model", code: "model_not_found")
         }
-        let samples = try request.samples()
-        guard Double(samples.count) / Double(AudioInput.targetRate) <= Self.maxSeconds else {
-            throw OpenAIError.invalidRequest(
-                "The audio is longer than \(Int(Self.maxSeconds / 60)) minutes.", param: "file", code: "audio_too_long")
-        }
+        let maxSeconds = Self.maxSeconds
         let result: Transcription
         do {
-            result = try service.transcribe(samples, options: request.options)
-        } catch .busy(let capacity) {
+            // Decoding and resampling are work for the model's thread too, not a request's task.
+            result = try await service.transcribe(options: request.options) {
+                let samples = try request.samples()
+                guard Double(samples.count) / Double(AudioInput.targetRate) <= maxSeconds else {
+                    throw OpenAIError.invalidRequest(
+                        "The audio is longer than \(Int(maxSeconds / 60)) minutes.", param: "file",
+                        code: "audio_too_long")
+                }
+                return samples
+            }
+        } catch TranscriptionService.Refusal.busy(let capacity) {
             throw OpenAIError(
                 status: 429, message: "\(capacity) transcriptions are already running or waiting; retry shortly.",
                 type: "rate_limit_error", param: nil, code: "queue_full")
-        } catch .unavailable(let reason) {
+        } catch TranscriptionService.Refusal.unavailable(let reason) {
             throw OpenAIError(status: 503, message: reason, type: "server_error", param: nil, code: "model_unavailable")
         }
         switch request.responseFormat {
@@ -105,7 +110,7 @@ struct TranscriptionAPI: Sendable {
 }
 
 /// The form of a transcription request, read and checked.
-struct TranscriptionRequest {
+struct TranscriptionRequest: Sendable {
     enum ResponseFormat: String {
         case json, text
         case verboseJSON = "verbose_json"

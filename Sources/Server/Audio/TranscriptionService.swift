@@ -1,13 +1,12 @@
+import Executors
 import Foundation
+import Synchronization
 import Whisper
 
 /// The speech model behind `/v1/audio/transcriptions`: loaded at the first request, run on a
-/// thread of its own, one transcription at a time, at most `capacity` admitted (running or
-/// waiting). The request's handler thread waits for its result.
-public final class TranscriptionService: @unchecked Sendable {
-    // @unchecked Sendable: `jobs`, `admitted`, `model` and `loadFailure` are only touched while
-    // holding `condition` (the model itself is Sendable and used on the worker thread).
-
+/// thread of its own that owns it, one transcription at a time, at most `capacity` admitted
+/// (running or waiting). A request's task awaits its result without holding a thread.
+public final class TranscriptionService: Sendable {
     /// Why a transcription was not run.
     enum Refusal: Error, Equatable {
         /// No speech model: the reason says how to get one.
@@ -20,97 +19,72 @@ public final class TranscriptionService: @unchecked Sendable {
     public let modelID: String
     /// How many transcriptions are admitted at once.
     public let capacity: Int
-    private let directory: URL?
     private let unavailableReason: String
-    private let condition = NSCondition()
-    private var jobs: [() -> Void] = []
-    private var admitted = 0
-    private var worker: Thread?
-    private var model: WhisperModel?
-    private var loadFailure: String?
+    private let admitted = Mutex(0)
+    /// The one thread that loads and runs the model (nil: no model configured).
+    private let worker: WorkerThreads<SpeechModelSlot>?
 
     /// A service for the model in `directory`.
     public init(modelID: String, directory: URL, capacity: Int = 4) {
         self.modelID = modelID
-        self.directory = directory
         self.capacity = capacity
         unavailableReason = ""
+        worker = WorkerThreads(
+            name: "sotto.transcriptions", resources: [SpeechModelSlot(directory: directory)], stackSize: 8 << 20)
     }
 
     /// A service without a model: every request is answered 503 with `reason`.
     public init(unavailable reason: String) {
         modelID = ""
-        directory = nil
         capacity = 0
         unavailableReason = reason
+        worker = nil
     }
+
+    deinit { worker?.stop() }
 
     /// Whether a model is configured (it may still fail to load).
-    public var isAvailable: Bool { directory != nil }
+    public var isAvailable: Bool { worker != nil }
 
-    /// Transcribes on the worker thread, blocking the caller until the result is there.
-    func transcribe(_ samples: [Float], options: TranscriptionOptions) throws(Refusal) -> Transcription {
-        guard let directory else { throw .unavailable(unavailableReason) }
-        condition.lock()
-        guard admitted < capacity else {
-            condition.unlock()
-            throw .busy(capacity: capacity)
+    /// Decodes the audio (`samples`) and transcribes it on the model's thread. Throws a
+    /// ``Refusal``, or what `samples` throws.
+    func transcribe(
+        options: TranscriptionOptions, samples: @escaping @Sendable () throws -> [Float]
+    ) async throws -> Transcription {
+        guard let worker else { throw Refusal.unavailable(unavailableReason) }
+        let capacity = capacity
+        let admittedNow = admitted.withLock { count in
+            guard count < capacity else { return false }
+            count += 1
+            return true
         }
-        admitted += 1
-        var outcome: Result<Transcription, Refusal>?
-        jobs.append { [self] in
-            let result: Result<Transcription, Refusal>
-            switch loadedModel(directory) {
-            case .success(let model): result = .success(model.transcribe(samples, options: options))
-            case .failure(let error): result = .failure(error)
-            }
-            condition.lock()
-            outcome = result
-            admitted -= 1
-            condition.broadcast()
-            condition.unlock()
+        guard admittedNow else { throw Refusal.busy(capacity: capacity) }
+        defer { admitted.withLock { $0 -= 1 } }
+        return try await worker.run { slot in
+            let model = try slot.model().get()
+            return model.transcribe(try samples(), options: options)
         }
-        if worker == nil {
-            let thread = Thread { [unowned self] in self.loop() }
-            thread.name = "sotto.transcriptions"
-            thread.stackSize = 8 << 20
-            worker = thread
-            thread.start()
-        }
-        condition.broadcast()
-        while outcome == nil { condition.wait() }
-        condition.unlock()
-        return try outcome!.get()
+    }
+}
+
+/// The speech model, loaded on first use by the one thread that owns the slot.
+private final class SpeechModelSlot {
+    private let directory: URL
+    private var loaded: Result<WhisperModel, TranscriptionService.Refusal>?
+
+    init(directory: URL) {
+        self.directory = directory
     }
 
-    /// The model, loaded on first use (on the worker thread).
-    private func loadedModel(_ directory: URL) -> Result<WhisperModel, Refusal> {
-        condition.lock()
-        let (model, failure) = (self.model, loadFailure)
-        condition.unlock()
-        if let model { return .success(model) }
-        if let failure { return .failure(.unavailable(failure)) }
+    func model() -> Result<WhisperModel, TranscriptionService.Refusal> {
+        if let loaded { return loaded }
+        let result: Result<WhisperModel, TranscriptionService.Refusal>
         do {
-            let loaded = try WhisperModel(directory: directory)
-            condition.lock()
-            self.model = loaded
-            condition.unlock()
-            return .success(loaded)
+            result = .success(try WhisperModel(directory: directory))
         } catch {
-            condition.lock()
-            loadFailure = "the speech model cannot be loaded: \(error)"
-            condition.unlock()
-            return .failure(.unavailable("the speech model cannot be loaded: \(error)"))
+            result = .failure(.unavailable("the speech model cannot be loaded: \(error)"))
         }
-    }
-
-    private func loop() {
-        while true {
-            condition.lock()
-            while jobs.isEmpty { condition.wait() }
-            let job = jobs.removeFirst()
-            condition.unlock()
-            job()
-        }
+        loaded = result
+        return result
     }
 }

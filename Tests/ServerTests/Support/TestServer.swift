@@ -22,7 +22,7 @@ final class TestServer: @unchecked Sendable {
     init(
         suggester: (any ReplySuggester)? = nil, model: ServerModel = .none, storeOptions: ChatStore.Options = .init(),
         configure: (inout ChatServer.Configuration) -> Void = { _ in }
-    ) throws {
+    ) async throws {
         folder = try TestFolders.make("server")
         store = try ChatStore(path: folder + "/chat.sqlite", options: storeOptions)
         var configuration = ChatServer.Configuration(port: 0)
@@ -30,20 +30,14 @@ final class TestServer: @unchecked Sendable {
         configure(&configuration)
         server = ChatServer(
             store: store, secret: Self.secret, suggester: suggester, model: model, configuration: configuration)
-        port = try server.start()
+        port = try await server.start()
     }
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var plain: TestServer?
+    private static let plain = Task { try await TestServer() }
 
     /// The shared server without a suggester.
-    static func shared() throws -> TestServer {
-        lock.lock()
-        defer { lock.unlock() }
-        if let plain { return plain }
-        let server = try TestServer()
-        plain = server
-        return server
+    static func shared() async throws -> TestServer {
+        try await plain.value
     }
 
     func token(_ user: UserID, lifetime: Int64? = nil, admin: Bool = false, now: Date = Date()) -> String {
