@@ -126,8 +126,11 @@ struct ModelCommand: Command {
         return 0
     }
 
+    /// The size of the file, following symbolic links (a model linked into the models folder is
+    /// the file it names, not the link's few bytes).
     static func fileSize(_ url: URL) -> Int? {
-        (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue
+        let target = url.resolvingSymlinksInPath()
+        return (try? FileManager.default.attributesOfItem(atPath: target.path)[.size] as? NSNumber)?.intValue
     }
 
     static func megabytes(_ bytes: Int) -> String {

@@ -163,7 +163,7 @@ struct ServeCommand: Command {
                   bob    \(tokens.token(for: "bob", lifetime: 86_400))
                 """
         }
-        let server = await ChatServer(
+        let server = ChatServer(
             store: store, secret: secret, suggester: suggestions.suggester, model: suggestions.model,
             configuration: configuration)
         let bound = try await server.start()

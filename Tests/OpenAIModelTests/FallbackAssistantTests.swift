@@ -30,7 +30,7 @@ import Testing
                 endpoint: .init(baseURL: url, model: "fake", apiKey: "sk-secret", name: "the fallback server"))
             // As an embedding app might: the raw URL in the name, which the server redacts.
             name = "fake at \(url.absoluteString)"
-            server = await ChatServer(
+            server = ChatServer(
                 store: store, secret: "fallback-secret-0123456789abcdef", suggester: nil,
                 model: ServerModel.turnedOffByFlag.withFallback(model, name: name),
                 configuration: ChatServer.Configuration(port: 0))

@@ -22,7 +22,7 @@ final class RemoteServer: Sendable {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let store = try ChatStore(path: folder.appendingPathComponent("chat.sqlite").path)
         let system = LocalLanguageModel(model: .path(try RealModels.path(model))).system
-        server = await ChatServer(
+        server = ChatServer(
             store: store, secret: "remote-secret-0123456789abcdef", suggester: nil, model: .ready(system, name: model),
             configuration: ChatServer.Configuration(port: 0))
         port = try await server.start()
@@ -151,13 +151,13 @@ final class CallLog: Sendable {
 /// remote model, and says which model wrote them.
 @Suite(.serialized) struct FallbackSuggestionTests {
     @Test func suggestionsComeFromTheFallbackAndSaySo() async throws {
-        let remote = try await RemoteModelTests.remote.get()
+        let remote = try await RemoteModelTests.remote.value
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sotto-local-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = try ChatStore(path: folder.appendingPathComponent("chat.sqlite").path)
         let name = "\(RealModels.qwen) at http://127.0.0.1:\(remote.port)/v1"
-        let local = await ChatServer(
+        let local = ChatServer(
             store: store, secret: "local-secret-0123456789abcdef",
             suggester: ModelSuggester(fallback: remote.model(), name: name), model: .turnedOffByFlag,
             configuration: ChatServer.Configuration(port: 0))

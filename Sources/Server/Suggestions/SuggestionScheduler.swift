@@ -1,5 +1,6 @@
 import ChatStore
 import Foundation
+import Synchronization
 
 /// Where the suggestions for one user in one channel stand.
 public struct SuggestionSnapshot: Hashable, Sendable, Codable {
@@ -26,16 +27,11 @@ public struct SuggestionSnapshot: Hashable, Sendable, Codable {
     }
 }
 
-/// Runs reply suggestions one at a time on the model.
-///
-/// - Only the newest request per (user, channel) is kept while waiting; across keys the most
-///   recently requested runs first.
-/// - A result is published only if its conversation has not moved on meanwhile.
-/// - A request whose signature matches the cached result is answered from the cache.
-/// - A context whose last message is the user's own gets `.none` without touching the model.
-public final class SuggestionScheduler: @unchecked Sendable {
-    // @unchecked Sendable: every mutable field is touched only inside `lock`.
-
+/// Runs reply suggestions on the model: the decisions are ``SuggestionQueue``'s (newest first,
+/// only the newest request per conversation, at most `maxRunning` at once, results that are
+/// still current), the effects this class's (workers on the suggestions executor, the model
+/// calls, publishing).
+public final class SuggestionScheduler: Sendable {
     public struct Key: Hashable, Sendable {
         public var user: UserID
         public var cid: ChannelID
@@ -51,37 +47,31 @@ public final class SuggestionScheduler: @unchecked Sendable {
     /// Longest chip text, in characters; longer ones are dropped.
     public static let maxSuggestionLength = 120
 
-    private struct Job {
-        var context: ReplyContext
-        var signature: String
-        var order: Int
+    private struct State {
+        var queue: SuggestionQueue
+        var tones: [Key: Tone] = [:]
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     private let suggester: (any ReplySuggester)?
     private let publish: @Sendable (Key, SuggestionSnapshot) async -> Void
     private let publishPartial: (@Sendable (Key, String, [String]) -> Void)?
-    private let lock = NSLock()
-    private var latest: [Key: String] = [:]
-    private var results: [Key: SuggestionSnapshot] = [:]
-    private var pending: [Key: Job] = [:]
-    private var running: (key: Key, signature: String)?
-    private var tones: [Key: Tone] = [:]
-    private var order = 0
-    private var workerActive = false
-    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
-    private var generations = 0
+    private let state: Mutex<State>
 
     /// `publish` is called (on the scheduler's task) when a result becomes current, and when
     /// a key's suggestions are withdrawn because the user spoke. `publishPartial`, when given,
     /// gets the chips so far (with the signature they answer) while a generation streams; a
-    /// partial set for a conversation that moved on is not passed.
+    /// partial set for a conversation that moved on is not passed. At most `maxRunning`
+    /// generations run at once.
     public init(
-        suggester: (any ReplySuggester)?, publish: @escaping @Sendable (Key, SuggestionSnapshot) async -> Void,
+        suggester: (any ReplySuggester)?, maxRunning: Int = 1,
+        publish: @escaping @Sendable (Key, SuggestionSnapshot) async -> Void,
         publishPartial: (@Sendable (Key, String, [String]) -> Void)? = nil
     ) {
         self.suggester = suggester
         self.publish = publish
         self.publishPartial = publishPartial
+        state = Mutex(State(queue: SuggestionQueue(maxRunning: maxRunning)))
     }
 
     /// Whether a model is wired in at all.
@@ -91,14 +81,14 @@ public final class SuggestionScheduler: @unchecked Sendable {
     public var modelName: String? { suggester?.modelName }
 
     /// Number of times the suggester was called (for tests and stats).
-    public var generationCount: Int { withLock { generations } }
+    public var generationCount: Int { state.withLock { $0.queue.generations } }
 
     /// The tone last asked for by this user in this channel.
-    public func preferredTone(for key: Key) -> Tone? { withLock { tones[key] } }
+    public func preferredTone(for key: Key) -> Tone? { state.withLock { $0.tones[key] } }
 
     /// Records the tone this user wants in this channel for later, event-driven requests.
     public func setPreferredTone(_ tone: Tone?, for key: Key) {
-        withLock { tones[key] = tone }
+        state.withLock { $0.tones[key] = tone }
     }
 
     /// Asks for suggestions for `context`; answers from the cache when it can, else queues a
@@ -108,64 +98,43 @@ public final class SuggestionScheduler: @unchecked Sendable {
         let key = Key(user: context.user.id, cid: context.channel.cid)
         let signature = context.signature
         guard suggester != nil else { return SuggestionSnapshot(status: .unavailable, signature: signature) }
-        var withdrawn = false
-        let snapshot: SuggestionSnapshot = withLock {
-            latest[key] = signature
-            if let cached = results[key], cached.signature == signature { return cached }
-            guard context.wantsReply else {
-                pending[key] = nil
-                let previous = results[key]
-                let none = SuggestionSnapshot(status: .none, signature: signature)
-                results[key] = none
-                withdrawn = previous != nil && previous?.status != SuggestionSnapshot.Status.none
-                return none
-            }
-            if let running, running.key == key, running.signature == signature {
-                return SuggestionSnapshot(status: .pending, signature: signature)
-            }
-            order += 1
-            pending[key] = Job(context: context, signature: signature, order: order)
-            results[key] = nil
-            if !workerActive {
-                workerActive = true
-                Task.detached(executorPreference: ModelExecutor.suggestions) { [self] in await self.work() }
-            }
-            return SuggestionSnapshot(status: .pending, signature: signature)
+        let submission = state.withLock {
+            $0.queue.submit(key: key, signature: signature, wantsReply: context.wantsReply, context: context)
         }
-        if withdrawn { await publish(key, snapshot) }
-        return snapshot
+        if submission.startsWorker {
+            Task.detached(executorPreference: ModelExecutor.suggestions) { [self] in await self.work() }
+        }
+        if submission.withdraws { await publish(key, submission.snapshot) }
+        return submission.snapshot
     }
 
     /// The current snapshot for a key, if any request was made.
     public func snapshot(for key: Key) -> SuggestionSnapshot? {
-        withLock {
-            if let result = results[key] { return result }
-            if let signature = latest[key] { return SuggestionSnapshot(status: .pending, signature: signature) }
-            return nil
-        }
+        state.withLock { $0.queue.snapshot(for: key) }
     }
 
     /// Returns once no generation is queued or running.
     public func waitUntilIdle() async {
         await withCheckedContinuation { continuation in
-            let idle = withLock {
-                if !workerActive { return true }
-                idleWaiters.append(continuation)
+            let idle = state.withLock { state in
+                if state.queue.isIdle { return true }
+                state.idleWaiters.append(continuation)
                 return false
             }
             if idle { continuation.resume() }
         }
     }
 
+    /// One worker: takes jobs until none is left.
     private func work() async {
         while let job = nextJob() {
-            let key = Key(user: job.context.user.id, cid: job.context.channel.cid)
+            let key = job.key
             var suggestions: [String]?
             do {
                 if let publishPartial {
                     suggestions = try await suggester?.suggestions(for: job.context) { [self] replies in
                         let chips = Self.clean(replies, context: job.context)
-                        guard !chips.isEmpty, withLock({ latest[key] == job.signature }) else { return }
+                        guard !chips.isEmpty, state.withLock({ $0.queue.isCurrent(key, job.signature) }) else { return }
                         publishPartial(key, job.signature, chips)
                     }
                 } else {
@@ -181,30 +150,20 @@ public final class SuggestionScheduler: @unchecked Sendable {
                 } else {
                     SuggestionSnapshot(status: .unavailable, signature: job.signature)
                 }
-            let current: Bool = withLock {
-                running = nil
-                guard latest[key] == job.signature else { return false }  // the conversation moved on
-                results[key] = snapshot
-                return true
-            }
-            if current { await publish(key, snapshot) }
+            if state.withLock({ $0.queue.finish(job, with: snapshot) }) { await publish(key, snapshot) }
         }
     }
 
-    /// Takes the most recently requested job that is still current, or marks the worker idle.
-    private func nextJob() -> Job? {
+    /// The queue's next job, or nil (the worker retires; waiters for idleness are woken when
+    /// it was the last).
+    private func nextJob() -> SuggestionQueue.Job? {
         var waiters: [CheckedContinuation<Void, Never>] = []
-        let job: Job? = withLock {
-            while let (key, job) = pending.max(by: { $0.value.order < $1.value.order }) {
-                pending[key] = nil
-                guard latest[key] == job.signature else { continue }
-                running = (key, job.signature)
-                generations += 1
-                return job
+        let job: SuggestionQueue.Job? = state.withLock { state in
+            if let job = state.queue.next() { return job }
+            if state.queue.isIdle {
+                waiters = state.idleWaiters
+                state.idleWaiters = []
             }
-            workerActive = false
-            waiters = idleWaiters
-            idleWaiters = []
             return nil
         }
         for waiter in waiters { waiter.resume() }
@@ -233,11 +192,5 @@ public final class SuggestionScheduler: @unchecked Sendable {
 
     private static func normalized(_ text: String) -> String {
         text.lowercased().filter { $0.isLetter || $0.isNumber || $0 == " " }.trimmingCharacters(in: .whitespaces)
-    }
-
-    private func withLock<T>(_ body: () -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body()
     }
 }
