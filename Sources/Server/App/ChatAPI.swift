@@ -13,6 +13,8 @@ struct ChatAPI: Sendable {
     let tokens: TokenAuthority
     /// The model behind the AI features, as `/api/me` reports it.
     let modelState: ModelState
+    /// Whether speech to text is there, as `/api/me` reports it (the composers' microphone).
+    let speechState: SpeechState
     /// Longest a session may be stretched by refreshing its token.
     static let maxSessionSeconds: Int64 = 30 * 86_400
 
@@ -43,7 +45,8 @@ struct ChatAPI: Sendable {
                 answers: [.init(200, "The user.", ref("Me"))])
         ) { context in
             let user = try await store.ensureUser(context.authenticatedUser)
-            return JSONBody.response(MeResponse(user: user, suggestions: scheduler.isAvailable, model: modelState))
+            return JSONBody.response(
+                MeResponse(user: user, suggestions: scheduler.isAvailable, model: modelState, speech: speechState))
         }
         routes.add(
             "POST", "/api/token",
