@@ -125,13 +125,6 @@ mountComposer(store, {
   submit: (text) => { if (text.trim()) chat.send(text); },
   typed: chat.noteTyping,
 });
-mountVoice(store, {
-  form: channelComposer,
-  before: /** @type {HTMLElement} */ (channelComposer.querySelector('button[type="submit"]')),
-  key: (state) => state.channels.current,
-  tools: 'channel',
-  handlers: voiceHandlers,
-});
 const channelTools = select((state) => [state.session.model, state.channels.current], (model, cid) => ({
   tools: model ? model.tools : [], unavailable: model && !model.available ? model.message : '', paused: '', hidden: !cid,
 }));
@@ -146,6 +139,14 @@ mountTools(store, {
     retry: () => features.retryTool('channel', unavailability(store.getState().session)),
     dismiss: () => features.dismissTool('channel'),
   },
+});
+// After the tools, so that its line comes right under the composer.
+mountVoice(store, {
+  form: channelComposer,
+  before: /** @type {HTMLElement} */ (channelComposer.querySelector('button[type="submit"]')),
+  key: (state) => state.channels.current,
+  tools: 'channel',
+  handlers: voiceHandlers,
 });
 
 // ---- The assistant -------------------------------------------------------------------------
@@ -182,13 +183,6 @@ mountComposer(store, {
   letsThrough: () => Boolean(store.getState().assistant.turn),
   submit: () => { if (store.getState().assistant.turn) assistant.stop(); else assistant.send(); },
 });
-mountVoice(store, {
-  form: assistantComposer,
-  before: part('send'),
-  key: (state) => state.assistant.current ? ASSISTANT_COMPOSER : null,
-  tools: 'assistant',
-  handlers: voiceHandlers,
-});
 const assistantTools = select((state) => [state.assistant.info, state.assistant.turn, state.assistant.current],
   (info, turn, current) => ({
     tools: info ? info.model.tools : [],
@@ -207,6 +201,13 @@ mountTools(store, {
     retry: () => features.retryTool('assistant', assistantUnavailable()),
     dismiss: () => features.dismissTool('assistant'),
   },
+});
+mountVoice(store, {
+  form: assistantComposer,
+  before: part('send'),
+  key: (state) => state.assistant.current ? ASSISTANT_COMPOSER : null,
+  tools: 'assistant',
+  handlers: voiceHandlers,
 });
 
 // ---- Page events ---------------------------------------------------------------------------

@@ -26,7 +26,9 @@ export function captureUnsupported() {
 /** @type {StartCapture} */
 export async function startCapture(onChunk) {
   const stream = await navigator.mediaDevices.getUserMedia({
-    audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true, autoGainControl: true },
+    // The voice as the microphone hears it, levelled: the browser's noise suppression takes
+    // sounds out of words that Whisper, trained on noisy speech, would have read.
+    audio: { channelCount: 1, echoCancellation: false, noiseSuppression: false, autoGainControl: true },
   });
   const context = new AudioContext();
   const close = () => {
