@@ -209,7 +209,7 @@ test('a transcript goes after what was typed; the clock', () => {
 // ---- Effects ----------------------------------------------------------------------------------
 
 /** A microphone the test plays chunks into, and an API whose transcriptions the test answers. */
-function harness(options = /** @type {{ autoSend?: boolean, captureError?: unknown }} */ ({})) {
+function harness(options = /** @type {{ autoSend?: boolean, captureError?: unknown, refuseSend?: string }} */ ({})) {
   const store = signedIn();
   /** @type {Map<string, string>} */
   const saved = new Map();
@@ -229,7 +229,11 @@ function harness(options = /** @type {{ autoSend?: boolean, captureError?: unkno
   let stopped = 0;
   const voice = voiceEffects(ctx, {
     unsupported: () => '',
-    send: (key) => { sent.push(`${key}: ${draftOf(store.getState().composer, key)}`); return ''; },
+    send: (key) => {
+      if (options.refuseSend) return options.refuseSend;
+      sent.push(`${key}: ${draftOf(store.getState().composer, key)}`);
+      return '';
+    },
     capture: async (onChunk) => {
       if (options.captureError) throw options.captureError;
       feed = onChunk;
@@ -330,4 +334,16 @@ test('with the toggle on, silence alone gives up without sending', async () => {
   assert.deepEqual(sent, []);
   assert.equal(store.getState().voice.dictation, null);
   assert.equal(store.getState().voice.notices[CID], 'Nothing was heard, so nothing was sent.');
+});
+
+test('when the composer cannot send, the words stay in it and the line says why', async () => {
+  const { store, voice, requests, sent, play } = harness({ autoSend: true, refuseSend: 'Not sent: the assistant is still answering.' });
+  await voice.start(CID);
+  play(0.2, 600);
+  play(0, 1300);
+  requests[0].answer('Stop there.');
+  await settle();
+  assert.deepEqual(sent, []);
+  assert.equal(draftOf(store.getState().composer, CID), 'Stop there.');
+  assert.equal(store.getState().voice.notices[CID], 'Not sent: the assistant is still answering.');
 });
