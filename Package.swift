@@ -156,7 +156,8 @@ let package = Package(
         .target(name: "OpenAIModel", dependencies: ["FoundationModels"], swiftSettings: common),
 
         // Chat system.
-        .target(name: "ChatStore", dependencies: ["CSQLite", "Digests", "Executors", "JSONSyntax"], swiftSettings: common),
+        .target(
+            name: "ChatStore", dependencies: ["CSQLite", "Digests", "Executors", "JSONSyntax"], swiftSettings: common),
         .target(name: "HTTPCore", dependencies: ["CLibUV", "CPicoHTTPParser"], swiftSettings: common),
         .target(name: "ChatIntelligence", dependencies: ["FoundationModels"], swiftSettings: common),
         // Markdown to safe HTML (cmark-gfm), for the assistant's answers.
@@ -195,10 +196,11 @@ let package = Package(
             name: "GenerableFixtures", dependencies: ["FoundationModels"], path: "Tests/GenerableFixtures",
             swiftSettings: common),
 
-        .testTarget(name: "DigestsTests", dependencies: ["Digests"], swiftSettings: common),
+        .testTarget(name: "DigestsTests", dependencies: ["Digests", "TestSupport"], swiftSettings: common),
         .testTarget(name: "ExecutorsTests", dependencies: ["Executors"], swiftSettings: common),
-        .testTarget(name: "FoundationCompatTests", dependencies: ["FoundationCompat"], swiftSettings: common),
-        .testTarget(name: "JSONSyntaxTests", dependencies: ["JSONSyntax"], swiftSettings: common),
+        .testTarget(
+            name: "FoundationCompatTests", dependencies: ["FoundationCompat", "TestSupport"], swiftSettings: common),
+        .testTarget(name: "JSONSyntaxTests", dependencies: ["JSONSyntax", "TestSupport"], swiftSettings: common),
         .testTarget(
             name: "ModelStoreTests", dependencies: ["ModelStore", "Digests", "TestSupport"], swiftSettings: common),
         .testTarget(name: "GGUFTests", dependencies: ["GGUF", "TestSupport"], swiftSettings: common),
@@ -210,7 +212,7 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: common),
         .testTarget(
-            name: "ChatTemplatesTests", dependencies: ["ChatTemplates"], resources: [.copy("Fixtures")],
+            name: "ChatTemplatesTests", dependencies: ["ChatTemplates", "TestSupport"], resources: [.copy("Fixtures")],
             swiftSettings: common),
         .testTarget(
             name: "InferenceTests", dependencies: ["Inference", "GGUF", "Kernels", "Tokenizers", "TestSupport"],
@@ -223,7 +225,7 @@ let package = Package(
             name: "GuidanceTests", dependencies: ["Guidance", "GGUF", "Tokenizers", "TestSupport"],
             swiftSettings: common),
         .testTarget(
-            name: "FoundationModelsMacrosTests", dependencies: ["FoundationModelsMacros"],
+            name: "FoundationModelsMacrosTests", dependencies: ["FoundationModelsMacros", "TestSupport"],
             swiftSettings: common + syntaxFlags, linkerSettings: syntaxLinks),
         .testTarget(
             name: "FoundationModelsTests",
@@ -245,7 +247,7 @@ let package = Package(
             swiftSettings: common),
         .testTarget(
             name: "EngineClientTests",
-            dependencies: ["EngineClient", "FoundationModels", "GenerableFixtures", "ModelStore"],
+            dependencies: ["EngineClient", "FoundationModels", "GenerableFixtures", "ModelStore", "TestSupport"],
             swiftSettings: common),
         .testTarget(
             name: "EngineServiceTests",
@@ -261,10 +263,12 @@ let package = Package(
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: common),
-        .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "CSQLite"], swiftSettings: common),
-        .testTarget(name: "MarkdownTests", dependencies: ["Markdown"], swiftSettings: common),
+        .testTarget(
+            name: "ChatStoreTests", dependencies: ["ChatStore", "CSQLite", "TestSupport"], swiftSettings: common),
+        .testTarget(name: "MarkdownTests", dependencies: ["Markdown", "TestSupport"], swiftSettings: common),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "TestSupport"], swiftSettings: common),
-        .testTarget(name: "LoadGenerationTests", dependencies: ["LoadGeneration"], swiftSettings: common),
+        .testTarget(
+            name: "LoadGenerationTests", dependencies: ["LoadGeneration", "TestSupport"], swiftSettings: common),
         .testTarget(
             name: "ServerTests",
             dependencies: [

@@ -116,7 +116,8 @@ extension ChatStore {
     /// (which must encode as a JSON object). Ephemeral events (typing, suggestions) are
     /// delivered live but not replayed once older than `options.ephemeralRetention`.
     @discardableResult
-    public func recordEvent(type: String, fields: some Encodable, to audience: EventAudience, ephemeral: Bool) async throws
+    public func recordEvent(type: String, fields: some Encodable, to audience: EventAudience, ephemeral: Bool)
+        async throws
         -> AppendedEvent
     {
         let header = try Self.encoder.encode(EventHeader(type: type, cid: audience.cid, createdAt: .now))

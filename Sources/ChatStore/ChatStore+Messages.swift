@@ -158,7 +158,9 @@ extension ChatStore {
 
     /// How many messages a channel holds (no membership check).
     public func messageCount(in cid: ChannelID) async throws -> Int {
-        try await read { try $0.row("SELECT COUNT(*) FROM messages WHERE cid = ?", [.text(cid.cid)]) { $0.int(0) } ?? 0 }
+        try await read {
+            try $0.row("SELECT COUNT(*) FROM messages WHERE cid = ?", [.text(cid.cid)]) { $0.int(0) } ?? 0
+        }
     }
 
     /// The newest `limit` messages of a channel, oldest first (no membership check).
@@ -178,7 +180,8 @@ extension ChatStore {
 
     /// Moves the member's read position forward to `messageID` (default: the newest message)
     /// and appends `message.read` to every member's log when it moved.
-    public func markRead(_ user: UserID, in cid: ChannelID, upTo messageID: MessageID? = nil) async throws -> ReadResult {
+    public func markRead(_ user: UserID, in cid: ChannelID, upTo messageID: MessageID? = nil) async throws -> ReadResult
+    {
         let now = Timestamp.now
         let memory = writerMemory
         return try await write { db in

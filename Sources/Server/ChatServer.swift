@@ -121,7 +121,7 @@ public final class ChatServer: Sendable {
         let intelligence = IntelligenceAPI(store: store, model: model, jobs: jobs)
         let api = ChatAPI(
             store: store, hub: hub, scheduler: scheduler, document: document, tokens: tokens,
-            modelState: intelligence.state)
+            modelState: intelligence.state, speechState: configuration.transcription.state)
         hub.typingHandler = { user, cid, started in try await api.typing(user, in: cid, started: started) }
         let files = StaticFiles()
         var routes = api.routes

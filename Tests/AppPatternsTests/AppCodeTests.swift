@@ -3,6 +3,7 @@ import Foundation
 import FoundationModels
 import Observation
 import Synchronization
+import TestSupport
 import Testing
 
 /// The app's planner view model on the mock model: it streams a structured plan, calls its tool
@@ -54,7 +55,7 @@ import Testing
         #expect(planner.errorMessage == "A tool failed: There is no forecast for Atlantis.")
     }
 
-    @Test func theSchemaCarriesEveryGuide() throws {
+    @Test(.onTestThreads) func theSchemaCarriesEveryGuide() throws {
         let json = String(decoding: try JSONEncoder().encode(TripPlan.generationSchema), as: UTF8.self)
         for fragment in ["Lisbon", "\"v1\"", "minItems", "maxItems", "minimum", "maximum", "pattern", "relaxed"] {
             #expect(json.contains(fragment), "\(fragment) is not in \(json)")

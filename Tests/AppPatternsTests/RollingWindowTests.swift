@@ -1,5 +1,6 @@
 import AppPatterns
 import FoundationModels
+import TestSupport
 import Testing
 
 /// The history modifiers of Apple's utilities, as the app wrote them, on the mock model: the

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatIntelligence
@@ -24,7 +25,7 @@ import Testing
         return formatter.string(from: date)
     }
 
-    @Test func readsDaysAndTimesSpelledOut() {
+    @Test(.onTestThreads) func readsDaysAndTimesSpelledOut() {
         #expect(
             DateMentions(in: "Let's meet Saturday 8am at the trailhead")
                 == DateMentions(days: [.saturday], times: [480]))
@@ -41,7 +42,7 @@ import Testing
         #expect(DateMentions(in: "Saturday or Sunday").day == nil)  // two days: the model decides
     }
 
-    @Test func aWeekdayIsItsNextOccurrence() throws {
+    @Test(.onTestThreads) func aWeekdayIsItsNextOccurrence() throws {
         // Tuesday 1 December 2026, 04:44 in Denver.
         let sent = date("2026-12-01 04:44", in: denver)
         let saturday = try #require(
@@ -61,7 +62,7 @@ import Testing
         #expect(alreadyPast.map { local($0.start, in: denver) } == "Tue 2026-12-08 04:00")
     }
 
-    @Test func relativeDaysDatesAndNoTime() throws {
+    @Test(.onTestThreads) func relativeDaysDatesAndNoTime() throws {
         let sent = date("2026-12-31 22:00", in: denver)
         let tomorrow = EventResolver.resolve(
             EventMention(title: "Brunch", day: .tomorrow, startTime: "11:00"), sentAt: sent, timeZone: denver)
@@ -83,7 +84,7 @@ import Testing
     }
 
     /// 8 March 2026 is 23 hours long in Denver: 08:00 is still 08:00 local.
-    @Test func daylightSavingDaysKeepTheLocalTime() throws {
+    @Test(.onTestThreads) func daylightSavingDaysKeepTheLocalTime() throws {
         let sent = date("2026-03-05 12:00", in: denver)  // a Thursday
         let event = try #require(
             EventResolver.resolve(
@@ -92,7 +93,7 @@ import Testing
         #expect(CalendarEvent.utc(event.start) == "20260308T140000Z")  // MDT, UTC−6
     }
 
-    @Test func writesAnICalendarFile() throws {
+    @Test(.onTestThreads) func writesAnICalendarFile() throws {
         let start = date("2026-12-05 08:00", in: denver)
         let event = CalendarEvent(
             title: "Hike; ridge, trail", start: start, end: start.addingTimeInterval(5400), isAllDay: false,

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import ChatIntelligence
@@ -12,27 +13,27 @@ import Testing
         ReplyDrafter.cleaned(raw, messages: conversation, user: People.alice)
     }
 
-    @Test func trimsWhitespaceAndWrappingQuotes() {
+    @Test(.onTestThreads) func trimsWhitespaceAndWrappingQuotes() {
         #expect(
             cleaned(["  Sounds good! ", "\"Can't wait!\"", "“See you then.”"]) == [
                 "Sounds good!", "Can't wait!", "See you then.",
             ])
     }
 
-    @Test func dropsEmptiesAndDuplicates() {
+    @Test(.onTestThreads) func dropsEmptiesAndDuplicates() {
         #expect(cleaned(["", "Great!", "   ", "great", "GREAT!!", "Who's driving?"]) == ["Great!", "Who's driving?"])
     }
 
-    @Test func dropsRepeatsOfTheConversation() {
+    @Test(.onTestThreads) func dropsRepeatsOfTheConversation() {
         #expect(
             cleaned(["yes! see you at 7", "Are we still on for Saturday", "Perfect, thanks!"]) == ["Perfect, thanks!"])
     }
 
-    @Test func removesTheUsersOwnLabelAndDropsOthers() {
+    @Test(.onTestThreads) func removesTheUsersOwnLabelAndDropsOthers() {
         #expect(cleaned(["Alice: Perfect!", "Bob: Cool", "3:30 works too"]) == ["Perfect!", "3:30 works too"])
     }
 
-    @Test func removesTheUserAddressingThemself() {
+    @Test(.onTestThreads) func removesTheUserAddressingThemself() {
         #expect(
             cleaned(["Great news, Alice!", "Alice, what time?", "Sorry, alice."]) == [
                 "Great news!", "What time?", "Sorry.",
@@ -41,11 +42,11 @@ import Testing
             cleaned(["Thanks, Bob!", "Ask Alice later.", "Alice!"]) == ["Thanks, Bob!", "Ask Alice later.", "Alice!"])
     }
 
-    @Test func keepsAtMostThree() {
+    @Test(.onTestThreads) func keepsAtMostThree() {
         #expect(cleaned(["One.", "Two.", "Three.", "Four."]) == ["One.", "Two.", "Three."])
     }
 
-    @Test func emojiOnlyRepliesCompareByText() {
+    @Test(.onTestThreads) func emojiOnlyRepliesCompareByText() {
         let withThumb = [message(People.bob, "👍")]
         #expect(
             ReplyDrafter.cleaned(["👍", "🎉", "Nice!"], messages: withThumb, user: People.alice) == ["🎉", "Nice!"])

@@ -54,7 +54,7 @@ import Testing
         #expect(once.requests.count == 1)
     }
 
-    @Test func theSummaryPromptNamesEveryoneOnce() {
+    @Test(.onTestThreads) func theSummaryPromptNamesEveryoneOnce() {
         let prompt = ThreadSummarizer.prompt(for: [
             message(People.alice, "Lunch?"), message(People.bob, "Sure"), message(People.alice, "Noon\nat Gino's"),
         ])
@@ -94,7 +94,7 @@ import Testing
         #expect(schema.contains(#""minItems":4"#) && schema.contains(#""maxItems":4"#))
     }
 
-    @Test func theToneOpensTheReplySchemaAndTheExamples() throws {
+    @Test(.onTestThreads) func theToneOpensTheReplySchemaAndTheExamples() throws {
         let schema = ReplySuggestions.generationSchema.jsonSchemaString
         let tone = try #require(schema.range(of: #""tone""#))
         let replies = try #require(schema.range(of: #""replies""#))

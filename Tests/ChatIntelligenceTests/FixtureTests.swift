@@ -1,8 +1,9 @@
 import ChatIntelligence
+import TestSupport
 import Testing
 
 @Suite struct FixtureTests {
-    @Test func theQualitySetIsVariedAndAnswerable() throws {
+    @Test(.onTestThreads) func theQualitySetIsVariedAndAnswerable() throws {
         let conversations = try Conversation.loadAll()
         #expect(conversations.count >= 12)
         #expect(Set(conversations.map(\.name)).count == conversations.count)

@@ -1,6 +1,7 @@
 import Foundation
 import FoundationModels
 import Guidance
+import TestSupport
 import Testing
 
 @testable import ChatIntelligence
@@ -20,7 +21,7 @@ import Testing
         "{\"replies\": [" + replies.map { "\"\($0)\"" }.joined(separator: ", ") + "]}"
     }
 
-    @Test func theEngineEnforcesTheReplyBound() throws {
+    @Test(.onTestThreads) func theEngineEnforcesTheReplyBound() throws {
         let grammar = try grammar(for: ReplySuggestions.generationSchema)
         #expect(grammar.accepts(output(["Sounds good!", "Sorry, I can't make it.", "What time?"])))
         #expect(grammar.accepts(output(["¡Claro que sí!", "Bien sûr, j'arrive !", "Ja, gerne."])))
@@ -31,7 +32,7 @@ import Testing
         #expect(!grammar.accepts(output(["Sounds good!", "Nope."])))
     }
 
-    @Test func theEngineAcceptsCJKReplies() throws {
+    @Test(.onTestThreads) func theEngineAcceptsCJKReplies() throws {
         let grammar = try grammar(for: CJKReplySuggestions.generationSchema)
         #expect(grammar.accepts(output(["好的，周六见！", "不行。", "几点？"])))
         #expect(!grammar.accepts(output(["one two three four five six seven eight nine", "a", "b"])))

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import ChatIntelligence
@@ -12,21 +13,21 @@ import Testing
         SuggestionScorer.problems(replies, messages: conversation, user: People.alice)
     }
 
-    @Test func aGoodSetPasses() {
+    @Test(.onTestThreads) func aGoodSetPasses() {
         #expect(problems(["How about tacos?", "Your pick!", "That new ramen place"]).isEmpty)
         #expect(problems(["I'd love to", "Count me in!", "Where are you from?"]).isEmpty)
     }
 
-    @Test func countsReplies() {
+    @Test(.onTestThreads) func countsReplies() {
         #expect(problems(["Tacos?", "Ramen?"]) == [.count(2)])
         #expect(problems([]) == [.count(0)])
     }
 
-    @Test func findsDuplicatesIgnoringCaseAndPunctuation() {
+    @Test(.onTestThreads) func findsDuplicatesIgnoringCaseAndPunctuation() {
         #expect(problems(["Tacos!", "tacos", "Ramen?"]) == [.duplicate("tacos")])
     }
 
-    @Test func findsLongReplies() {
+    @Test(.onTestThreads) func findsLongReplies() {
         let long = "I think we should go somewhere nice and quiet"
         #expect(problems([long, "Ramen?", "Tacos!"]) == [.tooLong(long, words: 9)])
         let eight = "We could try that new sushi place downtown"
@@ -35,26 +36,30 @@ import Testing
         #expect(problems(["We could try that new sushi place", "Ramen?", "Tacos!"]).isEmpty)
     }
 
-    @Test(arguments: [
-        "Let's meet at the", "Let's meet at the.", "How about the place near the", "I was thinking we could go to",
-        "Sounds good, but", "Could you try a different version of …", "We could go to …?", "Maybe tacos,",
-        "Either tacos or ramen (your", "Vamos al restaurante de",
-        "On peut aller à la", "I'm", "My treat and",
-    ])
+    @Test(
+        .onTestThreads,
+        arguments: [
+            "Let's meet at the", "Let's meet at the.", "How about the place near the", "I was thinking we could go to",
+            "Sounds good, but", "Could you try a different version of …", "We could go to …?", "Maybe tacos,",
+            "Either tacos or ramen (your", "Vamos al restaurante de",
+            "On peut aller à la", "I'm", "My treat and",
+        ])
     func findsCutOffReplies(reply: String) {
         #expect(!SuggestionScorer.endsNaturally(reply))
     }
 
-    @Test(arguments: [
-        "Sounds good", "Count me in!", "I'd love to", "Happy to.", "Sorry, I can't.", "Where to?", "Sort of.",
-        "See you then!", "Oh no", "Yes, I am.", "Here it is.", "¡Vamos!", "Et vous ?", "Das bin ich.", "👍", "7pm?",
-        "What's it like?", "I'm in",
-    ])
+    @Test(
+        .onTestThreads,
+        arguments: [
+            "Sounds good", "Count me in!", "I'd love to", "Happy to.", "Sorry, I can't.", "Where to?", "Sort of.",
+            "See you then!", "Oh no", "Yes, I am.", "Here it is.", "¡Vamos!", "Et vous ?", "Das bin ich.", "👍", "7pm?",
+            "What's it like?", "I'm in",
+        ])
     func acceptsFinishedReplies(reply: String) {
         #expect(SuggestionScorer.endsNaturally(reply))
     }
 
-    @Test func findsRepliesWrittenAsSomeoneElse() {
+    @Test(.onTestThreads) func findsRepliesWrittenAsSomeoneElse() {
         #expect(problems(["Bob: tacos!", "Ramen?", "Pizza!"]) == [.wrongSide("Bob: tacos!")])
         #expect(problems(["Alice: tacos!", "Ramen?", "Pizza!"]) == [.wrongSide("Alice: tacos!")])
         #expect(problems(["Sure thing, Alice!", "Ramen?", "Pizza!"]) == [.wrongSide("Sure thing, Alice!")])
@@ -62,14 +67,14 @@ import Testing
         #expect(problems(["Bob, tacos!", "Ramen at 7:30?", "Pizza!"]).isEmpty)
     }
 
-    @Test func findsRepeatsOfTheConversation() {
+    @Test(.onTestThreads) func findsRepeatsOfTheConversation() {
         #expect(
             problems(["Sure! Where should we go?", "Ramen?", "Pizza!"]) == [
                 .repeatsConversation("Sure! Where should we go?")
             ])
     }
 
-    @Test func findsGarbledReplies() {
+    @Test(.onTestThreads) func findsGarbledReplies() {
         #expect(problems(["I'll try.findsomething", "Ramen?", "Pizza!"]) == [.garbled("I'll try.findsomething")])
         #expect(problems(["really,really hard", "Ramen?", "Pizza!"]) == [.garbled("really,really hard")])
         #expect(problems(["Send you 反馈.", "Ramen?", "Pizza!"]) == [.garbled("Send you 反馈.")])
@@ -78,7 +83,7 @@ import Testing
         #expect(SuggestionScorer.problems(["好的！", "不行。", "几点？"], messages: chinese, user: People.alice).isEmpty)
     }
 
-    @Test func reportsEveryProblem() {
+    @Test(.onTestThreads) func reportsEveryProblem() {
         let found = problems(["Bob: want to grab dinner Friday?", "ramen with", "Ramen with"])
         #expect(
             Set(found) == [

@@ -4,6 +4,7 @@ import FoundationModels
 import LocalEngine
 import ModelStore
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import ChatIntelligence
@@ -177,7 +178,7 @@ final class CannedBackend: SystemModelEngine {
         return try Regex(try #require(items["pattern"] as? String))
     }
 
-    @Test func repliesAreOneSentenceOfAtMostEightWords() throws {
+    @Test(.onTestThreads) func repliesAreOneSentenceOfAtMostEightWords() throws {
         let regex = try replyPattern(ReplySuggestions.generationSchema)
         let accepted = [
             "Sounds good!", "one two three four five six seven eight", "Sure, see you at 3:30?", "¡Claro que sí!",
@@ -193,7 +194,7 @@ final class CannedBackend: SystemModelEngine {
         for reply in rejected { #expect(reply.wholeMatch(of: regex) == nil, "\(reply)") }
     }
 
-    @Test func cjkConversationsGetTheirOwnScript() throws {
+    @Test(.onTestThreads) func cjkConversationsGetTheirOwnScript() throws {
         let regex = try replyPattern(CJKReplySuggestions.generationSchema)
         #expect("好的，周六见！".wholeMatch(of: regex) != nil)
         #expect("はい、行きます！".wholeMatch(of: regex) != nil)
@@ -204,7 +205,7 @@ final class CannedBackend: SystemModelEngine {
         #expect(!CJKReplySuggestions.isCJK("¡Hola! Ça va? Grüß dich 👋"))
     }
 
-    @Test func theDescriptionAsksForLessThanTheBound() {
+    @Test(.onTestThreads) func theDescriptionAsksForLessThanTheBound() {
         #expect(ReplySuggestions.generationSchema.jsonSchemaString.contains("2 to 5 words"))
     }
 }

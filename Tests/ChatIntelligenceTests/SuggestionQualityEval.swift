@@ -3,6 +3,7 @@ import Foundation
 import FoundationModels
 import LocalEngine
 import ModelStore
+import TestSupport
 import Testing
 
 /// The suggestion quality evaluation: runs the suggester on every conversation of

@@ -3,6 +3,7 @@ import Foundation
 import FoundationModels
 import LocalEngine
 import ModelStore
+import TestSupport
 import Testing
 
 /// The quality evaluation of the writing tools, translation and thread summaries: runs each on

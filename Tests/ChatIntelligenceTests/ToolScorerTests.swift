@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import ChatIntelligence
@@ -6,7 +7,7 @@ import Testing
     let draft = "hey team, i cant make the 3pm review on thursday becuase Dana moved the demo."
     let facts = [ToolScorer.Fact(["3pm", "3 pm", "15:00"]), ToolScorer.Fact(["thursday"]), ToolScorer.Fact(["Dana"])]
 
-    @Test func factsAreFoundWhateverTheirCaseSpacingOrPunctuation() {
+    @Test(.onTestThreads) func factsAreFoundWhateverTheirCaseSpacingOrPunctuation() {
         #expect(ToolScorer.Fact(["3pm"]).isKept(in: "at 3 PM on Thursday"))
         #expect(ToolScorer.Fact(["9:40"]).isKept(in: "until 9:40pm."))
         #expect(ToolScorer.Fact(["$1250"]).isKept(in: "The invoice for $1,250 is due"))
@@ -16,7 +17,7 @@ import Testing
         #expect(!ToolScorer.Fact(["Dana"]).isKept(in: "Danae moved it"))
     }
 
-    @Test func rewritesKeepEveryFact() {
+    @Test(.onTestThreads) func rewritesKeepEveryFact() {
         let kept = "Hi team, I can't make the 3 PM review on Thursday because Dana moved the demo."
         #expect(
             ToolScorer.writing(.professional, result: kept, original: draft, facts: facts, misspellings: []).isEmpty)
@@ -32,7 +33,7 @@ import Testing
         #expect(ToolScorer.writing(.rewrite, result: "  ", original: draft, facts: facts, misspellings: []) == [.empty])
     }
 
-    @Test func proofreadingFixesTheMisspellingsAndConciseIsShorter() {
+    @Test(.onTestThreads) func proofreadingFixesTheMisspellingsAndConciseIsShorter() {
         let unfixed = ToolScorer.writing(
             .proofread, result: "Hey team, I can't make the 3pm review on Thursday becuase Dana moved the demo.",
             original: draft, facts: facts, misspellings: ["becuase", "cant"])
@@ -56,7 +57,7 @@ import Testing
             ])
     }
 
-    @Test func chrFRewardsTheReferenceAndNotOtherText() {
+    @Test(.onTestThreads) func chrFRewardsTheReferenceAndNotOtherText() {
         let reference = "Mon train a 20 minutes de retard, commencez sans moi."
         #expect(abs(ToolScorer.chrF(reference, reference: reference) - 1) < 1e-9)
         #expect(ToolScorer.chrF("Mon train a vingt minutes de retard, commencez sans moi.", reference: reference) > 0.7)
@@ -64,7 +65,7 @@ import Testing
         #expect(ToolScorer.chrF("", reference: reference) == 0)
     }
 
-    @Test func translationsAndSummaries() {
+    @Test(.onTestThreads) func translationsAndSummaries() {
         let (problems, _) = ToolScorer.translation(
             "My train is 20 minutes late.", original: "My train is 20 minutes late.",
             reference: "Mon train a 20 minutes de retard.", facts: [ToolScorer.Fact(["20"])])

@@ -1,5 +1,6 @@
 import ChatStore
 import Foundation
+import TestSupport
 import Testing
 
 /// Migration v8 on a database of the build before (issue 27): names get their skeletons,
@@ -28,7 +29,9 @@ import Testing
         #expect(try await store.access(of: "bob") == .unrestricted)
         #expect(try await store.accessVersion() == 0)
         // "B0b" looks like the Bob who was there before the migration.
-        await #expect(throws: ChatStoreError.self) { try await store.upsertUsers([.init(id: "mallory", name: "B0b")], by: nil) }
+        await #expect(throws: ChatStoreError.self) {
+            try await store.upsertUsers([.init(id: "mallory", name: "B0b")], by: nil)
+        }
         // The bytes counted: the conversation's two texts, given back when it goes.
         let conversation = try await store.createAssistantConversation(
             for: "bob", settings: AssistantSettings(persona: "general", instructions: "", temperature: 0.7))
@@ -38,7 +41,7 @@ import Testing
         #expect(try await store.assistantBytes(of: "bob") == 5)
     }
 
-    @Test func credentialsAreTakenOutOfURLs() {
+    @Test(.onTestThreads) func credentialsAreTakenOutOfURLs() {
         #expect(
             CredentialRedaction.redacted("m at http://u:p@host:1/v1 and https://x@y/z")
                 == "m at http://host:1/v1 and https://y/z")

@@ -34,7 +34,8 @@ import Testing
         let second = try await store.createAssistantConversation(for: "alice", title: "Recipes", settings: Self.general)
         await #expect(try store.assistantConversations(for: "alice").map(\.title) == ["Recipes", "Trip"])
         // A message moves its conversation to the top.
-        _ = try await store.appendAssistantMessage(.init(role: .user, text: "Where to in May?"), to: first.id, for: "alice")
+        _ = try await store.appendAssistantMessage(
+            .init(role: .user, text: "Where to in May?"), to: first.id, for: "alice")
         await #expect(try store.assistantConversations(for: "alice").map(\.id) == [first.id, second.id])
         await #expect(try store.lastOpenedAssistantConversation(for: "alice")?.id == second.id)
         try await store.markAssistantConversationOpened(first.id, for: "alice")
@@ -68,7 +69,8 @@ import Testing
     @Test func changingTheSettingsAppendsOneDividerAndKeepsEarlierMessages() async throws {
         let store = try await seeded()
         let conversation = try await store.createAssistantConversation(for: "alice", settings: Self.general)
-        _ = try await store.appendAssistantMessage(.init(role: .user, text: "Remember 42"), to: conversation.id, for: "alice")
+        _ = try await store.appendAssistantMessage(
+            .init(role: .user, text: "Remember 42"), to: conversation.id, for: "alice")
         let same = try await store.updateAssistantSettings(
             conversation.id, to: Self.general, dividerText: "reset", for: "alice")
         #expect(same.divider == nil)
@@ -98,7 +100,8 @@ import Testing
             .init(role: .user, text: "Plan a trip to Lisbon"), to: old.id, for: "alice")
         _ = try await store.appendAssistantMessage(
             .init(role: .assistant, text: "Lisbon in spring: trams and tiles."), to: old.id, for: "alice")
-        _ = try await store.appendAssistantMessage(.init(role: .divider, text: "Lisbon reset"), to: old.id, for: "alice")
+        _ = try await store.appendAssistantMessage(
+            .init(role: .divider, text: "Lisbon reset"), to: old.id, for: "alice")
         let bobs = try await store.createAssistantConversation(for: "bob", title: "Bob's", settings: Self.general)
         _ = try await store.appendAssistantMessage(.init(role: .user, text: "Lisbon secrets"), to: bobs.id, for: "bob")
 
@@ -121,7 +124,8 @@ import Testing
             .init(role: .user, text: "What does this error say? zebra", images: [png]), to: conversation.id,
             for: "alice")
         #expect(message.images.map(\.byteCount) == [7])
-        await #expect(try store.assistantMessages(in: conversation.id, for: "alice").first?.images.map(\.id) == [png.id])
+        await #expect(
+            try store.assistantMessages(in: conversation.id, for: "alice").first?.images.map(\.id) == [png.id])
         await #expect(try store.assistantImage(png.id, for: "alice").bytes == png.bytes)
         await #expect(throws: ChatStoreError.notFound(what: "image", id: png.id)) {
             try await store.assistantImage(png.id, for: "bob")
@@ -173,7 +177,8 @@ import Testing
         let message = try await store.appendAssistantMessage(
             .init(role: .user, text: "What does it say?"), to: conversation.id, for: "alice", attaching: [png.id])
         #expect(message.images.map(\.id) == [png.id] && message.images.first?.mimeType == "image/png")
-        await #expect(try store.assistantMessages(in: conversation.id, for: "alice").first?.images.map(\.id) == [png.id])
+        await #expect(
+            try store.assistantMessages(in: conversation.id, for: "alice").first?.images.map(\.id) == [png.id])
         await #expect(try store.assistantImage(png.id, in: conversation.id, for: "alice").bytes == png.bytes)
         await #expect(throws: ChatStoreError.notFound(what: "image", id: png.id)) {
             try await store.deleteAssistantUpload(png.id, in: conversation.id, for: "alice")
@@ -193,7 +198,8 @@ import Testing
                 AssistantImage(mimeType: "image/png", bytes: [1]), to: other.id, for: "alice")
         }
         await #expect(throws: ChatStoreError.self) {
-            try await store.addAssistantUpload(AssistantImage(mimeType: "image/png", bytes: [1]), to: other.id, for: "alice")
+            try await store.addAssistantUpload(
+                AssistantImage(mimeType: "image/png", bytes: [1]), to: other.id, for: "alice")
         }
         _ = try await store.addAssistantUpload(
             AssistantImage(mimeType: "image/png", bytes: [2]), to: conversation.id, for: "alice")
@@ -216,14 +222,18 @@ import Testing
         await #expect(throws: notFound) { try await store.assistantConversation(conversation.id, for: "bob") }
         await #expect(throws: notFound) { try await store.assistantMessages(in: conversation.id, for: "bob") }
         await #expect(throws: notFound) { try await store.markAssistantConversationOpened(conversation.id, for: "bob") }
-        await #expect(throws: notFound) { try await store.renameAssistantConversation(conversation.id, to: "mine", for: "bob") }
+        await #expect(throws: notFound) {
+            try await store.renameAssistantConversation(conversation.id, to: "mine", for: "bob")
+        }
         await #expect(throws: notFound) {
             try await store.updateAssistantSettings(conversation.id, to: Self.general, dividerText: "x", for: "bob")
         }
         await #expect(throws: notFound) {
             try await store.appendAssistantMessage(.init(role: .user, text: "hi"), to: conversation.id, for: "bob")
         }
-        await #expect(throws: notFound) { try await store.deleteAssistantMessage(message.id, in: conversation.id, for: "bob") }
+        await #expect(throws: notFound) {
+            try await store.deleteAssistantMessage(message.id, in: conversation.id, for: "bob")
+        }
         await #expect(throws: notFound) { try await store.deleteAssistantConversation(conversation.id, for: "bob") }
         // Still there, untouched, for its owner.
         await #expect(try store.assistantConversation(conversation.id, for: "alice").title == "New chat")

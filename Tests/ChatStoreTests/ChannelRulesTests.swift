@@ -33,7 +33,8 @@ import Testing
         }
         // Asking for it with its exact members, or without members, opens it.
         #expect(
-            try await store.getOrCreateChannel(cid, name: nil, members: ["bob", "mallory"], by: "alice").created == false)
+            try await store.getOrCreateChannel(cid, name: nil, members: ["bob", "mallory"], by: "alice").created
+                == false)
         #expect(try await store.getOrCreateChannel(cid, name: nil, members: [], by: "alice").created == false)
     }
 
@@ -44,7 +45,8 @@ import Testing
         #expect(created)
         #expect(made.channel.cid == ChannelID.distinct(type: "messaging", members: ["alice", "bob"]))
         #expect(made.channel.cid.id.hasPrefix(ChannelID.distinctPrefix))
-        let again = try await store.getOrCreateDistinctChannel(type: "messaging", name: nil, members: ["alice"], by: "bob")
+        let again = try await store.getOrCreateDistinctChannel(
+            type: "messaging", name: nil, members: ["alice"], by: "bob")
         #expect(!again.created && again.detail.channel.cid == made.channel.cid)
         // Mallory's own set is another channel; she cannot choose an id of that form.
         let hers = try await store.getOrCreateDistinctChannel(
@@ -73,9 +75,12 @@ import Testing
         #expect(sent.recipients.contains("alice") && !sent.recipients.contains("bob"))
         await #expect(throws: ChatStoreError.self) { try await store.leaveChannel(cid, user: "bob") }
         // Bob asks for the channel of alice and himself again: it is his to rejoin.
-        let back = try await store.getOrCreateDistinctChannel(type: "messaging", name: nil, members: ["alice"], by: "bob")
+        let back = try await store.getOrCreateDistinctChannel(
+            type: "messaging", name: nil, members: ["alice"], by: "bob")
         #expect(!back.created && back.detail.members.map(\.user.id).contains("bob"))
         #expect(
-            try await store.messages(in: cid, for: "bob", before: nil, limit: 10).messages.map(\.text) == ["before", "after"])
+            try await store.messages(in: cid, for: "bob", before: nil, limit: 10).messages.map(\.text) == [
+                "before", "after",
+            ])
     }
 }

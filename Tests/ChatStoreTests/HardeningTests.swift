@@ -1,6 +1,7 @@
 import CSQLite
 import ChatStore
 import Foundation
+import TestSupport
 import Testing
 
 /// Issue 14's store-side holes: impersonating names, text limits, file modes, error names.
@@ -29,7 +30,9 @@ import Testing
     @Test(arguments: ["\u{202E}ecilA", "Al\u{2066}ice", "Bob\u{200F}", "x\u{061C}y"])
     func bidiControlsAreRefusedInNames(name: String) async throws {
         let store = try TemporaryStore().store
-        await #expect(throws: ChatStoreError.self) { try await store.upsertUsers([.init(id: "u", name: name)], by: nil) }
+        await #expect(throws: ChatStoreError.self) {
+            try await store.upsertUsers([.init(id: "u", name: name)], by: nil)
+        }
         await #expect(throws: ChatStoreError.self) {
             _ = try await store.upsertUsers([.init(id: "owner", name: "Owner")], by: nil)
             _ = try await store.getOrCreateChannel(
@@ -70,7 +73,7 @@ import Testing
         withExtendedLifetime(store) {}
     }
 
-    @Test func anExistingLooseDatabaseIsTightened() throws {
+    @Test(.onTestThreads) func anExistingLooseDatabaseIsTightened() throws {
         let folder = try TestFolders.make("loose")
         let path = folder + "/chat.sqlite"
         _ = try ChatStore(path: path)
@@ -80,7 +83,7 @@ import Testing
         #expect(mode == 0o600)
     }
 
-    @Test func resultCodesHaveTheirNames() {
+    @Test(.onTestThreads) func resultCodesHaveTheirNames() {
         #expect(DatabaseError(resultCode: 2067, message: "x").name == "SQLITE_CONSTRAINT_UNIQUE")
         #expect(DatabaseError(resultCode: SQLITE_BUSY, message: "x").name == "SQLITE_BUSY")
         #expect(DatabaseError(resultCode: SQLITE_BUSY, message: "x").isBusy)

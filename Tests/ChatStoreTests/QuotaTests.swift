@@ -29,7 +29,8 @@ import Testing
             performing: { try await store.createAssistantConversation(for: "alice", settings: Self.settings) },
             throws: Self.isQuota)
         #expect(
-            try await store.assistantConversations(for: "alice", limit: 2000).count == StorageQuota.assistantConversations)
+            try await store.assistantConversations(for: "alice", limit: 2000).count
+                == StorageQuota.assistantConversations)
         // Another user is not held by alice's.
         _ = try await store.createAssistantConversation(for: "bob", settings: Self.settings)
     }
@@ -45,10 +46,12 @@ import Testing
         }
         // One turn's room is left: a prompt is let in with its answer's place.
         _ = try await store.appendAssistantMessage(.init(role: .user, text: "last"), to: conversation.id, for: "alice")
-        _ = try await store.appendAssistantMessage(.init(role: .assistant, text: "answer"), to: conversation.id, for: "alice")
+        _ = try await store.appendAssistantMessage(
+            .init(role: .assistant, text: "answer"), to: conversation.id, for: "alice")
         await #expect(
             performing: {
-                try await store.appendAssistantMessage(.init(role: .user, text: "more"), to: conversation.id, for: "alice")
+                try await store.appendAssistantMessage(
+                    .init(role: .user, text: "more"), to: conversation.id, for: "alice")
             }, throws: Self.isQuota)
         #expect(
             try await store.assistantMessages(in: conversation.id, for: "alice").count
@@ -79,7 +82,8 @@ import Testing
                 AssistantImage(mimeType: small.mimeType, bytes: small.bytes), to: conversation.id, for: "alice")
         }
         let fresh = try await store.createAssistantConversation(for: "alice", settings: Self.settings)
-        await #expect(performing: { try await store.addAssistantUpload(small, to: fresh.id, for: "alice") }, throws: Self.isQuota)
+        await #expect(
+            performing: { try await store.addAssistantUpload(small, to: fresh.id, for: "alice") }, throws: Self.isQuota)
         // Sending one frees its place.
         let waiting = try await store.assistantUploads(in: conversation.id, for: "alice")
         _ = try await store.appendAssistantMessage(
@@ -124,7 +128,9 @@ import Testing
             }, throws: Self.isQuota)
         // Opening one that exists is not creating one.
         #expect(
-            try await store.getOrCreateChannel(ChannelID(type: "messaging", id: "c0"), name: nil, members: [], by: "alice")
-                .created == false)
+            try await store.getOrCreateChannel(
+                ChannelID(type: "messaging", id: "c0"), name: nil, members: [], by: "alice"
+            )
+            .created == false)
     }
 }

@@ -1,11 +1,12 @@
 import ChatStore
 import Foundation
+import TestSupport
 import Testing
 
 /// Issue 27: what a search may cost is bounded: few terms, short ones matched as whole words,
 /// the newest candidates only, and a time budget on reading the index.
 @Suite struct SearchCostTests {
-    @Test func termsAreCountedAndCut() {
+    @Test(.onTestThreads) func termsAreCountedAndCut() {
         #expect(SearchRanking.terms(of: "a b c d e f g h i").count == SearchRanking.maxTerms)
         let long = String(repeating: "x", count: 200)
         #expect(SearchRanking.terms(of: long) == [String(repeating: "x", count: SearchRanking.maxTermLength)])

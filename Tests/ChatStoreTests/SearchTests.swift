@@ -38,11 +38,14 @@ import Testing
         #expect(hits.allSatisfy { $0.channelName == "Hike" })
         // The same query, the same order, every time.
         await #expect(try store.searchMessages("trail park", for: "alice") == hits)
-        await #expect(try store.searchMessages("trail park", for: "alice", limit: 1).map(\.message.id.rawValue) == ["m3"])
+        await #expect(
+            try store.searchMessages("trail park", for: "alice", limit: 1).map(\.message.id.rawValue) == ["m3"])
     }
 
     @Test func findsOnlyTheUsersOwnChannels() async throws {
-        let store = try await store([("hike", "alice", "Budget for the hike"), ("work", "carol", "The budget is due Friday")])
+        let store = try await store([
+            ("hike", "alice", "Budget for the hike"), ("work", "carol", "The budget is due Friday"),
+        ])
         await #expect(try store.searchMessages("budget", for: "alice").map(\.message.id.rawValue) == ["m1"])
         await #expect(try store.searchMessages("budget", for: "carol").map(\.message.id.rawValue) == ["m2"])
         await #expect(try store.searchMessages("budget", for: "nobody").isEmpty)
@@ -82,15 +85,23 @@ import Testing
             ("hike", "alice", "one"), ("hike", "bob", "two"), ("hike", "alice", "three"), ("hike", "bob", "four"),
             ("work", "carol", "elsewhere"),
         ])
-        await #expect(try store.messages(in: hike, for: "alice", after: "m2", limit: 10).map(\.text) == ["three", "four"])
-        await #expect(try store.messages(in: hike, for: "alice", after: "m1", limit: 2).map(\.text) == ["three", "four"])
+        await #expect(
+            try store.messages(in: hike, for: "alice", after: "m2", limit: 10).map(\.text) == ["three", "four"])
+        await #expect(
+            try store.messages(in: hike, for: "alice", after: "m1", limit: 2).map(\.text) == ["three", "four"])
         await #expect(
             try store.messages(in: hike, for: "alice", after: nil, limit: 3).map(\.text) == ["two", "three", "four"])
-        await #expect(throws: ChatStoreError.self) { try await store.messages(in: hike, for: "alice", after: "m5", limit: 3) }
-        await #expect(throws: ChatStoreError.self) { try await store.messages(in: hike, for: "carol", after: nil, limit: 3) }
+        await #expect(throws: ChatStoreError.self) {
+            try await store.messages(in: hike, for: "alice", after: "m5", limit: 3)
+        }
+        await #expect(throws: ChatStoreError.self) {
+            try await store.messages(in: hike, for: "carol", after: nil, limit: 3)
+        }
         await #expect(try store.message("m1", for: "bob").text == "one")
         // Another channel's message is not found, the same as a missing one.
-        await #expect(throws: ChatStoreError.notFound(what: "message", id: "m5")) { try await store.message("m5", for: "alice") }
+        await #expect(throws: ChatStoreError.notFound(what: "message", id: "m5")) {
+            try await store.message("m5", for: "alice")
+        }
         await #expect(throws: ChatStoreError.notFound(what: "message", id: "nope")) {
             try await store.message("nope", for: "alice")
         }

@@ -1,5 +1,6 @@
 import ChatStore
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct UserAndChannelTests {
@@ -17,7 +18,9 @@ import Testing
         let created = try await store.upsertUsers([.init(id: "alice", name: " Alice ")], by: "alice")
         #expect(created.map(\.name) == ["Alice"])
         // Creating someone else is an administrator's act (actor nil), not any user's.
-        await #expect(throws: ChatStoreError.self) { try await store.upsertUsers([.init(id: "bob", name: "Bob")], by: "alice") }
+        await #expect(throws: ChatStoreError.self) {
+            try await store.upsertUsers([.init(id: "bob", name: "Bob")], by: "alice")
+        }
         await #expect(try store.user("bob") == nil)
         _ = try await store.upsertUsers([.init(id: "bob", name: "Bob")], by: nil)
         let renamed = try await store.upsertUsers([.init(id: "alice", name: "Alice L.")], by: "alice")
@@ -36,7 +39,8 @@ import Testing
         }
     }
 
-    @Test(arguments: ["messaging", "Messaging:x", "messaging:", ":x", "messaging:a b", "messaging:a/b"])
+    @Test(
+        .onTestThreads, arguments: ["messaging", "Messaging:x", "messaging:", ":x", "messaging:a b", "messaging:a/b"])
     func malformedChannelIDsAreRejected(text: String) {
         #expect(throws: ChatStoreError.self) { try ChannelID.parse(text) }
     }
@@ -71,7 +75,9 @@ import Testing
         #expect(retry.message == first.message)
         await #expect(try store.messages(in: cid, for: "bob").messages.count == 1)
         await #expect(try store.eventCursor().lastSeq == 1)  // one message.new, not two
-        await #expect(throws: ChatStoreError.conflict(reason: "message id 'm-1' is already used for a different message")) {
+        await #expect(
+            throws: ChatStoreError.conflict(reason: "message id 'm-1' is already used for a different message")
+        ) {
             try await store.sendMessage(NewMessage(id: "m-1", cid: cid, author: "alice", text: "Different"))
         }
         await #expect(throws: ChatStoreError.self) {
@@ -134,7 +140,8 @@ import Testing
         let store = temporary.store
         let cid = try await temporary.seeded()
         let root = try await store.sendMessage(NewMessage(id: "root", cid: cid, author: "alice", text: "Plan?")).message
-        let reply = try await store.sendMessage(NewMessage(cid: cid, author: "bob", text: "Yes", parentID: root.id)).message
+        let reply = try await store.sendMessage(NewMessage(cid: cid, author: "bob", text: "Yes", parentID: root.id))
+            .message
         #expect(reply.parentID == "root")
         await #expect(throws: ChatStoreError.notFound(what: "parent message", id: "ghost")) {
             try await store.sendMessage(NewMessage(cid: cid, author: "bob", text: "?", parentID: "ghost"))
@@ -477,7 +484,8 @@ import Testing
         await #expect(try store.searchMessages("lantern", for: "alice").map(\.message.id.rawValue) == ["m1"])
         _ = try await store.sendMessage(
             NewMessage(id: "m3", cid: ChannelID(type: "messaging", id: "hike"), author: "alice", text: "lantern oil"))
-        await #expect(Set(try store.searchMessages("lantern", for: "alice").map(\.message.id.rawValue)) == ["m1", "m3"])
+        await #expect(
+            Set(try store.searchMessages("lantern", for: "alice").map(\.message.id.rawValue)) == ["m1", "m3"])
         await #expect(try store.searchMessages("map", for: "alice").map(\.message.id.rawValue) == ["m2"])
     }
 }

@@ -1,9 +1,10 @@
 import ChatTemplates
+import TestSupport
 import Testing
 
 @Suite("Golden renderings from Python jinja2")
 struct GoldenTests {
-    @Test func fixturesAreLoaded() throws {
+    @Test(.onTestThreads) func fixturesAreLoaded() throws {
         #expect(GoldenFixtures.conversations.count == 108)
         #expect(GoldenFixtures.language.count == 151)
         for id in ["smollm2-135m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"] {
@@ -11,7 +12,7 @@ struct GoldenTests {
         }
     }
 
-    @Test(arguments: GoldenFixtures.conversations)
+    @Test(.onTestThreads, arguments: GoldenFixtures.conversations)
     func conversation(_ golden: GoldenCase) throws {
         let template = try ChatTemplate(golden.source)
         let context = golden.context
@@ -30,7 +31,7 @@ struct GoldenTests {
         }
     }
 
-    @Test(arguments: GoldenFixtures.language)
+    @Test(.onTestThreads, arguments: GoldenFixtures.language)
     func language(_ golden: GoldenCase) throws {
         let template = try ChatTemplate(golden.source)
         if let expected = golden.expected {
@@ -44,7 +45,7 @@ struct GoldenTests {
 
     /// The 1.5B template differs from the 0.5B one only in writing `{{"name": …}}` inside a string
     /// literal; `}}` there is text, not the end of the expression.
-    @Test func qwenTemplatesDifferInOneLiteral() throws {
+    @Test(.onTestThreads) func qwenTemplatesDifferInOneLiteral() throws {
         let small = try GoldenFixtures.template("qwen2.5-coder-0.5b")
         let large = try GoldenFixtures.template("qwen2.5-coder-1.5b")
         #expect(small != large)

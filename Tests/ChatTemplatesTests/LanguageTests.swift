@@ -1,4 +1,5 @@
 import ChatTemplates
+import TestSupport
 import Testing
 
 /// Language features, one construct per test; the golden fixtures compare the same features
@@ -9,33 +10,33 @@ struct LanguageTests {
         try ChatTemplate(source).render(context)
     }
 
-    @Test func forLoopVariables() throws {
+    @Test(.onTestThreads) func forLoopVariables() throws {
         let source =
             "{% for x in xs %}{{ loop.index0 }}{{ loop.index }}{{ loop.length }}{% if loop.first %}F{% endif %}{% if loop.last %}L{% endif %} {% endfor %}"
         #expect(try render(source, ["xs": ["a", "b", "c"]]) == "013F 123 233L ")
     }
 
-    @Test func ifElifElse() throws {
+    @Test(.onTestThreads) func ifElifElse() throws {
         let source = "{% if n == 1 %}one{% elif n == 2 %}two{% else %}many{% endif %}"
         #expect(try render(source, ["n": 1]) == "one")
         #expect(try render(source, ["n": 2]) == "two")
         #expect(try render(source, ["n": 3]) == "many")
     }
 
-    @Test func setRebindsTheLoopVariable() throws {
+    @Test(.onTestThreads) func setRebindsTheLoopVariable() throws {
         let source =
             "{% for call in calls %}{% if call.function is defined %}{% set call = call.function %}{% endif %}{{ call.name }}{% endfor %}"
         #expect(try render(source, ["calls": [["function": ["name": "a"]], ["name": "b"]]]) == "ab")
     }
 
-    @Test func namespaceCarriesValuesOutOfLoops() throws {
+    @Test(.onTestThreads) func namespaceCarriesValuesOutOfLoops() throws {
         let source =
             "{% set ns = namespace(count=0) %}{% for x in xs %}{% set ns.count = ns.count + x %}{% endfor %}{{ ns.count }}"
         #expect(try render(source, ["xs": [1, 2, 3]]) == "6")
         #expect(try render("{% set n = 0 %}{% for x in [1, 2] %}{% set n = n + x %}{% endfor %}{{ n }}") == "0")
     }
 
-    @Test func expressions() throws {
+    @Test(.onTestThreads) func expressions() throws {
         #expect(try render("{{ messages[i - 1]['role'] }}", ["messages": [["role": "user"]], "i": 1]) == "user")
         #expect(try render("{{ 1 + 2 * 3 - 4 // 3 }} {{ 7 % 4 }}") == "6 3")
         #expect(try render("{{ 'a' + 'b' }}{{ 1 ~ 'c' }}") == "ab1c")
@@ -44,13 +45,13 @@ struct LanguageTests {
         #expect(try render("{{ [1, 'two', {'three': 3.0}] }}") == "[1, 'two', {'three': 3.0}]")
     }
 
-    @Test func tests() throws {
+    @Test(.onTestThreads) func tests() throws {
         #expect(
             try render("{{ x is defined }}{{ y is not defined }}{{ x is none }}{{ 'a' is string }}", ["x": nil])
                 == "TrueTrueTrueTrue")
     }
 
-    @Test func truthiness() throws {
+    @Test(.onTestThreads) func truthiness() throws {
         let source = "{% if v %}T{% else %}F{% endif %}"
         let cases: [(TemplateValue, String)] = [
             ("", "F"), ("x", "T"), ([], "F"), ([0], "T"), ([:], "F"), (["k": 1], "T"), (nil, "F"), (0, "F"), (2, "T"),
@@ -61,7 +62,7 @@ struct LanguageTests {
         #expect(try render(source) == "F")
     }
 
-    @Test func stringLiteralsInBothQuotesWithEscapes() throws {
+    @Test(.onTestThreads) func stringLiteralsInBothQuotesWithEscapes() throws {
         #expect(
             try render(#"{{ 'it\'s' }} {{ "say \"hi\"" }} {{ 'a\nb' }} {{ 'back\\slash' }}"#)
                 == "it's say \"hi\" a\nb back\\slash")
@@ -69,7 +70,7 @@ struct LanguageTests {
         #expect(try render(#"{{- "{{\"name\": <function-name>}}" }}"#) == #"{{"name": <function-name>}}"#)
     }
 
-    @Test func whitespaceControl() throws {
+    @Test(.onTestThreads) func whitespaceControl() throws {
         #expect(try render("a  {{- 'b' -}}  c") == "abc")
         #expect(try render("a\n  {%- if true -%}\n  b\n  {%- endif %}\nc") == "abc")
         // trim_blocks and lstrip_blocks: block lines vanish entirely.
@@ -77,7 +78,7 @@ struct LanguageTests {
         #expect(try render("a{# comment #}b") == "ab")
     }
 
-    @Test func filters() throws {
+    @Test(.onTestThreads) func filters() throws {
         #expect(
             try render(
                 "{{ '  x ' | trim }}|{{ 'aB' | upper }}{{ 'aB' | lower }}|{{ xs | length }}|{{ xs | join('-') }}",
@@ -89,7 +90,7 @@ struct LanguageTests {
         #expect(try render("{{ d | tojson(indent=2) }}", ["d": ["a": [1]]]) == "{\n  \"a\": [\n    1\n  ]\n}")
     }
 
-    @Test func methods() throws {
+    @Test(.onTestThreads) func methods() throws {
         #expect(
             try render(
                 "{{ s.startswith('ab') }}{{ s.endswith('x') }}{{ ' s '.strip() }}{{ 'a,b'.split(',') }}", ["s": "abc"])
@@ -115,7 +116,7 @@ struct LanguageTests {
         #expect(Set(outputs) == Set((0..<16).map { "m\($0)" }))
     }
 
-    @Test func renderMessagesPassesToolsAsNoneLikeHuggingFace() throws {
+    @Test(.onTestThreads) func renderMessagesPassesToolsAsNoneLikeHuggingFace() throws {
         let template = try ChatTemplate(
             "{{ tools is defined }} {{ tools is none }} {{ add_generation_prompt }} {{ bos_token }}")
         let output = try template.render(

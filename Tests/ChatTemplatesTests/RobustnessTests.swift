@@ -1,10 +1,11 @@
 import ChatTemplates
+import TestSupport
 import Testing
 
 /// Hostile or damaged templates end in a thrown error, never a crash or runaway allocation.
 @Suite("Robustness")
 struct RobustnessTests {
-    @Test func deepNestingIsRefused() throws {
+    @Test(.onTestThreads) func deepNestingIsRefused() throws {
         let parentheses =
             "{{ " + String(repeating: "(", count: 5_000) + "1" + String(repeating: ")", count: 5_000) + " }}"
         let nots = "{{ " + String(repeating: "not ", count: 5_000) + "x }}"
@@ -18,7 +19,7 @@ struct RobustnessTests {
         #expect(try ChatTemplate("{{ ((((1)))) + [[[2]]][0][0][0] }}").render([:]) == "3")
     }
 
-    @Test func runawaySizesAreRefused() throws {
+    @Test(.onTestThreads) func runawaySizesAreRefused() throws {
         for source in [
             "{{ 'a' * 100000000000 }}", "{{ range(1000000000000) | length }}", "{{ [1] * 9223372036854775807 }}",
             "{{ x | tojson(indent=100000000000) }}", "{{ 'a' | indent(100000000000) }}",
@@ -30,7 +31,7 @@ struct RobustnessTests {
 
     /// Damaged copies of the real templates (deterministic byte edits) either compile and render
     /// or throw; none may crash the process.
-    @Test(arguments: ["smollm2-135m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"])
+    @Test(.onTestThreads, arguments: ["smollm2-135m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"])
     func mutatedTemplatesNeverCrash(id: String) throws {
         let original = Array(try GoldenFixtures.template(id).utf8)
         let alphabet = Array("{}%#-+'\"()[]|.,:=~ \nabisnotdefined".utf8)

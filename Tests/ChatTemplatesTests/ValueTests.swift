@@ -1,9 +1,10 @@
 import ChatTemplates
+import TestSupport
 import Testing
 
 @Suite("TemplateValue and JSON")
 struct ValueTests {
-    @Test func objectsKeepInsertionOrder() {
+    @Test(.onTestThreads) func objectsKeepInsertionOrder() {
         var object = TemplateObject([("b", 1), ("a", 2), ("b", 3)])
         #expect(object.keys == ["b", "a"])
         #expect(object["b"] == 3)
@@ -13,7 +14,7 @@ struct ValueTests {
         #expect(TemplateObject([("a", 1), ("b", 2)]) != TemplateObject([("b", 2), ("a", 1)]))
     }
 
-    @Test func literals() {
+    @Test(.onTestThreads) func literals() {
         let value: TemplateValue = ["role": "user", "n": 1, "x": 1.5, "ok": true, "none": nil, "list": [1, "a"]]
         guard case .object(let object) = value else {
             Issue.record("not an object")
@@ -25,7 +26,7 @@ struct ValueTests {
         #expect(value["none"] == TemplateValue.none)
     }
 
-    @Test func jsonParsingKeepsKeyOrderAndTypes() throws {
+    @Test(.onTestThreads) func jsonParsingKeepsKeyOrderAndTypes() throws {
         let value = try TemplateValue(
             json: #" {"z": [1, 2.0, -3e2, true, null], "a": {"é\n\u00e9\ud83d\ude00": "\"q\""}} "#)
         #expect(value == ["z": [1, 2.0, -300.0, true, nil], "a": ["é\né😀": "\"q\""]])
@@ -33,9 +34,12 @@ struct ValueTests {
         #expect(object.keys == ["z", "a"])
     }
 
-    @Test(arguments: [
-        (#"{"a": }"#, 6), (#"[1, 2"#, 5), (#"{"a" 1}"#, 5), (#"tru"#, 3), (#""abc"#, 4), (#"[1] x"#, 4), (#"01x"#, 2),
-    ])
+    @Test(
+        .onTestThreads,
+        arguments: [
+            (#"{"a": }"#, 6), (#"[1, 2"#, 5), (#"{"a" 1}"#, 5), (#"tru"#, 3), (#""abc"#, 4), (#"[1] x"#, 4),
+            (#"01x"#, 2),
+        ])
     func jsonErrorsCarryTheOffset(text: String, offset: Int) {
         #expect(throws: TemplateJSONError.self) { try TemplateValue(json: text) }
         do {
@@ -45,7 +49,7 @@ struct ValueTests {
         }
     }
 
-    @Test func jsonStringMatchesPythonJsonDumps() {
+    @Test(.onTestThreads) func jsonStringMatchesPythonJsonDumps() {
         let value: TemplateValue = ["name": "f", "args": ["x": 1.0, "y": [true, nil], "s": "é\t\"\u{1}"], "e": [:]]
         #expect(
             value.jsonString() == #"{"name": "f", "args": {"x": 1.0, "y": [true, null], "s": "é\t\"\u0001"}, "e": {}}"#)

@@ -1,9 +1,10 @@
+import TestSupport
 import Testing
 
 @testable import Digests
 
 @Suite struct DigestTests {
-    @Test func sha256KnownAnswers() {
+    @Test(.onTestThreads) func sha256KnownAnswers() {
         #expect(SHA256.hex(of: []) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         #expect(SHA256.hex(of: Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         #expect(
@@ -22,7 +23,7 @@ import Testing
     }
 
     /// The reference vectors of the FNV authors (64-bit FNV-1a).
-    @Test func fnv1aKnownAnswers() {
+    @Test(.onTestThreads) func fnv1aKnownAnswers() {
         #expect(FNV1a().value == 0xcbf2_9ce4_8422_2325)
         #expect(FNV1a().hexDigest == "cbf29ce484222325")
         var a = FNV1a()

@@ -1,12 +1,13 @@
 import EngineClient
 import Foundation
 import FoundationModels
+import TestSupport
 import Testing
 
 /// The backend an app gets by linking the `FoundationModels` product: found at run time through
 /// the engine client's conformance, with nothing registered by hand.
 @Suite struct LinkedBackendTests {
-    @Test func systemModelsFindTheEngineClient() throws {
+    @Test(.onTestThreads) func systemModelsFindTheEngineClient() throws {
         let backend = try #require(SystemModelBackend.current, "the engine client's backend was not found")
         #expect(backend.locator is StoreModelLocator)
     }
@@ -27,7 +28,7 @@ import Testing
 
     /// The engine-service client says why the model cannot run when neither a service nor a
     /// binary is there, naming what it looked for.
-    @Test func theServiceClientExplainsAMissingBinary() throws {
+    @Test(.onTestThreads) func theServiceClientExplainsAMissingBinary() throws {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("fm-\(UUID().uuidString)")
         let launcher = EngineLauncher(home: home, environment: ["PATH": "/nonexistent"])
         let client = EngineServiceClient(home: home, launcher: launcher)

@@ -3,6 +3,7 @@ import Foundation
 import FoundationModels
 import ModelStore
 import Synchronization
+import TestSupport
 import Testing
 
 /// The engine client's locator: model names resolved as every `sotto` command resolves them,
@@ -32,7 +33,7 @@ import Testing
         deinit { try? FileManager.default.removeItem(at: url) }
     }
 
-    @Test func localModelsResolveThroughTheStore() throws {
+    @Test(.onTestThreads) func localModelsResolveThroughTheStore() throws {
         let home = try Home()
         try home.addModel(size: 1234)
         let file = home.url.appendingPathComponent("models/smollm2-135m.gguf")

@@ -2,11 +2,12 @@ import EngineClient
 import Foundation
 import FoundationModels
 import GenerableFixtures
+import TestSupport
 import Testing
 
 /// The engine service's framing and messages, without a socket.
 @Suite struct WireProtocolTests {
-    @Test func framesSplitAnywhere() throws {
+    @Test(.onTestThreads) func framesSplitAnywhere() throws {
         let payloads = [Data("{}".utf8), Data(repeating: 0x61, count: 70_000), Data()]
         let stream = payloads.map(EngineFrames.frame).reduce(Data(), +)
         for chunk in [1, 3, 4096, stream.count] {
@@ -23,12 +24,12 @@ import Testing
         }
     }
 
-    @Test func anOversizedFrameIsRefused() {
+    @Test(.onTestThreads) func anOversizedFrameIsRefused() {
         var decoder = EngineFrames.Decoder()
         #expect(throws: EngineFrames.FrameError.self) { _ = try decoder.feed([0x7F, 0xFF, 0xFF, 0xFF]) }
     }
 
-    @Test func eventsRoundTrip() throws {
+    @Test(.onTestThreads) func eventsRoundTrip() throws {
         typealias Channel = LanguageModelExecutorGenerationChannel
         let events: [Channel.Event] = [
             .response(action: .appendText("Hi", segmentID: "s1", tokenCount: 2)),
@@ -95,7 +96,7 @@ import Testing
         #expect(try await refused.explanation.content == "I would rather not.")
     }
 
-    @Test func requestsTravelWithTheirImagesRead() throws {
+    @Test(.onTestThreads) func requestsTravelWithTheirImagesRead() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wire-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -1,5 +1,6 @@
 import Foundation
 import FoundationCompat
+import TestSupport
 import Testing
 
 /// `String(localized:)` and its types, as Linux's Foundation lacks them: the key of an
@@ -25,7 +26,7 @@ import Testing
         deinit { try? FileManager.default.removeItem(at: url) }
     }
 
-    @Test func interpolationsMakeKeysWithPlaceholders() {
+    @Test(.onTestThreads) func interpolationsMakeKeysWithPlaceholders() {
         let name = "Ada"
         let count = 3
         let value: String.LocalizationValue = "Hello \(name), \(count) new at 100% and \(2.5)"
@@ -33,7 +34,7 @@ import Testing
         #expect(value.description == "Hello Ada, 3 new at 100% and 2.500000")
     }
 
-    @Test func withoutATableTheTextComesBack() {
+    @Test(.onTestThreads) func withoutATableTheTextComesBack() {
         let tries = 2
         #expect(String(localized: "The model failed after \(tries) tries.") == "The model failed after 2 tries.")
         #expect(String(localized: "missing.key", defaultValue: "Something went wrong") == "Something went wrong")
@@ -41,7 +42,7 @@ import Testing
         #expect(String(localized: resource) == "A resource")
     }
 
-    @Test func aStringTableLocalizesAndMayReorderTheValues() throws {
+    @Test(.onTestThreads) func aStringTableLocalizesAndMayReorderTheValues() throws {
         let bundled = try Bundled()
         let name = "Ada"
         #expect(String(localized: "Hello \(name)", bundle: bundled.bundle) == "Welcome, Ada!")

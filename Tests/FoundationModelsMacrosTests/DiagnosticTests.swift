@@ -1,7 +1,8 @@
+import TestSupport
 import Testing
 
 @Suite struct DiagnosticTests {
-    @Test(arguments: ["class", "actor", "protocol"])
+    @Test(.onTestThreads, arguments: ["class", "actor", "protocol"])
     func generableRejectsOtherDeclarations(keyword: String) {
         let result = expand(
             """
@@ -13,19 +14,21 @@ import Testing
         #expect(!result.source.contains("generationSchema"))
     }
 
-    @Test(arguments: [
-        ("Date", "dates are not Generable"),
-        ("URL", "URLs are not Generable"),
-        ("Data", "Data is not Generable"),
-        ("Any", "'Any' cannot be generated"),
-        ("[String: Int]", "dictionaries are not Generable"),
-        ("(Int) -> Void", "function types cannot be generated"),
-        ("(Int, Int)", "tuples are not Generable"),
-        ("any Error", "'any' types cannot be generated"),
-        ("[Date]?", "dates are not Generable"),
-        ("Foundation.UUID", "UUIDs are not Generable"),
-        ("UInt8", "UInt8 is not Generable"),
-    ])
+    @Test(
+        .onTestThreads,
+        arguments: [
+            ("Date", "dates are not Generable"),
+            ("URL", "URLs are not Generable"),
+            ("Data", "Data is not Generable"),
+            ("Any", "'Any' cannot be generated"),
+            ("[String: Int]", "dictionaries are not Generable"),
+            ("(Int) -> Void", "function types cannot be generated"),
+            ("(Int, Int)", "tuples are not Generable"),
+            ("any Error", "'any' types cannot be generated"),
+            ("[Date]?", "dates are not Generable"),
+            ("Foundation.UUID", "UUIDs are not Generable"),
+            ("UInt8", "UInt8 is not Generable"),
+        ])
     func propertyOfKnownNonGenerableType(type: String, reason: String) {
         let result = expand(
             """
@@ -41,7 +44,7 @@ import Testing
         #expect(!result.source.contains("extension Event"))
     }
 
-    @Test func missingTypeAnnotation() {
+    @Test(.onTestThreads) func missingTypeAnnotation() {
         let result = expand(
             """
             @Generable
@@ -53,7 +56,7 @@ import Testing
     }
 
     /// As Apple's macro does: a constant with its value is the type's own, not generated.
-    @Test func letWithInitialValueIsLeftOut() {
+    @Test(.onTestThreads) func letWithInitialValueIsLeftOut() {
         let result = expand(
             """
             @Generable
@@ -73,7 +76,7 @@ import Testing
         #expect(!result.source.contains(#"forProperty: "id""#))
     }
 
-    @Test func letWithoutInitialValueIsFine() {
+    @Test(.onTestThreads) func letWithoutInitialValueIsFine() {
         let result = expand(
             """
             @Generable
@@ -85,7 +88,7 @@ import Testing
         #expect(result.source.contains(#"self.major = try content.value(forProperty: "major")"#))
     }
 
-    @Test func enumWithoutCases() {
+    @Test(.onTestThreads) func enumWithoutCases() {
         let result = expand(
             """
             @Generable
@@ -95,7 +98,7 @@ import Testing
         #expect(result.diagnostics == ["2:6: '@Generable' enum must have at least one case"])
     }
 
-    @Test func enumAssociatedValueOfNonGenerableType() {
+    @Test(.onTestThreads) func enumAssociatedValueOfNonGenerableType() {
         let result = expand(
             """
             @Generable
@@ -107,7 +110,7 @@ import Testing
         #expect(result.diagnostics.first?.contains("dates are not Generable") == true)
     }
 
-    @Test func guideOnNonStoredDeclarations() {
+    @Test(.onTestThreads) func guideOnNonStoredDeclarations() {
         let result = expand(
             """
             struct Thing {

@@ -1,7 +1,8 @@
+import TestSupport
 import Testing
 
 @Suite struct GenerableExpansionTests {
-    @Test func structExpandsToApplesShape() {
+    @Test(.onTestThreads) func structExpandsToApplesShape() {
         let result = expand(
             """
             @Generable(description: "Replies")
@@ -66,7 +67,7 @@ import Testing
                 """)
     }
 
-    @Test func simpleEnumExpandsToStringChoices() {
+    @Test(.onTestThreads) func simpleEnumExpandsToStringChoices() {
         let result = expand(
             """
             @Generable
@@ -113,7 +114,7 @@ import Testing
                 """)
     }
 
-    @Test func enumWithAssociatedValuesUsesCaseObjects() {
+    @Test(.onTestThreads) func enumWithAssociatedValuesUsesCaseObjects() {
         let result = expand(
             """
             @Generable
@@ -131,7 +132,7 @@ import Testing
         #expect(result.source.contains(#"case .string(let name):"#))
     }
 
-    @Test func publicTypeGetsPublicMembers() {
+    @Test(.onTestThreads) func publicTypeGetsPublicMembers() {
         let result = expand(
             """
             @Generable
@@ -146,7 +147,7 @@ import Testing
         #expect(result.source.contains("public nonisolated init(_ content: FoundationModels.GeneratedContent) throws"))
     }
 
-    @Test func computedStaticAndObservedProperties() {
+    @Test(.onTestThreads) func computedStaticAndObservedProperties() {
         let result = expand(
             """
             @Generable
@@ -169,7 +170,7 @@ import Testing
         #expect(!result.source.contains(#"name: "count""#))
     }
 
-    @Test func regexGuideIsPassedThrough() {
+    @Test(.onTestThreads) func regexGuideIsPassedThrough() {
         let result = expand(
             """
             @Generable
@@ -183,7 +184,7 @@ import Testing
                 #"Property(name: "code", description: "Three capitals", type: String.self, guides: [/[A-Z]{3}/])"#))
     }
 
-    @Test func sharedTypeAnnotationAppliesToEveryName() {
+    @Test(.onTestThreads) func sharedTypeAnnotationAppliesToEveryName() {
         let result = expand(
             """
             @Generable
@@ -196,7 +197,7 @@ import Testing
         #expect(result.source.contains(#"Property(name: "y", type: Double.self)"#))
     }
 
-    @Test func generationIDPropertyIsNotInTheSchema() {
+    @Test(.onTestThreads) func generationIDPropertyIsNotInTheSchema() {
         let result = expand(
             """
             @Generable
@@ -210,7 +211,7 @@ import Testing
         #expect(result.source.contains("id: self.id,"))
     }
 
-    @Test func explicitNilWritesNullForMissingOptionals() {
+    @Test(.onTestThreads) func explicitNilWritesNullForMissingOptionals() {
         let result = expand(
             """
             @Generable(representNilExplicitlyInGeneratedContent: true)
@@ -222,7 +223,7 @@ import Testing
         #expect(result.source.contains(#"properties.append(("bio", self.bio))"#))
     }
 
-    @Test func keywordNamesAreEscapedInCodeOnly() {
+    @Test(.onTestThreads) func keywordNamesAreEscapedInCodeOnly() {
         let result = expand(
             """
             @Generable

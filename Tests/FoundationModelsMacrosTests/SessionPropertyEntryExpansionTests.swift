@@ -1,7 +1,8 @@
+import TestSupport
 import Testing
 
 @Suite struct SessionPropertyEntryExpansionTests {
-    @Test func aTypedEntryReadsAndWritesThroughItsKey() {
+    @Test(.onTestThreads) func aTypedEntryReadsAndWritesThroughItsKey() {
         let result = expand(
             """
             extension SessionPropertyValues {
@@ -30,7 +31,7 @@ import Testing
                 """)
     }
 
-    @Test func anUntypedEntryLetsSwiftInferTheType() {
+    @Test(.onTestThreads) func anUntypedEntryLetsSwiftInferTheType() {
         let result = expand(
             """
             extension SessionPropertyValues {
@@ -41,7 +42,7 @@ import Testing
         #expect(result.source.contains("static let defaultValue = 3"))
     }
 
-    @Test func anEntryNeedsADefault() {
+    @Test(.onTestThreads) func anEntryNeedsADefault() {
         let result = expand(
             """
             extension SessionPropertyValues {

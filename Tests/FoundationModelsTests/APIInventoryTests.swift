@@ -1,19 +1,20 @@
 import Foundation
 import FoundationModels
+import TestSupport
 import Testing
 
 /// What the values of the API inventory (APIInventory.swift, APIInventory27.swift) do: the files
 /// compiling shows each member exists; these show the ones that compute something behave as
 /// Apple documents.
 @Suite struct APIInventoryTests {
-    @Test func usageTotalsInputAndOutput() {
+    @Test(.onTestThreads) func usageTotalsInputAndOutput() {
         let usage = UsageInventory.usage()
         #expect(usage.totalTokenCount == 150)
         #expect(usage.input.cachedTokenCount == 100)
         #expect(usage.metadata["model"] == GeneratedContent("local"))
     }
 
-    @Test func optionsKeepWhatTheyAreGiven() {
+    @Test(.onTestThreads) func optionsKeepWhatTheyAreGiven() {
         let options = OptionsInventory.options()
         #expect(options[0] == GenerationOptions(samplingMode: nil, temperature: nil, maximumResponseTokens: nil))
         #expect(options[1].maximumResponseTokens == 64)
@@ -26,7 +27,7 @@ import Testing
         #expect(deprecated.temperature == 0.2)
     }
 
-    @Test func everyErrorCaseDescribesItself() {
+    @Test(.onTestThreads) func everyErrorCaseDescribesItself() {
         for error in ErrorInventory.generationErrors() {
             #expect(ErrorInventory.descriptions(error).compactMap { $0 }.allSatisfy { !$0.isEmpty })
         }
@@ -39,14 +40,14 @@ import Testing
         #expect(ErrorInventory.policies[0] != ErrorInventory.policies[1])
     }
 
-    @Test func builtInTypesAreGenerable() throws {
+    @Test(.onTestThreads) func builtInTypesAreGenerable() throws {
         let schemas = ConformanceInventory.schemas
         #expect(schemas.count == 8)
         #expect(ConformanceInventory.convertible([1, 2]).jsonString == "[1,2]")
         #expect(ConformanceInventory.partial(7) == 7)
     }
 
-    @Test func macroLeavesInitializedLetsOutOfTheSchema() throws {
+    @Test(.onTestThreads) func macroLeavesInitializedLetsOutOfTheSchema() throws {
         let json = try #require(String(data: JSONEncoder().encode(InventoryTrip.generationSchema), encoding: .utf8))
         #expect(json.contains("\"city\""))
         #expect(json.contains("\"ratings\""))
@@ -59,7 +60,7 @@ import Testing
         #expect(city < ratings)
     }
 
-    @Test func schemasResolveTheirReferencesOrSayWhich() throws {
+    @Test(.onTestThreads) func schemasResolveTheirReferencesOrSayWhich() throws {
         let schemas = try SchemaInventory.schemas()
         #expect(schemas.count == 7)
         #expect(try SchemaInventory.schemaMembers(schemas[4]).hasPrefix("Order"))
@@ -79,7 +80,7 @@ import Testing
         }
     }
 
-    @Test func generatedContentKeepsOrderMergesAndParsesPartialJSON() throws {
+    @Test(.onTestThreads) func generatedContentKeepsOrderMergesAndParsesPartialJSON() throws {
         let contents = try SchemaInventory.content()
         #expect(contents[0].jsonString == #"{"name":"Ada","age":36}"#)
         #expect(try contents[1].value(Int.self, forProperty: "a") == 2)
@@ -88,7 +89,7 @@ import Testing
         #expect(try contents[3].value(String.self, forProperty: "name") == "Ad")
     }
 
-    @Test func buildersJoinTheirParts() {
+    @Test(.onTestThreads) func buildersJoinTheirParts() {
         let instructions = BuilderInventory.instructions(verbose: false, items: ["a", "b"])
         let text = Transcript.Instructions(segments: instructions.segments, toolDefinitions: []).description
         #expect(text.contains("Be brief."))
@@ -98,7 +99,7 @@ import Testing
         #expect(!Transcript.Prompt(segments: prompt.segments).description.contains("Paris"))
     }
 
-    @Test func transcriptIsACollectionWithHistory() {
+    @Test(.onTestThreads) func transcriptIsACollectionWithHistory() {
         let transcript = TranscriptInventory.transcript(tool: InventoryWeatherTool())
         #expect(transcript.count == 6)
         #expect(transcript.history.count == 5)  // the instructions are not history
@@ -167,7 +168,7 @@ import Testing
         #expect(next.content == "Next")
     }
 
-    @Test func theShippedChannelCarriesEveryActionAndItsMetadata() {
+    @Test(.onTestThreads) func theShippedChannelCarriesEveryActionAndItsMetadata() {
         let segment = Transcript.AttachmentSegment(
             content: .image(Transcript.ImageAttachment(imageURL: URL(fileURLWithPath: "/tmp/a.png"))), label: "a")
         let events = ChannelInventory.events(segment: segment)
@@ -190,7 +191,7 @@ import Testing
         #expect(refusal.metadata["policy"] as? String == "x")
     }
 
-    @Test func historyIsTheTranscriptWithoutItsInstructions() {
+    @Test(.onTestThreads) func historyIsTheTranscriptWithoutItsInstructions() {
         var transcript = TranscriptInventory.transcript(tool: InventoryWeatherTool())
         let empty = Transcript27Inventory.history(&transcript)
         #expect(empty.isEmpty)
@@ -201,7 +202,7 @@ import Testing
         }
     }
 
-    @Test func anImageReferenceFindsTheLatestImageWithItsLabel() throws {
+    @Test(.onTestThreads) func anImageReferenceFindsTheLatestImageWithItsLabel() throws {
         let first = URL(fileURLWithPath: "/tmp/first.png"), second = URL(fileURLWithPath: "/tmp/second.png")
         func prompt(_ url: URL) -> Transcript.Entry {
             .prompt(
@@ -218,7 +219,7 @@ import Testing
         #expect(try Attachment27Inventory.partialReference(partial) == "scr")
     }
 
-    @Test func customSessionPropertiesKeepTheirValues() {
+    @Test(.onTestThreads) func customSessionPropertiesKeepTheirValues() {
         let session = Profile27Inventory.sessions()[0]
         #expect(session.properties.inventoryAccount == "anonymous")
         Profile27Inventory.properties(session.properties)

@@ -1,6 +1,7 @@
 import Foundation
 import FoundationModels
 import GenerableFixtures
+import TestSupport
 import Testing
 
 /// Code shaped exactly like Apple's documentation and sample code, compiled and run against
@@ -22,7 +23,7 @@ import Testing
         }
     }
 
-    @Test func switchingOnAvailabilityReasons() throws {
+    @Test(.onTestThreads) func switchingOnAvailabilityReasons() throws {
         let missing = SystemLanguageModel.stub(.path("/nonexistent/model.gguf"), locator: StubLocator())
         #expect(message(for: missing) == "The model is downloading.")
         #expect(missing.availability != .available)
@@ -35,7 +36,7 @@ import Testing
         #expect(ready.contextSize == 8192)
     }
 
-    @Test func modelInitializersAndProperties() throws {
+    @Test(.onTestThreads) func modelInitializersAndProperties() throws {
         let model = SystemLanguageModel(useCase: .contentTagging, guardrails: .permissiveContentTransformations)
         #expect(model.useCase == .contentTagging)
         #expect(SystemLanguageModel.default.useCase == .general)
@@ -117,7 +118,7 @@ import Testing
         #expect(story.rating == 4.5)
     }
 
-    @Test func samplingModes() {
+    @Test(.onTestThreads) func samplingModes() {
         let greedy = GenerationOptions(sampling: .greedy)
         let topK = GenerationOptions(sampling: .random(top: 40, seed: 7), temperature: 0.8, maximumResponseTokens: 100)
         let nucleus = GenerationOptions(sampling: .random(probabilityThreshold: 0.9))
@@ -128,7 +129,7 @@ import Testing
         #expect(GenerationOptions() == GenerationOptions(sampling: nil, temperature: nil, maximumResponseTokens: nil))
     }
 
-    @Test func errorsDescribeThemselves() {
+    @Test(.onTestThreads) func errorsDescribeThemselves() {
         let error = LanguageModelSession.GenerationError.exceededContextWindowSize(
             .init(debugDescription: "Content contains 9056 tokens"))
         #expect(error.errorDescription != nil)

@@ -1,6 +1,7 @@
 import Foundation
 import FoundationModels
 import Synchronization
+import TestSupport
 import Testing
 
 /// `SystemLanguageModel.availability` is observable: observers hear when the model file
@@ -63,7 +64,7 @@ import Testing
         #expect(model.unavailableExplanation == "the file is not a GGUF model")
     }
 
-    @Test func noEngineToRunTheModelIsSaidPlainly() throws {
+    @Test(.onTestThreads) func noEngineToRunTheModelIsSaidPlainly() throws {
         let engine = StubEngine()
         engine.setUnreachable("no Sotto engine service is running and no `sotto` binary was found")
         let model = SystemLanguageModel.stub(
@@ -73,7 +74,7 @@ import Testing
     }
 
     /// Each reason Apple's API has, for the condition Sotto maps to it.
-    @Test func availabilityMapsHonestly() {
+    @Test(.onTestThreads) func availabilityMapsHonestly() {
         let gigabyte = 1 << 30
         let memory = UInt64(ProcessInfo.processInfo.physicalMemory)
         let off = StubLocator()

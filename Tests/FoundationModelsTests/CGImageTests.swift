@@ -1,5 +1,6 @@
 import Foundation
 import FoundationModels
+import TestSupport
 import Testing
 
 /// The `CGImage` stand-in: encoded PNG and JPEG images, their size read from their headers,
@@ -20,7 +21,7 @@ import Testing
         return Data(bytes + [0xFF, 0xD9])
     }()
 
-    @Test func readsTheSizeOfPNGAndJPEGImages() throws {
+    @Test(.onTestThreads) func readsTheSizeOfPNGAndJPEGImages() throws {
         let png = try #require(CGImage(data: Self.png))
         #expect(png.width == 960 && png.height == 540)
         let jpeg = try #require(CGImage(data: Self.jpeg))
@@ -28,14 +29,14 @@ import Testing
         #expect(jpeg.encodedData == Self.jpeg)
     }
 
-    @Test func refusesWhatIsNotAnImage() {
+    @Test(.onTestThreads) func refusesWhatIsNotAnImage() {
         #expect(CGImage(data: Data("GIF89a".utf8)) == nil)
         #expect(CGImage(data: Data()) == nil)
         #expect(CGImage(contentsOf: URL(fileURLWithPath: "/nonexistent.png")) == nil)
         #expect(CGImage(contentsOf: URL(string: "https://example.com/a.png")!) == nil)
     }
 
-    @Test func aFileImageIsReadWhenAsked() throws {
+    @Test(.onTestThreads) func aFileImageIsReadWhenAsked() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("cg-\(UUID().uuidString).png")
         try Self.png.write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }
@@ -44,7 +45,7 @@ import Testing
         #expect(image.encodedData == Self.png)
     }
 
-    @Test func attachesAsAppleAttachesACoreGraphicsImage() throws {
+    @Test(.onTestThreads) func attachesAsAppleAttachesACoreGraphicsImage() throws {
         let image = try #require(CGImage(data: Self.png))
         let prompt = Prompt {
             "What does this say?"

@@ -1,5 +1,6 @@
 import Foundation
 import FoundationModels
+import TestSupport
 import Testing
 
 /// When the code reading a response stops, generation stops, the session is free at once, and

@@ -1,6 +1,7 @@
 import Foundation
 import FoundationModels
 import GenerableFixtures
+import TestSupport
 import Testing
 
 /// A model defined outside the module, with only the public API (``ScriptedModel`` and its
@@ -123,7 +124,7 @@ import Testing
         }
     }
 
-    @Test func capabilitiesAreASet() {
+    @Test(.onTestThreads) func capabilitiesAreASet() {
         let capabilities = LanguageModelCapabilities(capabilities: [.vision, .toolCalling, .vision])
         #expect(capabilities.contains(.vision) && capabilities.contains(.toolCalling))
         #expect(!capabilities.contains(.reasoning) && !capabilities.contains(.guidedGeneration))

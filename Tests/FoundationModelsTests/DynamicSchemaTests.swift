@@ -1,9 +1,10 @@
 import FoundationModels
 import GenerableFixtures
+import TestSupport
 import Testing
 
 @Suite struct DynamicSchemaTests {
-    @Test func referencesResolveToDependencies() throws {
+    @Test(.onTestThreads) func referencesResolveToDependencies() throws {
         let person = DynamicGenerationSchema(
             name: "Person", description: "Someone",
             properties: [
@@ -32,7 +33,7 @@ import Testing
             schema.resolve(.reference("Pet")) == .enumeration(name: "Pet", description: nil, cases: ["cat", "dog"]))
     }
 
-    @Test func unionsAndNull() throws {
+    @Test(.onTestThreads) func unionsAndNull() throws {
         let value = DynamicGenerationSchema(
             name: "Value",
             anyOf: [DynamicGenerationSchema(type: Int.self), DynamicGenerationSchema(type: String.self), .null])
@@ -44,14 +45,14 @@ import Testing
                     choices: [.integer(minimum: nil, maximum: nil), .string(StringConstraints()), .null]))
     }
 
-    @Test func generableTypesBringTheirDefinitions() throws {
+    @Test(.onTestThreads) func generableTypesBringTheirDefinitions() throws {
         let root = DynamicGenerationSchema(
             name: "Cast", properties: [.init(name: "lead", schema: DynamicGenerationSchema(type: Character.self))])
         let schema = try GenerationSchema(root: root, dependencies: [])
         #expect(Set(schema.definitions.map(\.name)) == ["Character", "Sentiment"])
     }
 
-    @Test func recursiveReferenceToTheRoot() throws {
+    @Test(.onTestThreads) func recursiveReferenceToTheRoot() throws {
         let node = DynamicGenerationSchema(
             name: "Node",
             properties: [
@@ -63,7 +64,7 @@ import Testing
         #expect(schema.definitions.map(\.name) == ["Node"])
     }
 
-    @Test func duplicateDependencyNames() {
+    @Test(.onTestThreads) func duplicateDependencyNames() {
         let a = DynamicGenerationSchema(name: "A", anyOf: ["x"])
         #expect {
             _ = try GenerationSchema(root: DynamicGenerationSchema(referenceTo: "A"), dependencies: [a, a])
@@ -73,7 +74,7 @@ import Testing
         }
     }
 
-    @Test func duplicateProperties() {
+    @Test(.onTestThreads) func duplicateProperties() {
         let root = DynamicGenerationSchema(
             name: "R",
             properties: [
@@ -90,7 +91,7 @@ import Testing
         }
     }
 
-    @Test func emptyChoices() {
+    @Test(.onTestThreads) func emptyChoices() {
         #expect {
             _ = try GenerationSchema(root: DynamicGenerationSchema(name: "E", anyOf: [String]()), dependencies: [])
         } throws: { error in
@@ -99,7 +100,7 @@ import Testing
         }
     }
 
-    @Test func undefinedReferences() {
+    @Test(.onTestThreads) func undefinedReferences() {
         let root = DynamicGenerationSchema(
             name: "R",
             properties: [

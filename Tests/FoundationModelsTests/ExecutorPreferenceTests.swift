@@ -2,6 +2,7 @@ import Foundation
 import FoundationModels
 import GenerableFixtures
 import Synchronization
+import TestSupport
 import Testing
 
 /// Model work runs where the app's task runs: a stream's generation and a prewarm carry their

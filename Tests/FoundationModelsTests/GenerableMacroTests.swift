@@ -1,9 +1,10 @@
 import FoundationModels
 import GenerableFixtures
+import TestSupport
 import Testing
 
 @Suite struct GenerableMacroTests {
-    @Test func structRoundTripsThroughGeneratedContent() throws {
+    @Test(.onTestThreads) func structRoundTripsThroughGeneratedContent() throws {
         let suggestions = ReplySuggestions(replies: ["Sure!", "Sounds good", "Maybe later"])
         let content = suggestions.generatedContent
         #expect(content.jsonString == #"{"replies":["Sure!","Sounds good","Maybe later"]}"#)
@@ -11,12 +12,12 @@ import Testing
         #expect(decoded.replies == suggestions.replies)
     }
 
-    @Test func memberwiseInitializerSurvives() {
+    @Test(.onTestThreads) func memberwiseInitializerSurvives() {
         let thing = PublicThing(value: 3)
         #expect(thing.generatedContent.jsonString == #"{"value":3}"#)
     }
 
-    @Test func optionalPropertyIsLeftOutWhenNil() throws {
+    @Test(.onTestThreads) func optionalPropertyIsLeftOutWhenNil() throws {
         let character = Character(name: "Ada", age: 36, mood: .positive, nickname: nil)
         #expect(character.generatedContent.jsonString == #"{"name":"Ada","age":36,"mood":"positive"}"#)
         let parsed = try Character(GeneratedContent(json: #"{"name":"Ada","age":36,"mood":"neutral","nickname":"A"}"#))
@@ -24,13 +25,13 @@ import Testing
         #expect(parsed.mood == .neutral)
     }
 
-    @Test func simpleEnumIsAString() throws {
+    @Test(.onTestThreads) func simpleEnumIsAString() throws {
         #expect(Sentiment.negative.generatedContent == GeneratedContent("negative"))
         #expect(try Sentiment(GeneratedContent("neutral")) == .neutral)
         #expect(throws: LanguageModelSession.GenerationError.self) { try Sentiment(GeneratedContent("angry")) }
     }
 
-    @Test func enumWithAssociatedValuesRoundTrips() throws {
+    @Test(.onTestThreads) func enumWithAssociatedValuesRoundTrips() throws {
         let actions: [NextAction] = [
             .reply(text: "On my way"), .wait(minutes: 5), .remind("Call Bob", at: 9), .nothing,
         ]
@@ -43,7 +44,7 @@ import Testing
         #expect(NextAction.nothing.generatedContent.jsonString == #""nothing""#)
     }
 
-    @Test func generationIDPropertyCarriesTheContentID() throws {
+    @Test(.onTestThreads) func generationIDPropertyCarriesTheContentID() throws {
         let id = GenerationID()
         let content = GeneratedContent(
             properties: [
@@ -55,7 +56,7 @@ import Testing
         #expect(story.generatedContent.jsonString.contains("\"id\"") == false)
     }
 
-    @Test func partiallyGeneratedFillsInFromPartialJSON() throws {
+    @Test(.onTestThreads) func partiallyGeneratedFillsInFromPartialJSON() throws {
         let partial = try GeneratedContent(json: #"{"replies": ["Sure", "See y"#)
         let snapshot = try ReplySuggestions.PartiallyGenerated(partial)
         #expect(snapshot.replies == ["Sure", "See y"])
@@ -64,7 +65,7 @@ import Testing
         #expect(early.replies == nil)
     }
 
-    @Test func partiallyGeneratedNestsPartialTypes() throws {
+    @Test(.onTestThreads) func partiallyGeneratedNestsPartialTypes() throws {
         let partial = try GeneratedContent(json: #"{"title":"Night","characters":[{"name":"Ad"#)
         let story = try Story.PartiallyGenerated(partial)
         #expect(story.title == "Night")
@@ -74,7 +75,7 @@ import Testing
         #expect(story.hashtag == nil)
     }
 
-    @Test func asPartiallyGeneratedKeepsValues() {
+    @Test(.onTestThreads) func asPartiallyGeneratedKeepsValues() {
         let partial = ReplySuggestions(replies: ["a", "b", "c"]).asPartiallyGenerated()
         #expect(partial.replies == ["a", "b", "c"])
         #expect(Sentiment.positive.asPartiallyGenerated() == .positive)
@@ -82,7 +83,7 @@ import Testing
 }
 
 @Suite struct GenerableShapesTests {
-    @Test func genericTypeWorks() throws {
+    @Test(.onTestThreads) func genericTypeWorks() throws {
         let page = try Page<Sentiment>(GeneratedContent(json: #"{"items": ["positive", "negative"], "next": 2}"#))
         #expect(page.items == [.positive, .negative])
         #expect(page.next == 2)
@@ -96,7 +97,7 @@ import Testing
             object.properties[0].node == .array(element: .reference("Sentiment"), minimumCount: nil, maximumCount: nil))
     }
 
-    @Test func privateAndNestedTypesWork() throws {
+    @Test(.onTestThreads) func privateAndNestedTypesWork() throws {
         #expect(try filePrivateNoteText(json: #"{"text": "x"}"#) == "x")
         #expect(try Outer.Inner(GeneratedContent(json: #"{"value": true}"#)).value)
         guard case .object(let object) = Outer.Inner.generationSchema.root else {

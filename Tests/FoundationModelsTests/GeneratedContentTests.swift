@@ -1,9 +1,10 @@
 import Foundation
 import FoundationModels
+import TestSupport
 import Testing
 
 @Suite struct GeneratedContentTests {
-    @Test func completeJSONParsesWithOrderedProperties() throws {
+    @Test(.onTestThreads) func completeJSONParsesWithOrderedProperties() throws {
         let content = try GeneratedContent(json: #" {"b": 1, "a": [true, null, "x"], "c": {"d": -2.5e1}} "#)
         #expect(content.isComplete)
         guard case .structure(let properties, let keys) = content.kind else {
@@ -19,32 +20,34 @@ import Testing
     }
 
     /// Prefixes of a streamed response, and what each must read as.
-    @Test(arguments: [
-        (#"{"replies": ["Sure", "See y"#, #"{"replies":["Sure","See y"]}"#),
-        (##"{"replies": ["Sure", ""##, #"{"replies":["Sure",""]}"#),
-        (#"{"replies": ["Sure","#, #"{"replies":["Sure"]}"#),
-        (#"{"replies": ["#, #"{"replies":[]}"#),
-        (#"{"replies": "#, #"{}"#),
-        (#"{"repl"#, #"{}"#),
-        (#"{"#, #"{}"#),
-        (#"{"n": 12"#, #"{"n":12}"#),
-        (#"{"n": -"#, #"{}"#),
-        (#"{"n": 1.5e"#, #"{"n":1.5}"#),
-        (#"{"ok": tr"#, #"{}"#),
-        (#"{"ok": true"#, #"{"ok":true}"#),
-        (#"{"s": "a\"#, #"{"s":"a"}"#),
-        (#"{"s": "caf\u00e"#, #"{"s":"caf"}"#),
-        (#"{"s": "\ud83d\ude00"#, #"{"s":"😀"}"#),
-        (#"["a", {"b": [1, 2"#, #"["a",{"b":[1,2]}]"#),
-        (#""unterminated"#, #""unterminated""#),
-    ])
+    @Test(
+        .onTestThreads,
+        arguments: [
+            (#"{"replies": ["Sure", "See y"#, #"{"replies":["Sure","See y"]}"#),
+            (##"{"replies": ["Sure", ""##, #"{"replies":["Sure",""]}"#),
+            (#"{"replies": ["Sure","#, #"{"replies":["Sure"]}"#),
+            (#"{"replies": ["#, #"{"replies":[]}"#),
+            (#"{"replies": "#, #"{}"#),
+            (#"{"repl"#, #"{}"#),
+            (#"{"#, #"{}"#),
+            (#"{"n": 12"#, #"{"n":12}"#),
+            (#"{"n": -"#, #"{}"#),
+            (#"{"n": 1.5e"#, #"{"n":1.5}"#),
+            (#"{"ok": tr"#, #"{}"#),
+            (#"{"ok": true"#, #"{"ok":true}"#),
+            (#"{"s": "a\"#, #"{"s":"a"}"#),
+            (#"{"s": "caf\u00e"#, #"{"s":"caf"}"#),
+            (#"{"s": "\ud83d\ude00"#, #"{"s":"😀"}"#),
+            (#"["a", {"b": [1, 2"#, #"["a",{"b":[1,2]}]"#),
+            (#""unterminated"#, #""unterminated""#),
+        ])
     func partialJSONReadsAsMuchAsHasArrived(prefix: String, expected: String) throws {
         let content = try GeneratedContent(json: prefix)
         #expect(content.jsonString == expected)
         #expect(!content.isComplete)
     }
 
-    @Test func partialValuesAreMarkedIncompleteButFinishedOnesAreNot() throws {
+    @Test(.onTestThreads) func partialValuesAreMarkedIncompleteButFinishedOnesAreNot() throws {
         let content = try GeneratedContent(json: #"{"done": "yes", "items": ["a", "b"#)
         let properties = try content.properties()
         #expect(properties["done"]?.isComplete == true)
@@ -53,7 +56,7 @@ import Testing
         #expect(try properties["items"]?.elements().last?.isComplete == false)
     }
 
-    @Test func multibyteCharacterCutOffIsDropped() throws {
+    @Test(.onTestThreads) func multibyteCharacterCutOffIsDropped() throws {
         // "é" is two bytes; cut after the first.
         var bytes = Array(#"{"s": "caf"#.utf8)
         bytes.append(0xC3)
@@ -63,17 +66,19 @@ import Testing
         #expect(try content.value(String.self, forProperty: "s").hasPrefix("caf"))
     }
 
-    @Test(arguments: [
-        (#"{"a" 1}"#, 5),
-        (#"[1 2]"#, 3),
-        (#"{"a": tru }"#, 9),
-        (#"{"a": 01}"#, 6),
-        (#"@"#, 0),
-        (#"{"a": 1} x"#, 9),
-        (#"{"s": "\q"}"#, 7),
-        ("", 0),
-        ("   ", 3),
-    ])
+    @Test(
+        .onTestThreads,
+        arguments: [
+            (#"{"a" 1}"#, 5),
+            (#"[1 2]"#, 3),
+            (#"{"a": tru }"#, 9),
+            (#"{"a": 01}"#, 6),
+            (#"@"#, 0),
+            (#"{"a": 1} x"#, 9),
+            (#"{"s": "\q"}"#, 7),
+            ("", 0),
+            ("   ", 3),
+        ])
     func invalidJSONThrowsWithItsOffset(text: String, offset: Int) {
         do {
             _ = try GeneratedContent(json: text)
@@ -85,18 +90,18 @@ import Testing
         }
     }
 
-    @Test func deepNestingIsAnErrorNotACrash() {
+    @Test(.onTestThreads) func deepNestingIsAnErrorNotACrash() {
         let text = String(repeating: "[", count: 100_000)
         #expect(throws: LanguageModelSession.GenerationError.self) { try GeneratedContent(json: text) }
     }
 
-    @Test func stringsEscapeForJSON() throws {
+    @Test(.onTestThreads) func stringsEscapeForJSON() throws {
         let content = GeneratedContent("quote \" backslash \\ newline \n tab \t bell \u{07} é")
         #expect(content.jsonString == #""quote \" backslash \\ newline \n tab \t bell \u0007 é""#)
         #expect(try GeneratedContent(json: content.jsonString) == content)
     }
 
-    @Test func numbersFormatCompactly() {
+    @Test(.onTestThreads) func numbersFormatCompactly() {
         #expect(GeneratedContent(3).jsonString == "3")
         #expect(GeneratedContent(2.5).jsonString == "2.5")
         #expect(GeneratedContent(-0.125).jsonString == "-0.125")
@@ -104,7 +109,7 @@ import Testing
         #expect(GeneratedContent(Double.nan).jsonString == "null")
     }
 
-    @Test func valueAccessorsConvertAndReportMismatches() throws {
+    @Test(.onTestThreads) func valueAccessorsConvertAndReportMismatches() throws {
         let content = try GeneratedContent(json: #"{"n": 3, "x": 2.5, "s": "hi", "list": [1, 2], "none": null}"#)
         #expect(try content.value(Int.self, forProperty: "n") == 3)
         #expect(try content.value(Float.self, forProperty: "x") == 2.5)
@@ -124,11 +129,11 @@ import Testing
         }
     }
 
-    @Test func decimalKeepsItsDecimalDigits() throws {
+    @Test(.onTestThreads) func decimalKeepsItsDecimalDigits() throws {
         #expect(try Decimal(GeneratedContent(json: "0.1")) == Decimal(string: "0.1"))
     }
 
-    @Test func propertiesInitializersKeepOrderAndResolveDuplicates() throws {
+    @Test(.onTestThreads) func propertiesInitializersKeepOrderAndResolveDuplicates() throws {
         let content = GeneratedContent(properties: ["z": 1, "a": "x", "z": 2])
         #expect(content.jsonString == #"{"z":2,"a":"x"}"#)
         let pairs: [(String, any ConvertibleToGeneratedContent)] = [("k", 1), ("k", 2), ("j", 3)]
@@ -140,7 +145,7 @@ import Testing
         #expect(array.jsonString == #"["a",1,true]"#)
     }
 
-    @Test func equalityIgnoresIDs() {
+    @Test(.onTestThreads) func equalityIgnoresIDs() {
         #expect(GeneratedContent("a", id: GenerationID()) == GeneratedContent("a", id: GenerationID()))
         #expect(GeneratedContent("a") != GeneratedContent("b"))
     }

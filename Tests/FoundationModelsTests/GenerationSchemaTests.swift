@@ -1,10 +1,11 @@
 import Foundation
 import FoundationModels
 import GenerableFixtures
+import TestSupport
 import Testing
 
 @Suite struct GenerationSchemaTests {
-    @Test func countGuideBecomesExactArrayBounds() {
+    @Test(.onTestThreads) func countGuideBecomesExactArrayBounds() {
         let schema = SearchSuggestions.generationSchema
         guard case .object(let object) = schema.root else {
             Issue.record("expected an object, got \(schema.root)")
@@ -19,7 +20,7 @@ import Testing
         #expect(schema.definitions.isEmpty)
     }
 
-    @Test func everyGuideIsApplied() throws {
+    @Test(.onTestThreads) func everyGuideIsApplied() throws {
         let schema = Story.generationSchema
         guard case .object(let story) = schema.root else {
             Issue.record("expected an object")
@@ -49,7 +50,7 @@ import Testing
                 == .enumeration(name: "Sentiment", description: nil, cases: ["positive", "neutral", "negative"]))
     }
 
-    @Test func recursiveTypeRefersToItself() {
+    @Test(.onTestThreads) func recursiveTypeRefersToItself() {
         let schema = TreeNode.generationSchema
         guard case .object(let node) = schema.root else {
             Issue.record("expected an object")
@@ -61,7 +62,7 @@ import Testing
         #expect(schema.definitions[0].node == schema.root)
     }
 
-    @Test func enumWithAssociatedValuesIsAUnionOfCaseObjects() {
+    @Test(.onTestThreads) func enumWithAssociatedValuesIsAUnionOfCaseObjects() {
         guard case .anyOf(let name, let description, let choices) = NextAction.generationSchema.root else {
             Issue.record("expected anyOf")
             return
@@ -88,7 +89,7 @@ import Testing
         #expect(choices[1] == wait)
     }
 
-    @Test func builtInTypesHavePrimitiveSchemas() {
+    @Test(.onTestThreads) func builtInTypesHavePrimitiveSchemas() {
         #expect(String.generationSchema.root == .string(StringConstraints()))
         #expect(Int.generationSchema.root == .integer(minimum: nil, maximum: nil))
         #expect(Double.generationSchema.root == .number(minimum: nil, maximum: nil))
@@ -103,7 +104,7 @@ import Testing
         #expect(GeneratedContent.generationSchema.root == .anyValue)
     }
 
-    @Test func guidesComposeOnNestedArrays() {
+    @Test(.onTestThreads) func guidesComposeOnNestedArrays() {
         struct Grid: Generable {
             var cells: [[Int]]
             static var generationSchema: GenerationSchema {
@@ -129,7 +130,7 @@ import Testing
                     minimumCount: 2, maximumCount: 2))
     }
 
-    @Test func explicitNilMakesOptionalsRequiredAndNullable() {
+    @Test(.onTestThreads) func explicitNilMakesOptionalsRequiredAndNullable() {
         let schema = GenerationSchema(
             type: GeneratedContent.self, representNilExplicitlyInGeneratedContent: true,
             properties: [.init(name: "note", type: String?.self)])
@@ -143,7 +144,7 @@ import Testing
                 == .anyOf(name: nil, description: nil, choices: [.string(StringConstraints()), .null]))
     }
 
-    @Test func codableRoundTripKeepsTheTree() throws {
+    @Test(.onTestThreads) func codableRoundTripKeepsTheTree() throws {
         for schema in [
             Story.generationSchema, NextAction.generationSchema, TreeNode.generationSchema,
             ReplySuggestions.generationSchema,
@@ -157,7 +158,7 @@ import Testing
 
     /// The schema of `response_format: json_object` (any object) survives the trip, apart from an
     /// object of no properties (`additionalProperties` tells them apart).
-    @Test func anyObjectRoundTripsApartFromAnEmptyObject() throws {
+    @Test(.onTestThreads) func anyObjectRoundTripsApartFromAnEmptyObject() throws {
         let any = GenerationSchema(primitive: .anyObject)
         let empty = GenerationSchema(primitive: .object(ObjectNode(name: nil, description: nil, properties: [])))
         for schema in [any, empty] {
@@ -167,7 +168,7 @@ import Testing
         #expect(any.jsonSchemaString == #"{"type":"object","additionalProperties":true}"#)
     }
 
-    @Test func schemaGoesIntoThePromptAsJSONSchema() throws {
+    @Test(.onTestThreads) func schemaGoesIntoThePromptAsJSONSchema() throws {
         let text = ReplySuggestions.generationSchema.jsonSchemaString
         let schema = try GeneratedContent(json: text)
         #expect(try schema.value(String.self, forProperty: "type") == "object")
@@ -181,7 +182,7 @@ import Testing
         #expect(try replies.value(String.self, forProperty: "description") == "Three short replies the user could send")
     }
 
-    @Test func runtimeRegexGivesItsPattern() throws {
+    @Test(.onTestThreads) func runtimeRegexGivesItsPattern() throws {
         let regex = try Regex("[0-9]{3}-[0-9]{4}")
         let schema = GenerationSchema(
             type: GeneratedContent.self, properties: [.init(name: "phone", type: String?.self, guides: [regex])])
@@ -197,7 +198,7 @@ import Testing
 }
 
 @Suite struct SchemaInliningTests {
-    @Test func referencesAreReplacedByDefinitions() throws {
+    @Test(.onTestThreads) func referencesAreReplacedByDefinitions() throws {
         let inlined = try Story.generationSchema.inlinedRoot()
         #expect(!inlined.references.contains("Character"))
         guard case .object(let story) = inlined, case .array(.object(let character), 1, 3) = story.properties[1].node
@@ -210,7 +211,7 @@ import Testing
                 == .enumeration(name: "Sentiment", description: nil, cases: ["positive", "neutral", "negative"]))
     }
 
-    @Test func recursionIsCutWhereOutputStaysValid() throws {
+    @Test(.onTestThreads) func recursionIsCutWhereOutputStaysValid() throws {
         let inlined = try TreeNode.generationSchema.inlinedRoot(maximumDepth: 2)
         #expect(inlined.references.isEmpty)
         // Root, two levels of children, then children must be empty.
@@ -224,7 +225,7 @@ import Testing
         #expect(depth == 2)
     }
 
-    @Test func requiredSelfReferenceCannotBeInlined() throws {
+    @Test(.onTestThreads) func requiredSelfReferenceCannotBeInlined() throws {
         let loop = DynamicGenerationSchema(
             name: "Loop", properties: [.init(name: "next", schema: DynamicGenerationSchema(referenceTo: "Loop"))])
         let schema = try GenerationSchema(root: loop, dependencies: [])
@@ -233,7 +234,7 @@ import Testing
 }
 
 @Suite struct GuideSpellingTests {
-    @Test func guidesWithoutDescriptionsAndOtherNumberTypes() {
+    @Test(.onTestThreads) func guidesWithoutDescriptionsAndOtherNumberTypes() {
         guard case .object(let tuning) = Tuning.generationSchema.root else {
             Issue.record("expected an object")
             return

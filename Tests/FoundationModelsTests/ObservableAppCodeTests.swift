@@ -1,5 +1,6 @@
 import Foundation
 import FoundationModels
+import TestSupport
 import Testing
 
 // App code as it is written for Apple's SDK: this file imports only Foundation and
@@ -52,7 +53,7 @@ struct Itinerary {
         #expect(!viewModel.isThinking)
     }
 
-    @Test func generableWithInitializedConstants() throws {
+    @Test(.onTestThreads) func generableWithInitializedConstants() throws {
         let schema = Itinerary.generationSchema.jsonSchemaString
         #expect(schema.contains(#""destination""#) && schema.contains(#""days""#))
         #expect(!schema.contains(#""id""#) && !schema.contains(#""version""#))

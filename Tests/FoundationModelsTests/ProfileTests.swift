@@ -2,6 +2,7 @@ import Foundation
 import FoundationModels
 import GenerableFixtures
 import Synchronization
+import TestSupport
 import Testing
 
 extension SessionPropertyValues {

@@ -3,6 +3,7 @@ import FoundationModels
 import GenerableFixtures
 import Observation
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite struct SessionTests {

@@ -1,5 +1,6 @@
 import FoundationModels
 import GenerableFixtures
+import TestSupport
 import Testing
 
 @Suite struct StreamingTests {

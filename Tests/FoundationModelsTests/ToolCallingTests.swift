@@ -1,6 +1,7 @@
 import Foundation
 import FoundationModels
 import GenerableFixtures
+import TestSupport
 import Testing
 
 @Suite struct ToolCallingTests {
@@ -120,7 +121,7 @@ import Testing
         #expect(decoded == session.transcript)
     }
 
-    @Test func defaultToolNameIsTheTypeName() {
+    @Test(.onTestThreads) func defaultToolNameIsTheTypeName() {
         struct Lookup: Tool {
             let description = "Looks things up."
             func call(arguments: GeneratedContent) async throws -> String { "" }

@@ -1,5 +1,6 @@
 import Foundation
 import FoundationModels
+import TestSupport
 import Testing
 
 // Code written for the 26.4 SDK, where `Transcript` is a `RandomAccessCollection` only and
@@ -69,14 +70,14 @@ enum BothSDKsCode {
         ])
     }
 
-    @Test func code264GetsArrays() {
+    @Test(.onTestThreads) func code264GetsArrays() {
         let session = LanguageModelSession(model: ScriptedModel(turns: []), transcript: transcript)
         #expect(Transcript264Code.prompts(in: session).count == 1)
         #expect(Transcript264Code.lastResponses(in: transcript) == ["Hello", "1 responses"])
         #expect(BothSDKsCode.prompts(in: transcript).count == 1)
     }
 
-    @Test func code27GetsTranscripts() {
+    @Test(.onTestThreads) func code27GetsTranscripts() {
         let session = LanguageModelSession(model: ScriptedModel(turns: []), transcript: transcript)
         Transcript27Code.dropToolEntries(from: session)
         #expect(session.transcript.count == 3)

@@ -80,7 +80,7 @@ struct FieldMap {
 struct FuzzTests {
     /// Mutates the header and directory of a real model thousands of times: each attempt must
     /// either throw a `GGUFError` or produce a directory whose every tensor lies inside the bytes.
-    @Test func mutatedRealFile() throws {
+    @Test(.onTestThreads) func mutatedRealFile() throws {
         let path = try RealModels.path(RealModels.smollm)
         var image = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped))
         var generator = SplitMix64(seed: 0x5077_0000_6775_6600)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import GGUF
@@ -43,7 +44,7 @@ struct MalformedFileTests {
         }
     }
 
-    @Test func emptyAndBadMagic() {
+    @Test(.onTestThreads) func emptyAndBadMagic() {
         #expect(failure([])?.kind == .truncated)
         #expect(failure(Array("GGU".utf8))?.kind == .truncated)
         let error = failure(Array("PK\u{3}\u{4}00000000000000000000".utf8))
@@ -51,7 +52,7 @@ struct MalformedFileTests {
         #expect(error?.description.contains("not a GGUF file") == true)
     }
 
-    @Test func versions() {
+    @Test(.onTestThreads) func versions() {
         var raw = RawBytes()
         raw.header(version: 1, tensors: 0, entries: 0)
         #expect(failure(raw.bytes)?.kind == .unsupportedVersion)
@@ -60,7 +61,7 @@ struct MalformedFileTests {
         #expect(failure(raw.bytes)?.description.contains("big-endian") == true)
     }
 
-    @Test func absurdCountsFailBeforeAllocating() {
+    @Test(.onTestThreads) func absurdCountsFailBeforeAllocating() {
         var raw = RawBytes()
         raw.header(tensors: 1 << 60, entries: 0)
         let tensors = failure(raw.bytes)
@@ -90,7 +91,7 @@ struct MalformedFileTests {
         #expect(array?.description.contains("tokenizer.ggml.tokens") == true)
     }
 
-    @Test func badValues() {
+    @Test(.onTestThreads) func badValues() {
         var raw = RawBytes()
         raw.header(tensors: 0, entries: 1)
         raw.str("k")
@@ -138,7 +139,7 @@ struct MalformedFileTests {
         return raw.bytes
     }
 
-    @Test func badTensors() {
+    @Test(.onTestThreads) func badTensors() {
         #expect(failure(tensorFile(dims: [32, 2], type: 8, dataBytes: 68)) == nil)  // the valid baseline
         let cases: [([UInt64], UInt32, UInt64, Int, GGUFError.Kind)] = [
             ([1, 1, 1, 1, 1], 0, 0, 4, .invalidShape),
@@ -169,7 +170,7 @@ struct MalformedFileTests {
     }
 
     /// Every prefix of a valid file fails cleanly (only the whole file parses).
-    @Test func everyTruncationFails() {
+    @Test(.onTestThreads) func everyTruncationFails() {
         let bytes = SyntheticFileTests.writer(version: 3).bytes()
         for length in 0..<bytes.count {
             let error = failure(Array(bytes[..<length]))
@@ -180,7 +181,7 @@ struct MalformedFileTests {
         }
     }
 
-    @Test func fileSystemErrors() throws {
+    @Test(.onTestThreads) func fileSystemErrors() throws {
         #expect(throws: GGUFError.self) { try GGUFFile(path: "/nonexistent/model.gguf") }
         do {
             _ = try GGUFFile(path: NSTemporaryDirectory())

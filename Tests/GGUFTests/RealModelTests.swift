@@ -34,7 +34,7 @@ struct RealModelTests {
     /// (it is 1.1 GB; `scripts/run` fetches it, the tests do not need it).
     static let available = models.filter { $0.id != RealModels.qwenLarge || RealModels.isPresent($0.id) }
 
-    @Test(arguments: available)
+    @Test(.onTestThreads, arguments: available)
     func parses(_ model: RealModel) throws {
         let path = try RealModels.path(model.id)
         let file = try GGUFFile(path: path)

@@ -35,7 +35,7 @@ struct SyntheticFileTests {
         values.flatMap { value in withUnsafeBytes(of: value.bitPattern.littleEndian) { Array($0) } }
     }
 
-    @Test(arguments: [UInt32(2), 3])
+    @Test(.onTestThreads, arguments: [UInt32(2), 3])
     func roundTripsEveryValueType(version: UInt32) throws {
         let file = try GGUFFile(bytes: Self.writer(version: version).bytes())
         #expect(file.version == version)
@@ -58,7 +58,7 @@ struct SyntheticFileTests {
         #expect(file.metadata["nested"]?.arrayValue?[0].arrayValue?.compactMap(\.intValue) == [1, 2])
     }
 
-    @Test func tensorDirectory() throws {
+    @Test(.onTestThreads) func tensorDirectory() throws {
         let file = try GGUFFile(bytes: Self.writer(version: 3).bytes())
         #expect(file.tensors.map(\.name) == ["vec", "mat", "k"])
         #expect(file.alignment == 32 && file.dataOffset % 32 == 0)
@@ -74,7 +74,7 @@ struct SyntheticFileTests {
         #expect(file.tensor(named: "missing") == nil)
     }
 
-    @Test func customAlignment() throws {
+    @Test(.onTestThreads) func customAlignment() throws {
         var writer = Self.writer(version: 3)
         writer.alignment = 64
         writer.add(GGUFKey.alignment, .uint32(64))
@@ -83,7 +83,7 @@ struct SyntheticFileTests {
         #expect(file.tensors.allSatisfy { $0.offset % 64 == 0 })
     }
 
-    @Test func mapsFromDisk() throws {
+    @Test(.onTestThreads) func mapsFromDisk() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("gguf-\(UUID().uuidString).gguf")
         defer { try? FileManager.default.removeItem(at: url) }
         try Data(Self.writer(version: 2).bytes()).write(to: url)
@@ -94,14 +94,14 @@ struct SyntheticFileTests {
         #expect(file.metadata["nested"] == Self.everyValue.first { $0.0 == "nested" }?.1)
     }
 
-    @Test func metadataOnlyFile() throws {
+    @Test(.onTestThreads) func metadataOnlyFile() throws {
         var writer = GGUFWriter(version: 3)
         writer.add("a", .string("b"))
         let file = try GGUFFile(bytes: writer.bytes())
         #expect(file.tensors.isEmpty && file.string("a") == "b")
     }
 
-    @Test func typeSizes() {
+    @Test(.onTestThreads) func typeSizes() {
         #expect(GGMLType.q4_0.rowByteCount(elements: 64) == 36)
         #expect(GGMLType.q4_K.rowByteCount(elements: 1536) == 864)
         #expect(GGMLType.q6_K.rowByteCount(elements: 256) == 210)
@@ -129,7 +129,7 @@ struct LargeStringArrayTests {
     }
 
     /// Arrays past the located-array threshold read the same through every accessor.
-    @Test func everyAccessorAgrees() throws {
+    @Test(.onTestThreads) func everyAccessorAgrees() throws {
         #expect(Self.tokens.count >= StringArrayLocation.threshold)
         let file = try GGUFFile(bytes: Self.bytes())
         #expect(file.stringArray(GGUFKey.tokens) == Self.tokens)
@@ -146,7 +146,7 @@ struct LargeStringArrayTests {
 
     /// Random damage to a small file: each attempt throws or yields a file whose every value and
     /// tensor can be read.
-    @Test func mutatedSyntheticFile() {
+    @Test(.onTestThreads) func mutatedSyntheticFile() {
         let original = Self.bytes()
         var generator = SplitMix64(seed: 42)
         var loaded = 0

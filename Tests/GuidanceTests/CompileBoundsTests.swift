@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import Guidance
@@ -15,7 +16,7 @@ struct CompileBoundsTests {
         return schema
     }
 
-    @Test func aSchemaThatDoublesAtEachLevelIsRefused() throws {
+    @Test(.onTestThreads) func aSchemaThatDoublesAtEachLevelIsRefused() throws {
         #expect(throws: GuidanceError.self) { _ = try Grammar(schema: Self.doubling(depth: 24)) }
         do {
             _ = try Grammar(schema: Self.doubling(depth: 24))
@@ -29,7 +30,7 @@ struct CompileBoundsTests {
 
     /// A small NFA whose DFA has 2^24 states ("the 25th byte from the end is an a"): refused
     /// for the work or the states, before it is built.
-    @Test func aPatternWhoseAutomatonExplodesIsRefusedByItsWork() {
+    @Test(.onTestThreads) func aPatternWhoseAutomatonExplodesIsRefusedByItsWork() {
         do {
             _ = try Grammar(schema: .object([.init("p", .string(pattern: "[ab]*a[ab]{24}"))]))
             Issue.record("compiled")
@@ -40,7 +41,7 @@ struct CompileBoundsTests {
         }
     }
 
-    @Test func aPatternOfNestedCountsIsRefusedBeforeTheRestOfTheSchema() {
+    @Test(.onTestThreads) func aPatternOfNestedCountsIsRefusedBeforeTheRestOfTheSchema() {
         do {
             _ = try Grammar(schema: .object([.init("p", .string(pattern: "(a{100}){1000}"))]))
             Issue.record("compiled")
@@ -52,7 +53,7 @@ struct CompileBoundsTests {
         }
     }
 
-    @Test func theWorkLimitLeavesOrdinarySchemasAlone() throws {
+    @Test(.onTestThreads) func theWorkLimitLeavesOrdinarySchemasAlone() throws {
         let ticket = Schema.object([
             .init("id", .string(pattern: "[A-Z]{3}-\\d{4}")),
             .init("priority", .string(choices: ["low", "medium", "high", "urgent"])),

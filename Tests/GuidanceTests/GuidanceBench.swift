@@ -49,7 +49,7 @@ struct GuidanceBench {
         ),
     ]
 
-    @Test(arguments: ["qwen2.5-coder-0.5b", "smollm2-135m"])
+    @Test(.onTestThreads, arguments: ["qwen2.5-coder-0.5b", "smollm2-135m"])
     func maskTimes(model: String) throws {
         let tokenizer = try Fixtures.tokenizer(model)
         var clock = cpuMicros()
@@ -103,7 +103,7 @@ struct GuidanceBench {
     }
 
     /// Uniformly random allowed tokens: a stress case that visits many fresh states.
-    @Test func randomWalkMaskTimes() throws {
+    @Test(.onTestThreads) func randomWalkMaskTimes() throws {
         let index = try Fixtures.index("qwen2.5-coder-0.5b")
         var times: [Double] = []
         var steps = 0
@@ -138,7 +138,7 @@ struct GuidanceBench {
 
     /// What compiling costs: the realistic schemas above, then schemas an attacker would send
     /// (refused with `tooLarge`: the figure is what the refusal costs).
-    @Test func compileCosts() {
+    @Test(.onTestThreads) func compileCosts() {
         var cases: [(String, Schema)] = Self.documents.map { ($0.name, $0.schema) }
         cases += [
             ("any object (json_object)", .anyObject(maximumDepth: Schema.anyObjectDepth)),

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import Tokenizers
 
@@ -7,7 +8,7 @@ import Tokenizers
 struct MaskTests {
     /// Every token of a real vocabulary checked one by one against the mask, at states of
     /// several kinds (structure, free string, bounded string, number, pattern, end).
-    @Test(arguments: ["qwen2.5-coder-0.5b", "smollm2-135m"])
+    @Test(.onTestThreads, arguments: ["qwen2.5-coder-0.5b", "smollm2-135m"])
     func masksMatchBruteForce(model: String) throws {
         let index = try Fixtures.index(model)
         let schema = Schema.object([
@@ -53,7 +54,7 @@ struct MaskTests {
         }
     }
 
-    @Test func maskAtStringStateAllowsMostOfTheVocabulary() throws {
+    @Test(.onTestThreads) func maskAtStringStateAllowsMostOfTheVocabulary() throws {
         let index = try Fixtures.index("qwen2.5-coder-0.5b")
         let matcher = TokenMatcher(grammar: try Grammar(schema: .string()), index: index)
         try matcher.accept(bytes: [0x22])
@@ -65,7 +66,7 @@ struct MaskTests {
         #expect(matcher.mask.allowedTokens == index.vocabulary.endOfGenerationTokenIDs.sorted())
     }
 
-    @Test func acceptRefusesWhatTheMaskRefuses() throws {
+    @Test(.onTestThreads) func acceptRefusesWhatTheMaskRefuses() throws {
         let index = Fixtures.syntheticIndex
         let matcher = TokenMatcher(grammar: try Grammar(schema: .boolean), index: index)
         let end = index.vocabulary.endOfGenerationTokenIDs.first!
@@ -81,7 +82,7 @@ struct MaskTests {
         #expect(matcher.isComplete && !matcher.canEnd && matcher.mask.isEmpty)
     }
 
-    @Test(arguments: ["qwen2.5-coder-0.5b", "smollm2-135m"])
+    @Test(.onTestThreads, arguments: ["qwen2.5-coder-0.5b", "smollm2-135m"])
     func forcedTokensSpellTheForcedText(model: String) throws {
         let tokenizer = try Fixtures.tokenizer(model)
         let index = try Fixtures.index(model)
@@ -104,7 +105,7 @@ struct MaskTests {
         #expect(matcher.isComplete)
     }
 
-    @Test func vocabularyIndexSlicesCoverEveryTextToken() throws {
+    @Test(.onTestThreads) func vocabularyIndexSlicesCoverEveryTextToken() throws {
         let index = Fixtures.syntheticIndex
         var seen = Set<Int32>()
         for node in index.trie.nodes where node.token >= 0 { #expect(seen.insert(node.token).inserted) }

@@ -5,10 +5,12 @@ import Testing
 @testable import Guidance
 
 struct NumberRangeTests {
-    @Test(arguments: [
-        (-5, 5), (0, 0), (7, 7), (-1, -1), (0, 9), (10, 99), (-99, -10), (3, 1234), (-1234, -3), (-1000, 1000),
-        (95, 105), (-105, -95), (1, 10), (19, 21),
-    ])
+    @Test(
+        .onTestThreads,
+        arguments: [
+            (-5, 5), (0, 0), (7, 7), (-1, -1), (0, 9), (10, 99), (-99, -10), (3, 1234), (-1234, -3), (-1000, 1000),
+            (95, 105), (-105, -95), (1, 10), (19, 21),
+        ])
     func integerRangeIsExact(min: Int, max: Int) throws {
         let grammar = try Grammar(schema: .integer(min: min, max: max))
         for value in -1300...1300 {
@@ -18,7 +20,7 @@ struct NumberRangeTests {
         #expect(!grammar.accepts("0\(max)"))
     }
 
-    @Test func integerBoundsAtTheEdgesOfInt() throws {
+    @Test(.onTestThreads) func integerBoundsAtTheEdgesOfInt() throws {
         let grammar = try Grammar(schema: .integer(min: Int.max - 2, max: Int.max))
         #expect(grammar.accepts(String(Int.max)))
         #expect(grammar.accepts(String(Int.max - 2)))
@@ -29,7 +31,7 @@ struct NumberRangeTests {
         #expect(!low.accepts("-9223372036854775809"))
     }
 
-    @Test func decimalDigitsOfDoubles() {
+    @Test(.onTestThreads) func decimalDigitsOfDoubles() {
         let cases: [(Double, [UInt8], [UInt8])] = [
             (0, [0], []), (12.5, [1, 2], [5]), (1e-5, [0], [0, 0, 0, 0, 1]),
             (1.5e20, [1, 5] + [UInt8](repeating: 0, count: 19), []),
@@ -42,10 +44,12 @@ struct NumberRangeTests {
     }
 
     /// Random decimal texts against `Decimal` comparisons.
-    @Test(arguments: [
-        (-1.5, 2.25), (0.1, 0.2), (-0.75, -0.25), (0, 1), (-10, 0), (3.14159, 3.1416), (-1000.5, 999.25), (5, 5),
-        (0.001, 0.01), (-2, -1.999),
-    ])
+    @Test(
+        .onTestThreads,
+        arguments: [
+            (-1.5, 2.25), (0.1, 0.2), (-0.75, -0.25), (0, 1), (-10, 0), (3.14159, 3.1416), (-1000.5, 999.25), (5, 5),
+            (0.001, 0.01), (-2, -1.999),
+        ])
     func decimalRangeIsExact(min: Double, max: Double) throws {
         let grammar = try Grammar(schema: .number(min: min, max: max))
         var random = SplitMix64(seed: UInt64(bitPattern: Int64(min * 1000)) ^ 0xABCD)

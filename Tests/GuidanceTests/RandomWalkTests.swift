@@ -8,7 +8,7 @@ import Testing
 /// allowed tokens must be JSON that satisfies every constraint of its schema.
 struct RandomWalkTests {
     /// The synthetic vocabulary, with every mask compared with a token-by-token check.
-    @Test(arguments: 0..<8)
+    @Test(.onTestThreads, arguments: 0..<8)
     func syntheticVocabulary(batch: Int) throws {
         let index = Fixtures.syntheticIndex
         for seed in 0..<25 {
@@ -32,7 +32,7 @@ struct RandomWalkTests {
 
     /// Real vocabularies (run in release for speed); every eighth mask is also compared with a
     /// token-by-token check of the whole vocabulary.
-    @Test(arguments: ["qwen2.5-coder-0.5b", "smollm2-135m"])
+    @Test(.onTestThreads, arguments: ["qwen2.5-coder-0.5b", "smollm2-135m"])
     func modelVocabulary(model: String) throws {
         let index = try Fixtures.index(model)
         var checked = 0
@@ -54,7 +54,7 @@ struct RandomWalkTests {
     /// Any JSON object (`response_format: json_object`): random walks over the synthetic and a
     /// real vocabulary, masks checked token by token, each end in an object that parses and nests
     /// no deeper than the bound.
-    @Test func anyObjectWalksEndInObjectsWithinTheDepth() throws {
+    @Test(.onTestThreads) func anyObjectWalksEndInObjectsWithinTheDepth() throws {
         let schema = Schema.anyObject(maximumDepth: Schema.anyObjectDepth)
         let grammar = try Grammar(schema: schema)
         for (name, index) in [

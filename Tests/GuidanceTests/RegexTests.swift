@@ -15,6 +15,7 @@ struct RegexTests {
     }
 
     @Test(
+        .onTestThreads,
         arguments: [
             ("abc", ["abc"], ["ab", "abcd", ""]),
             ("a|bc|", ["a", "bc", ""], ["b", "abc"]),
@@ -55,6 +56,7 @@ struct RegexTests {
     }
 
     @Test(
+        .onTestThreads,
         arguments: [
             ("(?=a)b", GuidanceError.Kind.unsupportedPattern, 0),
             ("a(?!b)", .unsupportedPattern, 1),
@@ -85,10 +87,12 @@ struct RegexTests {
     }
 
     /// Random strings checked against Foundation's regular expressions (ICU) as the oracle.
-    @Test(arguments: [
-        "[a-c]{1,3}(x|yz)*", "(a|ab)(c|bcd)", "\\d+(\\.\\d{1,2})?", "[^x]*x[^x]*", "(ab|a)*b?", "\\w{2,4}\\s?\\d",
-        "(a*b*)*c?", "[ -~]{0,3}", ".{2}", "[aeiou]+[^aeiou ]",
-    ])
+    @Test(
+        .onTestThreads,
+        arguments: [
+            "[a-c]{1,3}(x|yz)*", "(a|ab)(c|bcd)", "\\d+(\\.\\d{1,2})?", "[^x]*x[^x]*", "(ab|a)*b?", "\\w{2,4}\\s?\\d",
+            "(a*b*)*c?", "[ -~]{0,3}", ".{2}", "[aeiou]+[^aeiou ]",
+        ])
     func agreesWithFoundation(pattern: String) throws {
         let grammar = try Self.grammar(pattern)
         let oracle = try NSRegularExpression(pattern: "\\A(?:" + pattern + ")\\z")
@@ -106,14 +110,14 @@ struct RegexTests {
         }
     }
 
-    @Test func maxLengthCountsCharactersNotBytes() throws {
+    @Test(.onTestThreads) func maxLengthCountsCharactersNotBytes() throws {
         let grammar = try Self.grammar(".*", maxLength: 2)
         #expect(grammar.accepts(Self.json("日本")))
         #expect(grammar.accepts(Self.json("\"\\")))
         #expect(!grammar.accepts(Self.json("日本語")))
     }
 
-    @Test func utf8SequencesCoverRangesExactly() {
+    @Test(.onTestThreads) func utf8SequencesCoverRangesExactly() {
         let ranges: [ClosedRange<UInt32>] = [
             0...0x10FFFF, 0x7F...0x80, 0x7FF...0x800, 0xD000...0xE0FF, 0xFFFF...0x10000, 0x1234...0x56789,
         ]

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import Guidance
@@ -144,7 +145,7 @@ struct SchemaAcceptanceTests {
             accepted: ["{}", #"{"a": "b", "c": 3}"#], rejected: [#"{"a": []}"#, #"{"a": {}}"#]),
     ]
 
-    @Test(arguments: cases)
+    @Test(.onTestThreads, arguments: cases)
     func table(_ testCase: Case) throws {
         let grammar = try Grammar(schema: testCase.schema)
         for text in testCase.accepted {
@@ -155,7 +156,7 @@ struct SchemaAcceptanceTests {
         }
     }
 
-    @Test func prefixesOfAcceptedTextsStayAlive() throws {
+    @Test(.onTestThreads) func prefixesOfAcceptedTextsStayAlive() throws {
         for testCase in Self.cases {
             let grammar = try Grammar(schema: testCase.schema)
             for text in testCase.accepted {
@@ -167,7 +168,7 @@ struct SchemaAcceptanceTests {
         }
     }
 
-    @Test func inconsistentSchemasThrowWithTheirPath() {
+    @Test(.onTestThreads) func inconsistentSchemasThrowWithTheirPath() {
         let cases: [(Schema, GuidanceError.Kind, String)] = [
             (.object([.init("n", .integer(min: 5, max: 4))]), .invalidSchema, "$.n"),
             (.array(.boolean, minCount: 3, maxCount: 2), .invalidSchema, "$"),
@@ -197,13 +198,13 @@ struct SchemaAcceptanceTests {
         }
     }
 
-    @Test func anyOfDropsOptionsNothingSatisfies() throws {
+    @Test(.onTestThreads) func anyOfDropsOptionsNothingSatisfies() throws {
         let grammar = try Grammar(schema: .anyOf([.string(choices: ["toolong"], maxLength: 2), .boolean]))
         #expect(grammar.accepts("true"))
         #expect(!grammar.accepts(#""toolong""#))
     }
 
-    @Test func forcedBytesFollowTheStructure() throws {
+    @Test(.onTestThreads) func forcedBytesFollowTheStructure() throws {
         let grammar = try Grammar(
             schema: .object([
                 .init("replies", .array(.string(), minCount: 2, maxCount: 2)),

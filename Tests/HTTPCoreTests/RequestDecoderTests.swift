@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import HTTPCore
@@ -17,7 +18,7 @@ import Testing
         return error
     }
 
-    @Test func aRequestWithABodyAndAPipelinedOne() throws {
+    @Test(.onTestThreads) func aRequestWithABodyAndAPipelinedOne() throws {
         let results = decode(
             "POST /a?x=1 HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhelloGET /b HTTP/1.1\r\nHost: h\r\n\r\n")
         #expect(results.count == 2)
@@ -27,7 +28,7 @@ import Testing
         #expect(try results[1].get().path == "/b")
     }
 
-    @Test func bytesArrivingOneByOne() throws {
+    @Test(.onTestThreads) func bytesArrivingOneByOne() throws {
         let text = "POST /a HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nabc"
         var decoder = HTTPRequestDecoder()
         var got: HTTPRequest?
@@ -40,7 +41,7 @@ import Testing
         #expect(decoder.isIdle)
     }
 
-    @Test func chunkedBodiesAreDecoded() throws {
+    @Test(.onTestThreads) func chunkedBodiesAreDecoded() throws {
         let results = decode(
             "POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2;ext=1\r\nde\r\n0\r\n\r\nGET /n HTTP/1.1\r\nHost: h\r\n\r\n"
         )
@@ -49,36 +50,44 @@ import Testing
     }
 
     /// The request-smuggling shapes from issue 14: each is refused, and nothing after it is read.
-    @Test(arguments: [
-        ("two Content-Length", "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 20\r\nContent-Length: 2\r\n\r\n{}", 400),
-        (
-            "same Content-Length twice",
-            "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}", 400
-        ),
-        (
-            "Content-Length and chunked",
-            "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400
-        ),
-        ("space before the colon", "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding : chunked\r\n\r\n0\r\n\r\n", 400),
-        ("signed length", "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: +2\r\n\r\n{}", 400),
-        ("hex length", "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 0x2\r\n\r\n{}", 400),
-        ("line folding", "GET / HTTP/1.1\r\nHost: h\r\nX-A: a\r\n  b\r\n\r\n", 400),
-        ("bare LF", "GET / HTTP/1.1\nHost: h\n\n", 400),
-        ("no Host", "GET / HTTP/1.1\r\n\r\n", 400),
-        ("two Hosts", "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400),
-        ("gzip coding", "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501),
-        ("absolute target", "GET http://evil/ HTTP/1.1\r\nHost: h\r\n\r\n", 400),
-        ("HTTP/2 text", "GET / HTTP/2.0\r\nHost: h\r\n\r\n", 400),
-        ("NUL in a value", "GET / HTTP/1.1\r\nHost: h\r\nX-A: a\u{0}b\r\n\r\n", 400),
-        ("bad chunk size", "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400),
-    ])
+    @Test(
+        .onTestThreads,
+        arguments: [
+            (
+                "two Content-Length", "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 20\r\nContent-Length: 2\r\n\r\n{}",
+                400
+            ),
+            (
+                "same Content-Length twice",
+                "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}", 400
+            ),
+            (
+                "Content-Length and chunked",
+                "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400
+            ),
+            (
+                "space before the colon", "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding : chunked\r\n\r\n0\r\n\r\n",
+                400
+            ),
+            ("signed length", "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: +2\r\n\r\n{}", 400),
+            ("hex length", "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 0x2\r\n\r\n{}", 400),
+            ("line folding", "GET / HTTP/1.1\r\nHost: h\r\nX-A: a\r\n  b\r\n\r\n", 400),
+            ("bare LF", "GET / HTTP/1.1\nHost: h\n\n", 400),
+            ("no Host", "GET / HTTP/1.1\r\n\r\n", 400),
+            ("two Hosts", "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400),
+            ("gzip coding", "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501),
+            ("absolute target", "GET http://evil/ HTTP/1.1\r\nHost: h\r\n\r\n", 400),
+            ("HTTP/2 text", "GET / HTTP/2.0\r\nHost: h\r\n\r\n", 400),
+            ("NUL in a value", "GET / HTTP/1.1\r\nHost: h\r\nX-A: a\u{0}b\r\n\r\n", 400),
+            ("bad chunk size", "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400),
+        ])
     func framingThatIsRefused(name: String, text: String, status: Int) {
         let results = decode(text + "GET /smuggled HTTP/1.1\r\nHost: h\r\n\r\n")
         #expect(results.count == 1, "\(name): \(results)")
         #expect(failure(text)?.status == status, "\(name)")
     }
 
-    @Test func tooManyHeadersIs431NotASilentDrop() {
+    @Test(.onTestThreads) func tooManyHeadersIs431NotASilentDrop() {
         var text = "GET / HTTP/1.1\r\nHost: h\r\n"
         for index in 0..<64 { text += "X-\(index): v\r\n" }
         text += "Authorization: Bearer t\r\n\r\n"
@@ -90,7 +99,7 @@ import Testing
         #expect(request?.header("Authorization") == "Bearer t")
     }
 
-    @Test func headerNamesMatchWhateverTheirASCIICase() {
+    @Test(.onTestThreads) func headerNamesMatchWhateverTheirASCIICase() {
         let request = HTTPRequest(
             method: "GET", path: "/a%3Ab/c d/%F0%9F%98%80",
             headers: [("content-LENGTH", "3"), ("X-A_1", "x"), ("Accept", "a"), ("accept", "b")])
@@ -103,12 +112,12 @@ import Testing
         #expect(HTTPRequest(method: "GET", path: "/a/%ZZ").pathSegments == nil)
     }
 
-    @Test func anOversizedHeadIs431EvenBeforeItEnds() {
+    @Test(.onTestThreads) func anOversizedHeadIs431EvenBeforeItEnds() {
         let text = "GET / HTTP/1.1\r\nHost: h\r\nX-Big: " + String(repeating: "a", count: 17_000)
         #expect(failure(text)?.status == 431)
     }
 
-    @Test func bodiesOverTheLimitAre413() {
+    @Test(.onTestThreads) func bodiesOverTheLimitAre413() {
         var limits = HTTPRequestDecoder.Limits()
         limits.maxBodyBytes = 10
         #expect(failure("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\n", limits: limits)?.status == 413)
@@ -118,7 +127,7 @@ import Testing
 
     /// One route can take more than the rest; the limit is decided from the head, so a body
     /// over it is refused before any of it arrives.
-    @Test func aRouteCanHaveALargerBodyLimit() throws {
+    @Test(.onTestThreads) func aRouteCanHaveALargerBodyLimit() throws {
         var limits = HTTPRequestDecoder.Limits()
         limits.maxBodyBytes = 10
         limits.bodyLimit = { head in head.method == "POST" && head.path == "/upload" ? 20 : nil }
@@ -142,7 +151,7 @@ import Testing
 
     /// A failure after the head was read names the request's path (so the error body can follow
     /// the conventions of the routes under it); one before it, or of the next request, does not.
-    @Test func failuresAfterTheHeadCarryThePath() {
+    @Test(.onTestThreads) func failuresAfterTheHeadCarryThePath() {
         var limits = HTTPRequestDecoder.Limits()
         limits.maxBodyBytes = 10
         let large = "POST /v1/chat/completions HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\n"
@@ -157,21 +166,21 @@ import Testing
         #expect(failure(pipelined)?.path == nil)
     }
 
-    @Test func aShortBodyWaitsAndIsNotHandedOn() {
+    @Test(.onTestThreads) func aShortBodyWaitsAndIsNotHandedOn() {
         var decoder = HTTPRequestDecoder()
         decoder.append(Array("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 20\r\n\r\n{}".utf8))
         #expect(decoder.next() == nil)
         #expect(decoder.isReadingBody)
     }
 
-    @Test func queryValuesMustBeValidPercentEncoding() {
+    @Test(.onTestThreads) func queryValuesMustBeValidPercentEncoding() {
         #expect(HTTPRequest(method: "GET", path: "/", queryString: "before=%ff").validatedQuery == nil)
         #expect(HTTPRequest(method: "GET", path: "/", queryString: "since=%zz").validatedQuery == nil)
         #expect(
             HTTPRequest(method: "GET", path: "/", queryString: "a=b+c&a=d&e").validatedQuery == ["a": "b c", "e": ""])
     }
 
-    @Test func keepAliveFollowsVersionAndConnection() {
+    @Test(.onTestThreads) func keepAliveFollowsVersionAndConnection() {
         #expect(HTTPRequest(method: "GET", path: "/").wantsKeepAlive)
         #expect(!HTTPRequest(method: "GET", path: "/", headers: [("Connection", "close")]).wantsKeepAlive)
         #expect(!HTTPRequest(method: "GET", path: "/", minorVersion: 0).wantsKeepAlive)
@@ -180,7 +189,7 @@ import Testing
                 .wantsKeepAlive)
     }
 
-    @Test func responsesAreOneBufferAndCannotBeSplit() {
+    @Test(.onTestThreads) func responsesAreOneBufferAndCannotBeSplit() {
         let response = HTTPResponse(
             status: 200, headers: [("X-A", "a\r\nSet-Cookie: x"), ("Content-Length", "99")], body: [65])
         let text = String(decoding: response.serialized(keepAlive: true, extraHeaders: [("X-B", "b")]), as: UTF8.self)

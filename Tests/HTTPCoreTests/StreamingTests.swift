@@ -189,7 +189,7 @@ private struct StreamingResponder: HTTPResponder {
         #expect(log.snapshot.refused)
     }
 
-    @Test func chunksAreFramedInHex() {
+    @Test(.onTestThreads) func chunksAreFramedInHex() {
         let letters = [UInt8](repeating: 0x41, count: 26)
         #expect(HTTPResponse.chunk(letters) == Array("1a\r\n".utf8) + letters + [13, 10])
         #expect(HTTPResponse.lastChunk == Array("0\r\n\r\n".utf8))

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import HTTPCore
@@ -23,24 +24,26 @@ import Testing
         return all
     }
 
-    @Test func fragmentedTextWithAPingBetween() {
+    @Test(.onTestThreads) func fragmentedTextWithAPingBetween() {
         let bytes =
             masked(1, Array("he".utf8), final: false) + masked(9, [7]) + masked(0, Array("llo".utf8), final: true)
         #expect(events(bytes) == [.success(.ping([7])), .success(.text("hello"))])
     }
 
-    @Test func closeFramesCarryTheirCode() {
+    @Test(.onTestThreads) func closeFramesCarryTheirCode() {
         #expect(events(masked(8, [0x03, 0xE8] + Array("bye".utf8))) == [.success(.close(code: 1000, reason: "bye"))])
         #expect(events(masked(8, [])) == [.success(.close(code: 1005, reason: ""))])
     }
 
-    @Test(arguments: [
-        ("unmasked", [0x81, 0x01, 0x41] as [UInt8], UInt16(1002)),
-        ("reserved bit", [0xC1, 0x80, 0, 0, 0, 0] as [UInt8], UInt16(1002)),
-        ("unknown opcode", [0x83, 0x80, 0, 0, 0, 0] as [UInt8], UInt16(1002)),
-        ("fragmented ping", [0x09, 0x80, 0, 0, 0, 0] as [UInt8], UInt16(1002)),
-        ("continuation first", [0x80, 0x80, 0, 0, 0, 0] as [UInt8], UInt16(1002)),
-    ])
+    @Test(
+        .onTestThreads,
+        arguments: [
+            ("unmasked", [0x81, 0x01, 0x41] as [UInt8], UInt16(1002)),
+            ("reserved bit", [0xC1, 0x80, 0, 0, 0, 0] as [UInt8], UInt16(1002)),
+            ("unknown opcode", [0x83, 0x80, 0, 0, 0, 0] as [UInt8], UInt16(1002)),
+            ("fragmented ping", [0x09, 0x80, 0, 0, 0, 0] as [UInt8], UInt16(1002)),
+            ("continuation first", [0x80, 0x80, 0, 0, 0, 0] as [UInt8], UInt16(1002)),
+        ])
     func badFrames(name: String, bytes: [UInt8], code: UInt16) {
         let all = events(bytes + masked(1, Array("after".utf8)))
         #expect(all.count == 1, "\(name): nothing is read after a protocol error")
@@ -51,7 +54,7 @@ import Testing
         #expect(error.code == code, "\(name)")
     }
 
-    @Test func invalidUTF8AndOversizedMessages() {
+    @Test(.onTestThreads) func invalidUTF8AndOversizedMessages() {
         guard case .failure(let utf8) = events(masked(1, [0xFF, 0xFE])).first else {
             Issue.record("invalid UTF-8 accepted")
             return
@@ -71,7 +74,7 @@ import Testing
         #expect(assembled.code == 1009)
     }
 
-    @Test func serverFramesAreUnmaskedWithTheRightLength() {
+    @Test(.onTestThreads) func serverFramesAreUnmaskedWithTheRightLength() {
         #expect(WebSocketFrame.encode(.text, Array("hi".utf8)) == [0x81, 2, 0x68, 0x69])
         let medium = WebSocketFrame.encode(.text, [UInt8](repeating: 0, count: 300))
         #expect(Array(medium.prefix(4)) == [0x81, 126, 1, 44])
@@ -79,7 +82,7 @@ import Testing
         #expect(Array(large.prefix(10)) == [0x82, 127, 0, 0, 0, 0, 0, 1, 0x11, 0x70])
     }
 
-    @Test func handshakeAcceptMatchesRFC6455() {
+    @Test(.onTestThreads) func handshakeAcceptMatchesRFC6455() {
         // RFC 6455 §1.3's example.
         #expect(WebSocketHandshake.acceptValue(for: "dGhlIHNhbXBsZSBub25jZQ==") == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
         #expect(

@@ -1,5 +1,6 @@
 import GGUF
 import Kernels
+import TestSupport
 import Testing
 
 @testable import Inference
@@ -14,7 +15,9 @@ import Testing
     static let tolerance: Float = 1e-4
 
     /// On every set this CPU runs (their float paths differ: fused or separate multiply-adds).
-    @Test(arguments: ["smollm2-135m", "qwen2.5-coder-0.5b"], KernelSelection.available.filter { $0 != .scalar })
+    @Test(
+        .onTestThreads, arguments: ["smollm2-135m", "qwen2.5-coder-0.5b"],
+        KernelSelection.available.filter { $0 != .scalar })
     func hiddenStatesMatchLlamaCpp(_ id: String, set: KernelSetID) throws {
         let fixture = try LlamaFixture.load(id)
         try #require(fixture.hidden.count >= 3)

@@ -1,4 +1,5 @@
 import Kernels
+import TestSupport
 import Testing
 
 @testable import Inference
@@ -14,6 +15,7 @@ import Testing
     }
 
     @Test(
+        .onTestThreads,
         arguments: [
             Shape(heads: 9, kvHeads: 3, dimension: 64), Shape(heads: 14, kvHeads: 2, dimension: 64),
             Shape(heads: 12, kvHeads: 2, dimension: 128), Shape(heads: 5, kvHeads: 5, dimension: 80),

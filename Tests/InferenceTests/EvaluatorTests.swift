@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import Inference
@@ -6,7 +7,7 @@ import Testing
     static let prefix =
         "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\nWhat is two plus two?<|im_end|>\n"
 
-    @Test(arguments: ["smollm2-135m", "qwen2.5-coder-0.5b"])
+    @Test(.onTestThreads, arguments: ["smollm2-135m", "qwen2.5-coder-0.5b"])
     func prefixReuseEvaluatesOnlyTheSuffixAndMatchesAFreshEvaluation(_ id: String) throws {
         let model = try TestModels.model(id)
         let tokenizer = model.tokenizer
@@ -41,7 +42,7 @@ import Testing
         #expect(reusing.cachedTokens == other)
     }
 
-    @Test func chunkedPrefillMatchesTokenByTokenDecoding() throws {
+    @Test(.onTestThreads) func chunkedPrefillMatchesTokenByTokenDecoding() throws {
         let model = try TestModels.model("smollm2-135m")
         let text = String(repeating: "The quick brown fox jumps over the lazy dog. ", count: 30)
         let tokens = model.tokenizer.encode(text)
@@ -58,7 +59,7 @@ import Testing
                 == argmax(stepLogits))
     }
 
-    @Test func promptLongerThanTheContextFailsBeforeAnyWork() throws {
+    @Test(.onTestThreads) func promptLongerThanTheContextFailsBeforeAnyWork() throws {
         let model = try TestModels.model("smollm2-135m")
         let evaluator = Evaluator(model: model, contextLength: 16, threadCount: 1)
         let prompt = Array(repeating: 42, count: 17)
@@ -68,7 +69,7 @@ import Testing
         #expect(evaluator.cachedTokens.isEmpty)
     }
 
-    @Test func evaluatingPastTheContextFailsAndKeepsTheCache() throws {
+    @Test(.onTestThreads) func evaluatingPastTheContextFailsAndKeepsTheCache() throws {
         let model = try TestModels.model("smollm2-135m")
         let evaluator = Evaluator(model: model, contextLength: 16, threadCount: 1)
         try evaluator.evaluate(Array(repeating: 42, count: 10))
@@ -80,7 +81,7 @@ import Testing
         #expect(evaluator.cachedTokens.count == 16)
     }
 
-    @Test func invalidInputIsRejected() throws {
+    @Test(.onTestThreads) func invalidInputIsRejected() throws {
         let model = try TestModels.model("smollm2-135m")
         let evaluator = Evaluator(model: model, contextLength: 64, threadCount: 1)
         #expect(throws: InferenceError.invalidToken(49_152, position: 1, vocabularySize: 49_152)) {
@@ -93,7 +94,7 @@ import Testing
         #expect(evaluator.cachedTokens.isEmpty)
     }
 
-    @Test func contextIsCappedAtTheModelsAndDefaultsTo4096() throws {
+    @Test(.onTestThreads) func contextIsCappedAtTheModelsAndDefaultsTo4096() throws {
         let model = try TestModels.model("smollm2-135m")
         #expect(Evaluator(model: model, contextLength: 1_000_000, threadCount: 1).contextLength == 8192)
         let evaluator = Evaluator(model: model, threadCount: 1)
@@ -102,7 +103,7 @@ import Testing
         #expect(evaluator.cacheByteCount == 30 * 3 * 64 * 4096 * 2 * 4)
     }
 
-    @Test func truncateAndResetForgetPositions() throws {
+    @Test(.onTestThreads) func truncateAndResetForgetPositions() throws {
         let model = try TestModels.model("smollm2-135m")
         let evaluator = Evaluator(model: model, contextLength: 64, threadCount: 1)
         let tokens = model.tokenizer.encode("One two three four five")

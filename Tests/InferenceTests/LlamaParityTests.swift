@@ -1,4 +1,5 @@
 import Kernels
+import TestSupport
 import Testing
 
 @testable import Inference
@@ -117,7 +118,7 @@ func runs(_ set: KernelSetID) -> Bool { KernelSelection.available.contains(set) 
 
 @Suite("llama.cpp parity on the avx512 kernels", .serialized, .enabled(if: runs(.avx512), "this CPU lacks AVX-512"))
 struct AVX512LlamaParityTests {
-    @Test(arguments: LlamaParity.models) func matchesLlamaCpp(_ id: String) throws {
+    @Test(.onTestThreads, arguments: LlamaParity.models) func matchesLlamaCpp(_ id: String) throws {
         try LlamaParity.check(id, kernels: .avx512)
     }
 }
@@ -125,14 +126,14 @@ struct AVX512LlamaParityTests {
 @Suite(
     "llama.cpp parity on the avx2 kernels", .serialized, .enabled(if: runs(.avx2), "this CPU lacks AVX2 (x86-64-v3)"))
 struct AVX2LlamaParityTests {
-    @Test(arguments: LlamaParity.models) func matchesLlamaCpp(_ id: String) throws {
+    @Test(.onTestThreads, arguments: LlamaParity.models) func matchesLlamaCpp(_ id: String) throws {
         try LlamaParity.check(id, kernels: .avx2)
     }
 }
 
 @Suite("llama.cpp parity on the portable kernels", .serialized)
 struct PortableLlamaParityTests {
-    @Test(arguments: LlamaParity.models) func matchesLlamaCpp(_ id: String) throws {
+    @Test(.onTestThreads, arguments: LlamaParity.models) func matchesLlamaCpp(_ id: String) throws {
         try LlamaParity.check(id, kernels: .portable)
     }
 }

@@ -1,4 +1,5 @@
 import GGUF
+import TestSupport
 import Testing
 
 @testable import Inference
@@ -17,7 +18,7 @@ import Testing
         "tokenizer.ggml.tokens": .array([.string("a"), .string("b")]),
     ]
 
-    @Test func readsHyperparameters() throws {
+    @Test(.onTestThreads) func readsHyperparameters() throws {
         let config = try ModelConfig(metadata: Self.qwenLike)
         #expect(config.architecture == "qwen2")
         #expect(config.blockCount == 24)
@@ -31,7 +32,7 @@ import Testing
         #expect(config.contextLength == 32768)
     }
 
-    @Test func llamaUsesAdjacentPairRope() throws {
+    @Test(.onTestThreads) func llamaUsesAdjacentPairRope() throws {
         var metadata: [String: GGUFValue] = [:]
         for (key, value) in Self.qwenLike {
             metadata[key.replacingOccurrences(of: "qwen2.", with: "llama.")] = value
@@ -43,7 +44,7 @@ import Testing
         #expect(config.ropeFrequencyBase == 10_000)  // the default when absent
     }
 
-    @Test func unsupportedArchitectureNamesTheSupportedOnes() {
+    @Test(.onTestThreads) func unsupportedArchitectureNamesTheSupportedOnes() {
         var metadata = Self.qwenLike
         metadata["general.architecture"] = .string("mamba")
         #expect(throws: InferenceError.unsupportedArchitecture("mamba", supported: ["llama", "qwen2"])) {
@@ -53,7 +54,7 @@ import Testing
         #expect(message.contains("mamba") && message.contains("llama") && message.contains("qwen2"))
     }
 
-    @Test func missingAndInvalidKeysAreNamed() {
+    @Test(.onTestThreads) func missingAndInvalidKeysAreNamed() {
         var missing = Self.qwenLike
         missing.removeValue(forKey: "qwen2.block_count")
         #expect(throws: InferenceError.missingMetadata(key: "qwen2.block_count")) { try ModelConfig(metadata: missing) }
@@ -72,7 +73,7 @@ import Testing
         }
     }
 
-    @Test func unsupportedArchitectureFileFailsToLoad() throws {
+    @Test(.onTestThreads) func unsupportedArchitectureFileFailsToLoad() throws {
         var writer = GGUFWriter()
         writer.add("general.architecture", .string("rwkv6"))
         writer.add("rwkv6.block_count", .uint32(1))
@@ -83,7 +84,7 @@ import Testing
         }
     }
 
-    @Test func missingTensorIsNamed() throws {
+    @Test(.onTestThreads) func missingTensorIsNamed() throws {
         var writer = GGUFWriter()
         for (key, value) in Self.qwenLike { writer.add(key, value) }
         writer.addTensor("token_embd.weight", shape: [896, 2], type: .f32, data: [UInt8](repeating: 0, count: 896 * 8))

@@ -27,7 +27,7 @@ import Testing
     /// The sets this CPU runs that repack weights (all but the scalar one).
     static let repackingSets = KernelSelection.available.filter { WeightMatrix.repackedLayoutName(kernels: $0) != nil }
 
-    @Test(arguments: repackingSets)
+    @Test(.onTestThreads, arguments: repackingSets)
     func aSecondLoadMapsTheSavedCopyAndComputesTheSameLogits(set: KernelSetID) throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -47,7 +47,7 @@ import Testing
     }
 
     /// Each kernel set keeps its own copy: loading on one never reads or removes another's.
-    @Test func setsKeepTheirOwnCopies() throws {
+    @Test(.onTestThreads) func setsKeepTheirOwnCopies() throws {
         let sets = Self.repackingSets
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -59,7 +59,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ["truncated", "bad magic", "wrong shape", "offset past the end", "empty"])
+    @Test(.onTestThreads, arguments: ["truncated", "bad magic", "wrong shape", "offset past the end", "empty"])
     func aDamagedFileIsIgnoredAndReplaced(_ damage: String) throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -86,7 +86,7 @@ import Testing
         #expect(try Model(path: modelPath, packedWeightsDirectory: directory).isFromPackedWeights)
     }
 
-    @Test func theLocationChangesWithTheModelFile() throws {
+    @Test(.onTestThreads) func theLocationChangesWithTheModelFile() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let copy = directory + "/model.gguf"

@@ -1,11 +1,12 @@
 import Foundation
 import Kernels
+import TestSupport
 import Testing
 
 @testable import Inference
 
 @Suite struct RotaryEmbeddingTests {
-    @Test(arguments: KernelSelection.available)
+    @Test(.onTestThreads, arguments: KernelSelection.available)
     func ropeStylesPairDifferentDimensionsAndPreserveNorms(set: KernelSetID) throws {
         let kernels = KernelSelection.implementation(of: set)!
         var config = try ModelConfig(metadata: ModelConfigTests.qwenLike)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import Tokenizers
 
@@ -19,7 +20,7 @@ private func sample(_ chain: inout SamplerChain, _ values: [Float], mask: TokenM
 }
 
 @Suite struct SamplingTests {
-    @Test func seededGeneratorIsReproducibleAndSeedDependent() {
+    @Test(.onTestThreads) func seededGeneratorIsReproducibleAndSeedDependent() {
         var a = SeededGenerator(seed: 42)
         var b = SeededGenerator(seed: 42)
         var c = SeededGenerator(seed: 43)
@@ -33,7 +34,7 @@ private func sample(_ chain: inout SamplerChain, _ values: [Float], mask: TokenM
         }
     }
 
-    @Test func sameSeedAndOptionsGiveSameTokens() {
+    @Test(.onTestThreads) func sameSeedAndOptionsGiveSameTokens() {
         let values = (0..<1000).map { Float(sin(Double($0) * 0.37) * 3) }
         let options = SamplingOptions(temperature: 1.3, topK: 100, topP: 0.98, minP: 0.01, seed: 1234)
         var a = SamplerChain(options: options)
@@ -53,14 +54,14 @@ private func sample(_ chain: inout SamplerChain, _ values: [Float], mask: TokenM
         #expect(Set(fromA).count > 5, "a hot temperature should spread the draws")
     }
 
-    @Test func temperatureZeroIsGreedy() {
+    @Test(.onTestThreads) func temperatureZeroIsGreedy() {
         let values: [Float] = [0.1, 2.5, 2.4, -1, 0]
         var chain = SamplerChain(options: SamplingOptions(temperature: 0, seed: 1))
         #expect(chain.isGreedy)
         for _ in 0..<20 { #expect(sample(&chain, values) == 1) }
     }
 
-    @Test func topKKeepsTheKBestSorted() {
+    @Test(.onTestThreads) func topKKeepsTheKBestSorted() {
         var c = candidates([0.5, 3, -2, 7, 1, 3.5, 0])
         TopK(3).apply(to: &c, history: [])
         #expect(c.ids == [3, 5, 1])
@@ -71,7 +72,7 @@ private func sample(_ chain: inout SamplerChain, _ values: [Float], mask: TokenM
         #expect(large.logits == [49_999, 49_998, 49_997, 49_996, 49_995])
     }
 
-    @Test func topPKeepsTheSmallestNucleus() {
+    @Test(.onTestThreads) func topPKeepsTheSmallestNucleus() {
         var c = candidates(logits([0.1, 0.4, 0.2, 0.3]))
         TopP(0.5).apply(to: &c, history: [])
         #expect(c.ids == [1, 3])  // 0.4 + 0.3 ≥ 0.5
@@ -83,7 +84,7 @@ private func sample(_ chain: inout SamplerChain, _ values: [Float], mask: TokenM
         #expect(all.ids == [1, 3, 2, 0])
     }
 
-    @Test func topPOnALargeVocabularyMatchesAFullSort() {
+    @Test(.onTestThreads) func topPOnALargeVocabularyMatchesAFullSort() {
         // A peaked distribution over 100k tokens: the pruned path must keep exactly what sorting
         // everything would keep.
         let values = (0..<100_000).map { i -> Float in
@@ -105,7 +106,7 @@ private func sample(_ chain: inout SamplerChain, _ values: [Float], mask: TokenM
         #expect(pruned.ids == Array(reference.ids.prefix(keep)))
     }
 
-    @Test func minPDropsTokensFarBelowTheBest() {
+    @Test(.onTestThreads) func minPDropsTokensFarBelowTheBest() {
         var c = candidates(logits([0.1, 0.4, 0.2, 0.3]))
         MinP(0.6).apply(to: &c, history: [])  // keep p ≥ 0.24
         #expect(Set(c.ids) == [1, 3])
@@ -114,7 +115,7 @@ private func sample(_ chain: inout SamplerChain, _ values: [Float], mask: TokenM
         #expect(none.count == 4)
     }
 
-    @Test func drawsFollowTheDistribution() {
+    @Test(.onTestThreads) func drawsFollowTheDistribution() {
         var chain = SamplerChain(options: SamplingOptions(temperature: 1, topK: 0, topP: 1, minP: 0, seed: 7))
         let values = logits([0.5, 0.3, 0.2])
         var counts = [0, 0, 0]
@@ -125,13 +126,13 @@ private func sample(_ chain: inout SamplerChain, _ values: [Float], mask: TokenM
         #expect(abs(Double(counts[2]) / Double(n) - 0.2) < 0.02)
     }
 
-    @Test func lowTemperatureSharpens() {
+    @Test(.onTestThreads) func lowTemperatureSharpens() {
         var chain = SamplerChain(options: SamplingOptions(temperature: 0.01, topK: 0, topP: 1, minP: 0, seed: 3))
         let values = logits([0.4, 0.35, 0.25])
         for _ in 0..<200 { #expect(sample(&chain, values) == 0) }
     }
 
-    @Test func maskRestrictsTheChoice() {
+    @Test(.onTestThreads) func maskRestrictsTheChoice() {
         let values: [Float] = [5, 4, 3, 2, 1]
         var mask = TokenMask(vocabularySize: 5)
         mask.insert(2)
@@ -143,7 +144,7 @@ private func sample(_ chain: inout SamplerChain, _ values: [Float], mask: TokenM
         #expect(sample(&greedy, values, mask: TokenMask(vocabularySize: 5)) == nil)
     }
 
-    @Test func repetitionPenaltyDemotesRecentTokens() {
+    @Test(.onTestThreads) func repetitionPenaltyDemotesRecentTokens() {
         let values: [Float] = [2.0, 1.9, -1, -1.1]
         var chain = SamplerChain(options: SamplingOptions(temperature: 0, repetitionPenalty: 1.5))
         #expect(sample(&chain, values) == 0)

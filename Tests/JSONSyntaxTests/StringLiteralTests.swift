@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import JSONSyntax
@@ -11,7 +12,7 @@ import Testing
         return (String(decoding: utf8, as: UTF8.self), end)
     }
 
-    @Test func escapesAndWhereTheStringEnds() throws {
+    @Test(.onTestThreads) func escapesAndWhereTheStringEnds() throws {
         let result = try decode(#""a\"b\\c\/d\n\t\r\b\f\u00e9\u65e5" rest"#)
         #expect(result.text == "a\"b\\c/d\n\t\r\u{8}\u{C}é日")
         #expect(result.end == 34)
@@ -19,7 +20,7 @@ import Testing
         #expect(try decode(#""\ud83d\ude00""#).text == "😀")  // a surrogate pair is one scalar
     }
 
-    @Test func cutOffInputSaysSoAndKeepsWhatCameBefore() throws {
+    @Test(.onTestThreads) func cutOffInputSaysSoAndKeepsWhatCameBefore() throws {
         for cut in [#""abc"#, #""abc\"#, #""abc\u00"#, #""abc\ud83d"#, #""abc\ud83d\"#, #""abc\ud83d\ude"#] {
             let result = try decode(cut)
             #expect(result.end == nil, "\(cut)")
@@ -27,7 +28,7 @@ import Testing
         }
     }
 
-    @Test func badSyntaxIsAnErrorWithItsOffset() {
+    @Test(.onTestThreads) func badSyntaxIsAnErrorWithItsOffset() {
         let cases: [(String, Int, String)] = [
             (#""a\q""#, 2, "invalid escape '\\q'"),
             (#""a\u12g4""#, 6, "invalid hex digit in \\u escape"),
@@ -43,7 +44,7 @@ import Testing
         }
     }
 
-    @Test func theOptionsRelaxWhatTheyName() throws {
+    @Test(.onTestThreads) func theOptionsRelaxWhatTheyName() throws {
         let lenient = JSONStringLiteral.Options(loneSurrogates: .replace, allowsControlCharacters: true)
         #expect(try decode("\"a\u{1}b\"", lenient).text == "a\u{1}b")
         #expect(try decode(#""\udc00x""#, lenient).text == "\u{FFFD}x")
@@ -51,7 +52,7 @@ import Testing
         #expect(try decode(#""\ud83d\u0041""#, lenient).text == "\u{FFFD}A")
     }
 
-    @Test func encodingEscapesWhatJSONRequiresAndDecodesBack() throws {
+    @Test(.onTestThreads) func encodingEscapesWhatJSONRequiresAndDecodesBack() throws {
         #expect(JSONStringLiteral.encode("a\"b\\c/d\n\t\r\u{8}\u{C}\u{1}é😀") == #""a\"b\\c/d\n\t\r\b\f\u0001é😀""#)
         for text in ["", "plain", "</script>", "\u{0}\u{1F}\u{7F}", "日本語 😀 e\u{301}"] {
             let encoded = JSONStringLiteral.encode(text)

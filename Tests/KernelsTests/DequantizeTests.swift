@@ -1,11 +1,12 @@
 import Kernels
 import KernelsCore
 import TensorFormats
+import TestSupport
 import Testing
 
 @Suite struct DequantizeTests {
     /// Against values computed by the `gguf` Python package's port of ggml's dequantizers.
-    @Test(arguments: DequantFixtures.cases.indices)
+    @Test(.onTestThreads, arguments: DequantFixtures.cases.indices)
     func matchesGGML(index: Int) {
         let (type, bytes, expected) = DequantFixtures.cases[index]
         var out = [Float](repeating: .nan, count: expected.count)
@@ -17,7 +18,7 @@ import Testing
         }
     }
 
-    @Test func rowUsesRowStride() {
+    @Test(.onTestThreads) func rowUsesRowStride() {
         var rng = SeededGenerator(seed: 7)
         let bytes = randomWeights(.q4_1, rows: 3, columns: 64, using: &rng)
         bytes.withUnsafeBytes { raw in
@@ -30,7 +31,7 @@ import Testing
         }
     }
 
-    @Test func f32IsACopy() {
+    @Test(.onTestThreads) func f32IsACopy() {
         let values: [Float] = [1.5, -2.25, 0, 3e-8]
         var out = [Float](repeating: 0, count: 4)
         values.withUnsafeBytes { Dequantize.blocks(type: .f32, $0.baseAddress!, count: 4, into: &out) }

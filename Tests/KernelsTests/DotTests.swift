@@ -1,12 +1,13 @@
 import Kernels
 import KernelsCore
 import TensorFormats
+import TestSupport
 import Testing
 
 @Suite struct DotTests {
     /// The integer dot product equals the float dot product of the dequantized weights and the
     /// dequantized activation (an independent path through `Dequantize`).
-    @Test(arguments: allWeightTypes)
+    @Test(.onTestThreads, arguments: allWeightTypes)
     func scalarMatchesDequantizedFloat(type: GGMLType) {
         var rng = SeededGenerator(seed: 0xF1 ^ UInt64(type.rawValue))
         for trial in 0..<10 {
@@ -46,7 +47,7 @@ func referenceRowDot(
 /// Float rows of any length, including masked tails shorter than one vector, on every set this
 /// CPU runs.
 @Suite struct FloatDotTests {
-    @Test(arguments: [GGMLType.f32, .f16, .bf16], [1, 5, 16, 31, 33, 100])
+    @Test(.onTestThreads, arguments: [GGMLType.f32, .f16, .bf16], [1, 5, 16, 31, 33, 100])
     func oddLengths(type: GGMLType, count: Int) {
         var rng = SeededGenerator(seed: UInt64(count) &* 31 &+ UInt64(type.rawValue))
         let bytes = randomWeights(type, rows: 1, columns: count, using: &rng)

@@ -2,6 +2,7 @@ import Foundation
 import GGUF
 import Kernels
 import KernelsCore
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -52,7 +53,7 @@ struct KernelBench {
         return best
     }
 
-    @Test(arguments: cases)
+    @Test(.onTestThreads, arguments: cases)
     func matvec(_ c: Case) {
         var rng = SeededGenerator(seed: 1)
         // Several copies so the weights stream from memory, as in decode.
@@ -84,7 +85,7 @@ struct KernelBench {
         print(line)
     }
 
-    @Test(arguments: cases.filter { $0.rows < 20000 })
+    @Test(.onTestThreads, arguments: cases.filter { $0.rows < 20000 })
     func matmul(_ c: Case) {
         var rng = SeededGenerator(seed: 2)
         let n = 128
@@ -111,7 +112,7 @@ struct KernelBench {
     }
 
     /// Read bandwidth reference: summing 256 MB of floats, 1 and 2 threads.
-    @Test func readBandwidth() {
+    @Test(.onTestThreads) func readBandwidth() {
         let count = 64 << 20
         let data = UnsafeMutablePointer<Float>.allocate(capacity: count)
         defer { data.deallocate() }
@@ -140,6 +141,7 @@ struct KernelBench {
 
     /// The same product again and again: weights in cache, so this is the kernels' compute rate.
     @Test(
+        .onTestThreads,
         arguments: cases.filter { $0.rows < 20000 } + [
             Case(name: "L2-sized Q4_K", type: .q4_K, rows: 512, columns: 1536),
             Case(name: "L2-sized Q6_K", type: .q6_K, rows: 512, columns: 1536),
@@ -165,7 +167,7 @@ struct KernelBench {
     }
 
     /// Load-time cost of `repacked()`, one thread.
-    @Test func repackSpeed() {
+    @Test(.onTestThreads) func repackSpeed() {
         var rng = SeededGenerator(seed: 4)
         for type in [GGMLType.q4_1, .q5_0, .q8_0, .q4_K, .q6_K] {
             let rows = 1024, columns = 1536
@@ -178,7 +180,7 @@ struct KernelBench {
         }
     }
 
-    @Test func threadPoolDispatch() {
+    @Test(.onTestThreads) func threadPoolDispatch() {
         for threads in [1, 2] {
             let pool = ThreadPool(threadCount: threads)
             let t = Self.best(repeats: 20000) { pool.run { _, _ in } }
@@ -186,7 +188,7 @@ struct KernelBench {
         }
     }
 
-    @Test func activationQuantization() {
+    @Test(.onTestThreads) func activationQuantization() {
         var rng = SeededGenerator(seed: 3)
         let x = randomFloats(8960, using: &rng)
         let kernels = KernelSelection.implementation(of: KernelSelection.default)!

@@ -2,6 +2,7 @@ import Foundation
 import Kernels
 import KernelsCore
 import TensorFormats
+import TestSupport
 import Testing
 
 /// Every kernel of one set against the scalar set, the reference: the same matrices, activations
@@ -222,16 +223,20 @@ func interleavedTypes(_ id: KernelSetID) -> [GGMLType] {
     .enabled(if: runs(.avx512), "this CPU lacks AVX-512 (F/BW/CD/DQ/VL + VNNI)"))
 struct AVX512KernelTests {
     let checks = KernelChecks(.avx512)
-    @Test(arguments: allWeightTypes) func rowProducts(type: GGMLType) { checks.rowProducts(type) }
-    @Test(arguments: quantizedTypes) func saturatedRows(type: GGMLType) { checks.saturatedBlocks(type, repack: false) }
-    @Test(arguments: interleavedTypes(.avx512))
+    @Test(.onTestThreads, arguments: allWeightTypes) func rowProducts(type: GGMLType) { checks.rowProducts(type) }
+    @Test(.onTestThreads, arguments: quantizedTypes) func saturatedRows(type: GGMLType) {
+        checks.saturatedBlocks(type, repack: false)
+    }
+    @Test(.onTestThreads, arguments: interleavedTypes(.avx512))
     func saturatedGroups(type: GGMLType) { checks.saturatedBlocks(type, repack: true) }
-    @Test(arguments: interleavedTypes(.avx512), [1, 2, 4, 7, 70])
+    @Test(.onTestThreads, arguments: interleavedTypes(.avx512), [1, 2, 4, 7, 70])
     func groupProducts(type: GGMLType, n: Int) { checks.groupProducts(type, n: n) }
-    @Test(arguments: interleavedTypes(.avx512)) func repackRoundTrip(type: GGMLType) { checks.repackRoundTrip(type) }
-    @Test func quantizers() { checks.quantizers() }
-    @Test func vectorMath() { checks.vectorMath() }
-    @Test func attention() { checks.attention() }
+    @Test(.onTestThreads, arguments: interleavedTypes(.avx512)) func repackRoundTrip(type: GGMLType) {
+        checks.repackRoundTrip(type)
+    }
+    @Test(.onTestThreads) func quantizers() { checks.quantizers() }
+    @Test(.onTestThreads) func vectorMath() { checks.vectorMath() }
+    @Test(.onTestThreads) func attention() { checks.attention() }
 }
 
 @Suite(
@@ -239,29 +244,37 @@ struct AVX512KernelTests {
     .enabled(if: runs(.avx2), "this CPU lacks AVX2 / FMA / F16C (x86-64-v3)"))
 struct AVX2KernelTests {
     let checks = KernelChecks(.avx2)
-    @Test(arguments: allWeightTypes) func rowProducts(type: GGMLType) { checks.rowProducts(type) }
-    @Test(arguments: quantizedTypes) func saturatedRows(type: GGMLType) { checks.saturatedBlocks(type, repack: false) }
-    @Test(arguments: interleavedTypes(.avx2))
+    @Test(.onTestThreads, arguments: allWeightTypes) func rowProducts(type: GGMLType) { checks.rowProducts(type) }
+    @Test(.onTestThreads, arguments: quantizedTypes) func saturatedRows(type: GGMLType) {
+        checks.saturatedBlocks(type, repack: false)
+    }
+    @Test(.onTestThreads, arguments: interleavedTypes(.avx2))
     func saturatedGroups(type: GGMLType) { checks.saturatedBlocks(type, repack: true) }
-    @Test(arguments: interleavedTypes(.avx2), [1, 2, 4, 7, 70])
+    @Test(.onTestThreads, arguments: interleavedTypes(.avx2), [1, 2, 4, 7, 70])
     func groupProducts(type: GGMLType, n: Int) { checks.groupProducts(type, n: n) }
-    @Test(arguments: interleavedTypes(.avx2)) func repackRoundTrip(type: GGMLType) { checks.repackRoundTrip(type) }
-    @Test func quantizers() { checks.quantizers() }
-    @Test func vectorMath() { checks.vectorMath() }
-    @Test func attention() { checks.attention() }
+    @Test(.onTestThreads, arguments: interleavedTypes(.avx2)) func repackRoundTrip(type: GGMLType) {
+        checks.repackRoundTrip(type)
+    }
+    @Test(.onTestThreads) func quantizers() { checks.quantizers() }
+    @Test(.onTestThreads) func vectorMath() { checks.vectorMath() }
+    @Test(.onTestThreads) func attention() { checks.attention() }
 }
 
 @Suite("portable kernels against the scalar twins")
 struct PortableKernelTests {
     let checks = KernelChecks(.portable)
-    @Test(arguments: allWeightTypes) func rowProducts(type: GGMLType) { checks.rowProducts(type) }
-    @Test(arguments: quantizedTypes) func saturatedRows(type: GGMLType) { checks.saturatedBlocks(type, repack: false) }
-    @Test(arguments: interleavedTypes(.portable))
+    @Test(.onTestThreads, arguments: allWeightTypes) func rowProducts(type: GGMLType) { checks.rowProducts(type) }
+    @Test(.onTestThreads, arguments: quantizedTypes) func saturatedRows(type: GGMLType) {
+        checks.saturatedBlocks(type, repack: false)
+    }
+    @Test(.onTestThreads, arguments: interleavedTypes(.portable))
     func saturatedGroups(type: GGMLType) { checks.saturatedBlocks(type, repack: true) }
-    @Test(arguments: interleavedTypes(.portable), [1, 2, 4, 7, 70])
+    @Test(.onTestThreads, arguments: interleavedTypes(.portable), [1, 2, 4, 7, 70])
     func groupProducts(type: GGMLType, n: Int) { checks.groupProducts(type, n: n) }
-    @Test(arguments: interleavedTypes(.portable)) func repackRoundTrip(type: GGMLType) { checks.repackRoundTrip(type) }
-    @Test func quantizers() { checks.quantizers() }
-    @Test func vectorMath() { checks.vectorMath() }
-    @Test func attention() { checks.attention() }
+    @Test(.onTestThreads, arguments: interleavedTypes(.portable)) func repackRoundTrip(type: GGMLType) {
+        checks.repackRoundTrip(type)
+    }
+    @Test(.onTestThreads) func quantizers() { checks.quantizers() }
+    @Test(.onTestThreads) func vectorMath() { checks.vectorMath() }
+    @Test(.onTestThreads) func attention() { checks.attention() }
 }

@@ -1,10 +1,11 @@
 import Kernels
 import KernelsCore
 import TensorFormats
+import TestSupport
 import Testing
 
 @Suite struct LayoutTests {
-    @Test func blockSizesMatchGGML() {
+    @Test(.onTestThreads) func blockSizesMatchGGML() {
         #expect(MemoryLayout<BlockQ4_0>.size == 18)
         #expect(MemoryLayout<BlockQ4_1>.size == 20)
         #expect(MemoryLayout<BlockQ5_0>.size == 22)
@@ -17,7 +18,7 @@ import Testing
         #expect(MemoryLayout<BlockQ8_K>.size == 292)
     }
 
-    @Test func blockSizesMatchTypeTable() {
+    @Test(.onTestThreads) func blockSizesMatchTypeTable() {
         #expect(MemoryLayout<BlockQ4_0>.size == GGMLType.q4_0.bytesPerBlock)
         #expect(MemoryLayout<BlockQ4_1>.size == GGMLType.q4_1.bytesPerBlock)
         #expect(MemoryLayout<BlockQ5_0>.size == GGMLType.q5_0.bytesPerBlock)
@@ -30,7 +31,7 @@ import Testing
         #expect(MemoryLayout<BlockQ8_K>.size == GGMLType.q8_K.bytesPerBlock)
     }
 
-    @Test func fieldOffsets() {
+    @Test(.onTestThreads) func fieldOffsets() {
         #expect(MemoryLayout<BlockQ5_0>.offset(of: \.qs) == Layout.q5_0Qs)
         #expect(MemoryLayout<BlockQ5_1>.offset(of: \.qh) == Layout.q5_1Qh)
         #expect(MemoryLayout<BlockQ5_1>.offset(of: \.qs) == Layout.q5_1Qs)

@@ -1,6 +1,7 @@
 import Kernels
 import KernelsCore
 import TensorFormats
+import TestSupport
 import Testing
 
 /// Products checked against a float reference: the dequantized weights times the activation,
@@ -22,7 +23,7 @@ import Testing
 
     static let cases: [(GGMLType, Shape)] = allWeightTypes.flatMap { t in shapes.map { (t, $0) } }
 
-    @Test(arguments: cases)
+    @Test(.onTestThreads, arguments: cases)
     func matchesFloatReference(type: GGMLType, shape: Shape) {
         var rng = SeededGenerator(seed: UInt64(type.rawValue) &* 1000 &+ UInt64(shape.rows * shape.n))
         let bytes = randomWeights(type, rows: shape.rows, columns: shape.columns, using: &rng)
@@ -40,7 +41,7 @@ import Testing
     }
 
     /// Several matrices of different types sharing one input, in one call.
-    @Test(arguments: [1, 5])
+    @Test(.onTestThreads, arguments: [1, 5])
     func groupedProducts(n: Int) {
         var rng = SeededGenerator(seed: 99 + UInt64(n))
         let columns = 512

@@ -34,7 +34,7 @@ struct ModelBench {
         return groups
     }
 
-    @Test(arguments: models)
+    @Test(.onTestThreads, arguments: models)
     func model(_ id: String) throws {
         let path = try RealModels.path(id)
         let file = try GGUFFile(path: path)

@@ -1,11 +1,12 @@
 import Kernels
 import KernelsCore
 import TensorFormats
+import TestSupport
 import Testing
 
 @Suite struct QuantizeTests {
     /// Each value is recovered within half a quantization step; sums and scales are consistent.
-    @Test func q8RoundTrip() {
+    @Test(.onTestThreads) func q8RoundTrip() {
         var rng = SeededGenerator(seed: 83)
         let n = 1024
         let x = randomFloats(n, using: &rng, range: -3...3)
@@ -27,7 +28,7 @@ import Testing
     }
 
     /// The Q8_1 form (for Q4_1/Q5_1 mins) stores ggml's `s`: half(d·Σq) with the unrounded d.
-    @Test func q8HalfSumMatchesGGMLsS() {
+    @Test(.onTestThreads) func q8HalfSumMatchesGGMLsS() {
         var rng = SeededGenerator(seed: 85)
         let n = 512
         let x = randomFloats(n, using: &rng, range: -3...3)
@@ -40,7 +41,7 @@ import Testing
         }
     }
 
-    @Test func q8KRoundTrip() {
+    @Test(.onTestThreads) func q8KRoundTrip() {
         var rng = SeededGenerator(seed: 84)
         let n = 512
         let x = randomFloats(n, using: &rng, range: -3...3)

@@ -1,13 +1,14 @@
 import Kernels
 import KernelsCore
 import TensorFormats
+import TestSupport
 import Testing
 
 @Suite struct RepackTests {
     static let pool = ThreadPool(threadCount: 2)
 
     /// A copy large enough for the huge-page mapping path.
-    @Test func largeMatrix() {
+    @Test(.onTestThreads) func largeMatrix() {
         var rng = SeededGenerator(seed: 700)
         let rows = 4100, columns = 512
         let bytes = randomWeights(.q8_0, rows: rows, columns: columns, using: &rng)
@@ -30,7 +31,7 @@ import Testing
     }
 
     /// Float matrices stay in GGUF's rows on every set, and so does everything on the scalar set.
-    @Test func typesWithoutLayoutStayPlain() {
+    @Test(.onTestThreads) func typesWithoutLayoutStayPlain() {
         let bytes = [UInt8](repeating: 0, count: 256 * 4)
         bytes.withUnsafeBytes { raw in
             for id in KernelSelection.available {
@@ -43,7 +44,7 @@ import Testing
     }
 
     /// Each set's layout has its own name, so caches of repacked weights never mix them.
-    @Test func layoutNamesDifferBySet() {
+    @Test(.onTestThreads) func layoutNamesDifferBySet() {
         let names = KernelSelection.available.compactMap { WeightMatrix.repackedLayoutName(kernels: $0) }
         let layouts = KernelSelection.available.compactMap { KernelSelection.implementation(of: $0)?.interleave }
         #expect(Set(names).count == Set(layouts.map(\.name)).count)

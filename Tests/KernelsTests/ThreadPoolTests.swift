@@ -1,9 +1,10 @@
 import Kernels
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite struct ThreadPoolTests {
-    @Test func everyThreadRunsOncePerJob() {
+    @Test(.onTestThreads) func everyThreadRunsOncePerJob() {
         let pool = ThreadPool(threadCount: 4)
         #expect(pool.threadCount == 4)
         let hits = UnsafeMutablePointer<Int>.allocate(capacity: 4)
@@ -19,7 +20,7 @@ import Testing
     }
 
     /// Many jobs, each covering a range with a shared counter: every index exactly once.
-    @Test(arguments: [1, 2, 3])
+    @Test(.onTestThreads, arguments: [1, 2, 3])
     func indicesCoveredExactlyOnce(threads: Int) {
         let pool = ThreadPool(threadCount: threads)
         let n = 1000
@@ -71,7 +72,7 @@ import Testing
         #expect(sum.value.load(ordering: .relaxed) == 4 * 200 * 3)
     }
 
-    @Test func poolsAreReleased() {
+    @Test(.onTestThreads) func poolsAreReleased() {
         for _ in 0..<20 {
             let pool = ThreadPool(threadCount: 3)
             let n = Atomic<Int>(0)

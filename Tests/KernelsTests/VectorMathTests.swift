@@ -1,10 +1,11 @@
 import Foundation
 import Kernels
 import KernelsCore
+import TestSupport
 import Testing
 
 @Suite struct VectorMathTests {
-    @Test func vectorExpMatchesExpf() {
+    @Test(.onTestThreads) func vectorExpMatchesExpf() {
         var worst: Float = 0
         var x: Float = -87
         while x < 88 {
@@ -26,7 +27,7 @@ import Testing
     }
 
     /// On every set this CPU runs, including the scalar one: the formulas themselves.
-    @Test(arguments: KernelSelection.available)
+    @Test(.onTestThreads, arguments: KernelSelection.available)
     func swiGLUAndSoftmaxMatchScalarFormulas(set: KernelSetID) {
         let k = KernelSelection.implementation(of: set)!
         let n = 37  // a tail past the 16-lane loop
@@ -46,7 +47,7 @@ import Testing
         for i in 0..<n { #expect(abs(scores[i] - reference[i]) < 1e-6) }
     }
 
-    @Test(arguments: KernelSelection.available)
+    @Test(.onTestThreads, arguments: KernelSelection.available)
     func rmsNormNormalisesAndScales(set: KernelSetID) {
         let k = KernelSelection.implementation(of: set)!
         let n = 40

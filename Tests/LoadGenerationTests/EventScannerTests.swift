@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import LoadGeneration
@@ -16,7 +17,7 @@ import Testing
         }
     }
 
-    @Test func readsTheFieldsWhereverTheyStand() throws {
+    @Test(.onTestThreads) func readsTheFieldsWhereverTheyStand() throws {
         let event = try #require(
             scan(
                 #"{"seq":812,"cid":"messaging:load-3","created_at":"2026-12-02T05:00:00.123Z","message":{"cid":"messaging:load-3","id":"load-17","text":"message 17 123456789","user_id":"u42"},"type":"message.new"}"#
@@ -29,7 +30,7 @@ import Testing
         #expect(reordered.type == "message.new" && reordered.seq == 9 && reordered.text == "hi")
     }
 
-    @Test func skipsWhatItDoesNotCountWhateverItHolds() throws {
+    @Test(.onTestThreads) func skipsWhatItDoesNotCountWhateverItHolds() throws {
         let event = try #require(
             scan(
                 #"{"type":"hello","extra":[1,-2.5e3,true,false,null,{"text":"nested \"quoted\" \\ \u00e9"},[[]]],"user_id":"a\"b","last_seq":-1}"#
@@ -41,15 +42,17 @@ import Testing
         #expect(try #require(scan(#"{"seq":99999999999999999999,"type":"x"}"#)).seq == nil)  // past Int64
     }
 
-    @Test(arguments: [
-        "", "[]", "{", #"{"type":"a""#, #"{"type":"a",}"#, #"{"type":"a"} trailing"#, #"{"type":a}"#,
-        #"{"type":"a\"}"#, "{\"type\":\"tab\there\"}", #"{"seq":-}"#, #"{"seq":1.}"#, #"{"x":tru}"#,
-    ])
+    @Test(
+        .onTestThreads,
+        arguments: [
+            "", "[]", "{", #"{"type":"a""#, #"{"type":"a",}"#, #"{"type":"a"} trailing"#, #"{"type":a}"#,
+            #"{"type":"a\"}"#, "{\"type\":\"tab\there\"}", #"{"seq":-}"#, #"{"seq":1.}"#, #"{"x":tru}"#,
+        ])
     func refusesWhatIsNotOneJSONObject(text: String) {
         #expect(scan(text) == nil)
     }
 
-    @Test func refusesNestingPastItsBound() {
+    @Test(.onTestThreads) func refusesNestingPastItsBound() {
         let deep = #"{"x":"# + String(repeating: "[", count: 40) + String(repeating: "]", count: 40) + "}"
         #expect(scan(deep) == nil)
         let shallow = #"{"x":"# + String(repeating: "[", count: 10) + String(repeating: "]", count: 10) + "}"

@@ -12,7 +12,7 @@ import Tokenizers
 /// schema mapping, the grammar constraint, tool-call turns, prompts and sampling options.
 extension EngineTests {
     @Suite struct SchemaMapping {
-        @Test func everyNodeMapsOneToOne() throws {
+        @Test(.onTestThreads) func everyNodeMapsOneToOne() throws {
             let node = SchemaNode.object(
                 ObjectNode(
                     name: "T", description: nil,
@@ -49,7 +49,7 @@ extension EngineTests {
             #expect(try node.guidanceSchema() == expected)
         }
 
-        @Test func generableTypesCompileToGrammars() throws {
+        @Test(.onTestThreads) func generableTypesCompileToGrammars() throws {
             for schema in [
                 ReplySuggestions.generationSchema, SearchSuggestions.generationSchema, Story.generationSchema,
                 TreeNode.generationSchema,
@@ -62,7 +62,7 @@ extension EngineTests {
             #expect(!story.acceptsPrefix(bytes: Array(#"{"title": "A", "characters": []"#.utf8)))
         }
 
-        @Test func anyValueAndBadPatternsAreUnsupportedGuides() throws {
+        @Test(.onTestThreads) func anyValueAndBadPatternsAreUnsupportedGuides() throws {
             #expect(throws: LanguageModelSession.GenerationError.self) { try SchemaNode.anyValue.guidanceSchema() }
             let schema = GenerationSchema(root: .string(StringConstraints(pattern: "(?=x)a")))
             #expect {
@@ -93,7 +93,7 @@ extension EngineTests {
         }
 
         /// At a word bound, when the model wants a new word, the current one is not run on.
-        @Test func aRefusedNewWordEndsTheWordInsteadOfGluingTheNext() throws {
+        @Test(.onTestThreads) func aRefusedNewWordEndsTheWordInsteadOfGluingTheNext() throws {
             let tokenizer = loaded.model.tokenizer
             let constraint = try constraint(.string(pattern: "[a-z]+( [a-z]+)?"))
             let forced = constraint.forcedTokens()  // the opening quote, unless left to sampling
@@ -119,7 +119,7 @@ extension EngineTests {
             #expect(refined.allowedCount < before.allowedCount)
         }
 
-        @Test func structuralTextIsForcedAsWholeTokens() throws {
+        @Test(.onTestThreads) func structuralTextIsForcedAsWholeTokens() throws {
             let constraint = try constraint(.object([.init("replies", .array(.string(), minCount: 3, maxCount: 3))]))
             let forced = constraint.forcedTokens()
             let text = loaded.model.tokenizer.decode(forced)
@@ -137,7 +137,7 @@ extension EngineTests {
             #expect(!allowed.contains(tokenizer.eosTokenID ?? -1))
         }
 
-        @Test func theEndTokenIsAllowedOnlyWhereTheOutputCanEnd() throws {
+        @Test(.onTestThreads) func theEndTokenIsAllowedOnlyWhereTheOutputCanEnd() throws {
             let constraint = try constraint(.integer(min: 0, max: 500))
             let tokenizer = loaded.model.tokenizer
             let end = try #require(tokenizer.endOfGenerationTokenIDs.min())
@@ -149,12 +149,12 @@ extension EngineTests {
             #expect(constraint.isComplete)
         }
 
-        @Test func refusedTokensThrow() throws {
+        @Test(.onTestThreads) func refusedTokensThrow() throws {
             let constraint = try constraint(.boolean)
             #expect(throws: GuidanceError.self) { try constraint.accept(loaded.model.tokenizer.encode("7")[0]) }
         }
 
-        @Test func theEnginesMaskIsClearedPastTheVocabulary() throws {
+        @Test(.onTestThreads) func theEnginesMaskIsClearedPastTheVocabulary() throws {
             let constraint = try constraint(.string())
             let allowed = mask(constraint)
             #expect(allowed.vocabularySize == loaded.model.config.vocabularySize)
@@ -163,7 +163,7 @@ extension EngineTests {
 
         /// Any token the mask allows, picked at random (long tokens inside strings are the most
         /// numerous): the output always completes within the budget and satisfies the schema.
-        @Test func randomWalksFinishValidWithinTheirBudget() throws {
+        @Test(.onTestThreads) func randomWalksFinishValidWithinTheirBudget() throws {
             var random = SplitMix64(seed: 7)
             let tokenizer = loaded.model.tokenizer
             for round in 0..<200 {
@@ -202,7 +202,7 @@ extension EngineTests {
     }
 
     @Suite struct Sampling {
-        @Test func optionsMapToTheSamplerChain() {
+        @Test(.onTestThreads) func optionsMapToTheSamplerChain() {
             #expect(GenerationOptions(sampling: .greedy, temperature: 0.9).samplingOptions == .greedy)
             #expect(GenerationOptions(temperature: 0).samplingOptions.isGreedy)
             let topK = GenerationOptions(sampling: .random(top: 5, seed: 9), temperature: 0.5).samplingOptions

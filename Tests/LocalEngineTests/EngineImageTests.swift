@@ -1,6 +1,7 @@
 import Foundation
 import FoundationModels
 import LocalEngine
+import TestSupport
 import Testing
 
 /// Image attachments on the local engine: Tesseract reads the text, measured properties say

@@ -3,6 +3,7 @@ import FoundationModels
 import GenerableFixtures
 import LocalEngine
 import Synchronization
+import TestSupport
 import Testing
 
 /// Sessions on a real model: tools, context limits, concurrency, KV-cache reuse.

@@ -2,6 +2,7 @@ import Foundation
 import FoundationModels
 import GenerableFixtures
 import LocalEngine
+import TestSupport
 import Testing
 
 /// Guided generation on real models, written as Apple documents the API.

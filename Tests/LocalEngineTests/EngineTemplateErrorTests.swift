@@ -10,7 +10,7 @@ import Testing
 extension EngineTests {
     @Suite
     struct TemplateErrors {
-        @Test func aConversationTheTemplateRefusesIsUnsupportedContentNotMissingAssets() throws {
+        @Test(.onTestThreads) func aConversationTheTemplateRefusesIsUnsupportedContentNotMissingAssets() throws {
             let path = try RealModels.path(RealModels.smollm)
             let header = try ModelHeader(path: path)
             // A template that, like some models' own, insists on a system message first.

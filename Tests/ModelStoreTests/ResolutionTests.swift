@@ -5,7 +5,7 @@ import Testing
 @testable import ModelStore
 
 @Suite struct ResolutionTests {
-    @Test func theDataDirectoryComesFromTheEnvironment() {
+    @Test(.onTestThreads) func theDataDirectoryComesFromTheEnvironment() {
         #expect(ModelStore(environment: ["HOME": "/h"]).home.path == "/h/.sotto")
         #expect(ModelStore(environment: ["HOME": "/h", "SOTTO_HOME": ""]).home.path == "/h/.sotto")
         #expect(ModelStore(environment: ["HOME": "/h", "SOTTO_HOME": "~/data"]).home.path == "/h/data")
@@ -17,7 +17,7 @@ import Testing
         #expect(store.fileURL(forID: "smollm2-135m").path == "/s/models/smollm2-135m.gguf")
     }
 
-    @Test func idsPathsAndUnknownNames() throws {
+    @Test(.onTestThreads) func idsPathsAndUnknownNames() throws {
         let home = try TemporaryHome()
         let store = ModelStore(environment: ["SOTTO_HOME": home.url.path, "HOME": "/home/someone"])
         let smolPath = home.models.path + "/smollm2-135m.gguf"
@@ -44,7 +44,7 @@ import Testing
         #expect(byPath.url == byID.url && byPath.catalogModel == nil)
     }
 
-    @Test func sottoModelPicksTheDefaultOrTurnsModelsOff() throws {
+    @Test(.onTestThreads) func sottoModelPicksTheDefaultOrTurnsModelsOff() throws {
         let home = try TemporaryHome()
         try home.file("smollm2-135m.gguf", size: 10)
         let base = ["SOTTO_HOME": home.url.path]
@@ -70,14 +70,14 @@ import Testing
         }
     }
 
-    @Test func errorsSayWhatToDo() {
+    @Test(.onTestThreads) func errorsSayWhatToDo() {
         #expect(ModelStoreError.notDownloaded(id: "a", path: "/p").description.contains("run `sotto model pull a`"))
         let unknown = ModelStoreError.unknownModel("x", known: ["a", "b"]).description
         #expect(unknown == "unknown model 'x'; known models: a, b (or give the path of a .gguf file)")
         #expect(ModelStoreError.turnedOff(setting: "off").description.contains("SOTTO_MODEL=off"))
     }
 
-    @Test func theDataDirectoryIsCreatedOwnerOnly() throws {
+    @Test(.onTestThreads) func theDataDirectoryIsCreatedOwnerOnly() throws {
         let parent = try TemporaryHome()
         let store = ModelStore(home: parent.url.appendingPathComponent("nested/home"))
         try store.createHome()

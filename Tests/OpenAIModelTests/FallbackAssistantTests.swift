@@ -114,7 +114,9 @@ import Testing
         let client = setup.client("carol")
         var ids: [String] = []
         for _ in 0..<3 {
-            ids.append(try await #require(client.post("/api/assistant/conversations", [String: Any]()).json()["id"] as? String))
+            ids.append(
+                try await #require(client.post("/api/assistant/conversations", [String: Any]()).json()["id"] as? String)
+            )
         }
         for id in ids.prefix(2) {
             #expect(try await client.post("/api/assistant/conversations/\(id)/messages", ["text": "hi"]).status == 202)
@@ -125,7 +127,8 @@ import Testing
         #expect(Int(third.headers["retry-after"] ?? "") ?? 0 > 0)
         // Another user is not held up by carol's turns.
         let dave = setup.client("dave")
-        let daves = try await #require(dave.post("/api/assistant/conversations", [String: Any]()).json()["id"] as? String)
+        let daves = try await #require(
+            dave.post("/api/assistant/conversations", [String: Any]()).json()["id"] as? String)
         #expect(try await dave.post("/api/assistant/conversations/\(daves)/messages", ["text": "hi"]).status == 202)
         setup.endpoint.hold(false)
         setup.endpoint.release()

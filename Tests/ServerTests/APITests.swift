@@ -24,7 +24,8 @@ import Testing
         #expect(expiredResponse.status == 401)
         #expect(expiredResponse.errorCode == "token_expired")
 
-        let basic = try await anonymous.request("GET", "/api/channels", headers: ["Authorization": "Basic YWxpY2U6eA=="])
+        let basic = try await anonymous.request(
+            "GET", "/api/channels", headers: ["Authorization": "Basic YWxpY2U6eA=="])
         #expect(basic.errorCode == "token_malformed")
         await #expect(try anonymous.get("/api/health").status == 200)  // public
     }
@@ -75,7 +76,8 @@ import Testing
             ($0["user"] as? [String: Any])?["id"] as? String
         }
         #expect(members == [alice.rawValue, bob.rawValue])
-        let unknown = try await server.client(alice).post("/api/channels", ["cid": cid + "x", "members": ["nobody-here"]])
+        let unknown = try await server.client(alice).post(
+            "/api/channels", ["cid": cid + "x", "members": ["nobody-here"]])
         #expect(unknown.status == 404)
     }
 
@@ -137,14 +139,17 @@ import Testing
     @Test func unreadCountsAndMarkRead() async throws {
         let server = try await TestServer.shared()
         let (alice, bob, cid) = try await server.pair()
-        for index in 0..<3 { _ = try await server.client(alice).post(channelPath(cid, "/messages"), ["text": "hi \(index)"]) }
+        for index in 0..<3 {
+            _ = try await server.client(alice).post(channelPath(cid, "/messages"), ["text": "hi \(index)"])
+        }
         func unread() async throws -> Int? {
             let channels = await (try server.client(bob).get("/api/channels").json())["channels"] as? [[String: Any]]
             return channels?.first { ($0["channel"] as? [String: Any])?["cid"] as? String == cid.cid }?["unread_count"]
                 as? Int
         }
         await #expect(try unread() == 3)
-        let read = try await server.client(bob).request("POST", channelPath(cid, "/read"))  // empty body: up to the newest
+        // An empty body marks up to the newest.
+        let read = try await server.client(bob).request("POST", channelPath(cid, "/read"))
         #expect(read.status == 200)
         await #expect(try unread() == 0)
     }

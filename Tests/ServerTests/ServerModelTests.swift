@@ -1,6 +1,7 @@
 import Foundation
 import FoundationModels
 import ModelStore
+import TestSupport
 import Testing
 
 @testable import Server
@@ -21,21 +22,21 @@ import Testing
         return store
     }
 
-    @Test func turnedOffSaysHowToTurnItOn() throws {
+    @Test(.onTestThreads) func turnedOffSaysHowToTurnItOn() throws {
         let model = try ServerModel.resolve(
             named: nil, in: store(configuredModel: "off"), physicalMemory: 24 * Self.gigabyte)
         #expect(model.model == nil && model.unavailability == .turnedOff)
         #expect(model.message.contains("turned off") && model.message.contains("without SOTTO_MODEL=off"))
     }
 
-    @Test func notDownloadedSaysWhichPullToRun() throws {
+    @Test(.onTestThreads) func notDownloadedSaysWhichPullToRun() throws {
         let model = try ServerModel.resolve(named: nil, in: store(), physicalMemory: 24 * Self.gigabyte)
         #expect(model.model == nil && model.unavailability == .notDownloaded)
         let id = ModelCatalog.defaultModelID
         #expect(model.message.contains("\(id) is not downloaded") && model.message.contains("sotto model pull \(id)"))
     }
 
-    @Test func aMachineTooSmallSaysItsSizeAndASmallerModel() throws {
+    @Test(.onTestThreads) func aMachineTooSmallSaysItsSizeAndASmallerModel() throws {
         let id = ModelCatalog.defaultModelID
         let store = try store(with: id)
         // 4 MB of weights need about 516 MB with the room the engine keeps; 256 MB is too little.
@@ -47,7 +48,7 @@ import Testing
         #expect(enough.model != nil && enough.unavailability == nil && enough.name == id && enough.message.isEmpty)
     }
 
-    @Test func aModelAskedForByNameMustBeThere() throws {
+    @Test(.onTestThreads) func aModelAskedForByNameMustBeThere() throws {
         let store = try store()
         #expect(throws: ModelStoreError.self) {
             try ServerModel.resolve(named: "qwen2.5-coder-0.5b", in: store, physicalMemory: 24 * Self.gigabyte)
@@ -61,7 +62,7 @@ import Testing
     /// With a fallback configured, the features run on it while the local model is unavailable,
     /// named as configured, and the page's state says so; a local model that is there is always
     /// the one chosen (nothing goes to the fallback).
-    @Test func theFallbackStandsInOnlyForAMissingLocalModel() throws {
+    @Test(.onTestThreads) func theFallbackStandsInOnlyForAMissingLocalModel() throws {
         let remote = SystemLanguageModel(model: .path("/nonexistent/remote.gguf"))
         let missing = ServerModel.turnedOffByFlag.withFallback(remote, name: "m at http://127.0.0.1:9/v1")
         let choice = try missing.required()

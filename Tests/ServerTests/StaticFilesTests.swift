@@ -31,7 +31,7 @@ import Testing
         response.headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 
-    @Test func eachFileCarriesTheSHA256OfItsContentAsAStrongETag() throws {
+    @Test(.onTestThreads) func eachFileCarriesTheSHA256OfItsContentAsAStrongETag() throws {
         // FIPS 180-2's test vectors: "abc", and the empty file.
         let folder = try TestFolders.make("web")
         try Data("abc".utf8).write(to: URL(fileURLWithPath: folder + "/abc.js"))
@@ -46,7 +46,7 @@ import Testing
         #expect(header(get(files, "/"), "ETag") == empty)  // `/` is index.html
     }
 
-    @Test func aMatchingIfNoneMatchIsAnsweredNotModifiedWithoutABody() throws {
+    @Test(.onTestThreads) func aMatchingIfNoneMatchIsAnsweredNotModifiedWithoutABody() throws {
         let files = try files()
         let first = get(files, "/app.js")
         let tag = try #require(header(first, "ETag"))
@@ -66,7 +66,7 @@ import Testing
         }
     }
 
-    @Test func aChangedFileGetsANewTagAndTheOldOneNoLongerMatches() throws {
+    @Test(.onTestThreads) func aChangedFileGetsANewTagAndTheOldOneNoLongerMatches() throws {
         let folder = try TestFolders.make("web")
         let path = folder + "/app.js"
         try Data("one".utf8).write(to: URL(fileURLWithPath: path))

@@ -72,7 +72,9 @@ import Testing
         let (alice, bob, cid) = try await server.pair()
         let socket = try await server.socket(alice)
         _ = try await socket.receiveJSON()
-        for index in 1...13 { _ = try await server.client(bob).post(channelPath(cid, "/messages"), ["text": "m\(index)"]) }
+        for index in 1...13 {
+            _ = try await server.client(bob).post(channelPath(cid, "/messages"), ["text": "m\(index)"])
+        }
         await #expect(try server.client(alice).get(channelPath(cid, "/suggestions")).status == 200)
         _ = try await socket.receive(until: {
             $0["type"] as? String == "suggestions.updated" && ($0["suggestions"] as? [String])?.first == "Reply to m13"

@@ -1,5 +1,6 @@
 import ChatIntelligence
 import ChatStore
+import TestSupport
 import Testing
 
 @testable import Server
@@ -39,7 +40,7 @@ import Testing
         }
     }
 
-    @Test func aRequestQueuesOneWorkerAndItsResultIsKept() throws {
+    @Test(.onTestThreads) func aRequestQueuesOneWorkerAndItsResultIsKept() throws {
         let queue = Driver()
         let context = F.context(messages: [(F.bob, "Lunch?")])
         let first = queue.submit(context)
@@ -55,7 +56,7 @@ import Testing
         #expect(queue.queue.generations == 1)
     }
 
-    @Test func theNewestRequestRunsFirstAndOnlyTheNewestPerConversation() throws {
+    @Test(.onTestThreads) func theNewestRequestRunsFirstAndOnlyTheNewestPerConversation() throws {
         let queue = Driver()
         let lunch = F.context(channel: "lunch", messages: [(F.bob, "Lunch?")])
         let hike = F.context(channel: "hike", messages: [(F.bob, "Hike?")])
@@ -73,7 +74,7 @@ import Testing
         #expect(queue.queue.generations == 2)
     }
 
-    @Test func aResultForAConversationThatMovedOnIsDropped() throws {
+    @Test(.onTestThreads) func aResultForAConversationThatMovedOnIsDropped() throws {
         let queue = Driver()
         let before = F.context(messages: [(F.bob, "Lunch?")])
         let after = F.context(messages: [(F.bob, "Lunch?"), (F.bob, "Or dinner?")])
@@ -87,7 +88,7 @@ import Testing
         #expect(next.signature == after.signature)
     }
 
-    @Test func theUsersOwnMessageWithdrawsChipsOnlyWhenSomeWereShown() throws {
+    @Test(.onTestThreads) func theUsersOwnMessageWithdrawsChipsOnlyWhenSomeWereShown() throws {
         let queue = Driver()
         let spoke = F.context(messages: [(F.bob, "Hi"), (F.alice, "Hello!")])
         #expect(queue.submit(spoke) == .init(snapshot: .init(status: .none, signature: spoke.signature)))
@@ -100,7 +101,7 @@ import Testing
         #expect(withdrawn.withdraws && withdrawn.snapshot.status == .none && !withdrawn.startsWorker)
     }
 
-    @Test func severalConversationsRunAtOnceUpToTheLimit() throws {
+    @Test(.onTestThreads) func severalConversationsRunAtOnceUpToTheLimit() throws {
         let queue = Driver(maxRunning: 2)
         let contexts = (0..<3).map { F.context(channel: "c\($0)", messages: [(F.bob, "Question \($0)?")]) }
         #expect(contexts.map { queue.submit($0).startsWorker } == [true, true, false])

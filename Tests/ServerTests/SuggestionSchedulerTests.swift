@@ -1,6 +1,7 @@
 import ChatIntelligence
 import ChatStore
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Server
@@ -107,7 +108,7 @@ import Testing
         #expect(log.all.map(\.snapshot.status) == [.unavailable])
     }
 
-    @Test func chipsAreCleanedUp() {
+    @Test(.onTestThreads) func chipsAreCleanedUp() {
         let context = F.context(messages: [(F.bob, "See you at 8?")])
         let cleaned = SuggestionScheduler.clean(
             [
@@ -120,7 +121,7 @@ import Testing
 
     /// What the on-device suggester hands the model: authors by display name (their id when they
     /// are not a participant any more), and the user the replies are for.
-    @Test func theModelReadsAuthorsByNameAndDraftsForTheUser() {
+    @Test(.onTestThreads) func theModelReadsAuthorsByNameAndDraftsForTheUser() {
         let carol = User(id: "carol", name: "Carol", createdAt: .now, updatedAt: .now)
         var context = F.context(for: F.bob, messages: [(F.alice, "Hike?"), (carol, "Count me in"), (F.alice, "Bob?")])
         let (messages, user) = ModelSuggester.conversation(of: context)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Server
@@ -23,7 +24,7 @@ struct TranscriptionFormTests {
 
     static let contentType = "multipart/form-data; boundary=\(boundary)"
 
-    @Test func partsAreSplitWithTheirNamesAndTypes() throws {
+    @Test(.onTestThreads) func partsAreSplitWithTheirNamesAndTypes() throws {
         // The file's bytes hold CRLF and dashes, as audio may.
         let audio: [UInt8] = [0x0D, 0x0A, 0x2D, 0x2D, 0x00, 0xFF]
         let body = Self.form([
@@ -40,12 +41,14 @@ struct TranscriptionFormTests {
         #expect(MultipartForm.boundary(of: "application/json") == nil)
     }
 
-    @Test(arguments: [
-        ("", "no boundary"), ("--other\r\n\r\n", "does not occur"),
-        ("--\(boundary)\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nvalue", "closing boundary"),
-        ("--\(boundary)\r\nContent-Disposition: form-data\r\n\r\nv\r\n--\(boundary)--", "no name"),
-        ("--\(boundary)garbage", "line break"),
-    ])
+    @Test(
+        .onTestThreads,
+        arguments: [
+            ("", "no boundary"), ("--other\r\n\r\n", "does not occur"),
+            ("--\(boundary)\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nvalue", "closing boundary"),
+            ("--\(boundary)\r\nContent-Disposition: form-data\r\n\r\nv\r\n--\(boundary)--", "no name"),
+            ("--\(boundary)garbage", "line break"),
+        ])
     func malformedFormsAreRefused(body: String, says: String) {
         #expect(throws: MultipartForm.Malformed.self) {
             do {
@@ -58,7 +61,7 @@ struct TranscriptionFormTests {
         }
     }
 
-    @Test func fieldsBecomeOptions() throws {
+    @Test(.onTestThreads) func fieldsBecomeOptions() throws {
         let request = try TranscriptionRequest(
             body: Self.form([
                 ("file", "a.pcm", "audio/L16;rate=48000;channels=2", [UInt8](repeating: 0, count: 24)),
@@ -83,9 +86,11 @@ struct TranscriptionFormTests {
         #expect(zero.options.temperatures.count == 6)
     }
 
-    @Test(arguments: [
-        ("model", "whisper-base", "file"), ("file", "x", "model"),
-    ])
+    @Test(
+        .onTestThreads,
+        arguments: [
+            ("model", "whisper-base", "file"), ("file", "x", "model"),
+        ])
     func missingFieldsAreNamed(present: String, value: String, missing: String) {
         let body = Self.form([(present, nil, nil, Array(value.utf8))])
         #expect(throws: OpenAIError.self) {
@@ -98,9 +103,11 @@ struct TranscriptionFormTests {
         }
     }
 
-    @Test(arguments: [
-        ("response_format", "srt"), ("temperature", "2"), ("temperature", "hot"), ("language", "en; drop table"),
-    ])
+    @Test(
+        .onTestThreads,
+        arguments: [
+            ("response_format", "srt"), ("temperature", "2"), ("temperature", "hot"), ("language", "en; drop table"),
+        ])
     func badValuesAreNamed(field: String, value: String) {
         let body = Self.form([
             ("file", "a.wav", nil, [1, 2]), ("model", nil, nil, Array("whisper-base".utf8)),

@@ -30,7 +30,8 @@ import Testing
         let typingSeq = try #require(typing["seq"] as? Int)
         #expect(typingSeq > messageSeq)
 
-        _ = try await server.client(alice).post(channelPath(cid, "/messages"), ["id": "reply-\(cid.id)", "text": "Yes"])
+        _ = try await server.client(alice).post(
+            channelPath(cid, "/messages"), ["id": "reply-\(cid.id)", "text": "Yes"])
         let own = try await socket.receive(until: { $0["type"] as? String == "message.new" })
         #expect(try #require(own["seq"] as? Int) > typingSeq)  // the author gets their own message too
         _ = try await server.client(bob).post(channelPath(cid, "/read"), [String: Any]())
@@ -48,9 +49,12 @@ import Testing
             let socket = try await server.socket(alice)
             _ = try await socket.receiveJSON()  // hello
             _ = try await bobClient.post(channelPath(cid, "/messages"), ["text": "one"])
-            lastSeq = try await #require(try socket.receive(until: { $0["type"] as? String == "message.new" })["seq"] as? Int)
+            lastSeq = try await #require(
+                try socket.receive(until: { $0["type"] as? String == "message.new" })["seq"] as? Int)
         }  // the socket closes here
-        for text in ["two", "three", "four"] { _ = try await bobClient.post(channelPath(cid, "/messages"), ["text": text]) }
+        for text in ["two", "three", "four"] {
+            _ = try await bobClient.post(channelPath(cid, "/messages"), ["text": text])
+        }
 
         let resumed = try await server.socket(alice, query: "since=\(lastSeq)")
         await #expect(try resumed.receiveJSON()?["type"] as? String == "hello")
@@ -76,7 +80,9 @@ import Testing
         let server = try await TestServer(storeOptions: options)
         defer { server.server.stop() }
         let (alice, bob, cid) = try await server.pair()
-        for text in ["a", "b", "c"] { _ = try await server.client(bob).post(channelPath(cid, "/messages"), ["text": text]) }
+        for text in ["a", "b", "c"] {
+            _ = try await server.client(bob).post(channelPath(cid, "/messages"), ["text": text])
+        }
         try await server.store.pruneEvents(now: Timestamp(milliseconds: Timestamp.now.milliseconds + 120_000))
 
         let stale = try await server.socket(alice, query: "since=1")

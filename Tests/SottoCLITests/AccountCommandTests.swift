@@ -15,7 +15,7 @@ struct AccountCommandTests {
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
-    @Test func tokensExpireIn30DaysUnlessToldOtherwise() throws {
+    @Test(.onTestThreads) func tokensExpireIn30DaysUnlessToldOtherwise() throws {
         let home = try TemporaryHome()
         let secret = ["SOTTO_SECRET": "cli-secret-0123456789abcdef0123"]
         let plain = try Self.claims(of: try SottoBinary.run(["token", "alice"], home: home.url, extra: secret).stdout)
@@ -26,7 +26,7 @@ struct AccountCommandTests {
         #expect(never["exp"] == nil)
     }
 
-    @Test func revokingRaisesTheGenerationNewTokensCarry() throws {
+    @Test(.onTestThreads) func revokingRaisesTheGenerationNewTokensCarry() throws {
         let home = try TemporaryHome()
         let secret = ["SOTTO_SECRET": "cli-secret-0123456789abcdef0123"]
         #expect(
@@ -39,7 +39,7 @@ struct AccountCommandTests {
         #expect(after["gen"] as? Int == 1)
     }
 
-    @Test func aDisabledUserGetsNoTokenUntilEnabled() throws {
+    @Test(.onTestThreads) func aDisabledUserGetsNoTokenUntilEnabled() throws {
         let home = try TemporaryHome()
         let secret = ["SOTTO_SECRET": "cli-secret-0123456789abcdef0123"]
         #expect(try SottoBinary.run(["user", "add", "carol", "Carol"], home: home.url).status == 0)
@@ -52,7 +52,7 @@ struct AccountCommandTests {
         #expect(try SottoBinary.run(["user", "disable", "nobody"], home: home.url).status != 0)
     }
 
-    @Test func aLookalikeNameIsRefusedWithItsReason() throws {
+    @Test(.onTestThreads) func aLookalikeNameIsRefusedWithItsReason() throws {
         let home = try TemporaryHome()
         #expect(try SottoBinary.run(["user", "add", "alice", "Alice"], home: home.url).status == 0)
         let lookalike = try SottoBinary.run(["user", "add", "mallory", "\u{0410}lice"], home: home.url)

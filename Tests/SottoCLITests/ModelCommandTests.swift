@@ -5,7 +5,7 @@ import Testing
 
 @Suite("sotto model")
 struct ModelCommandTests {
-    @Test func help() throws {
+    @Test(.onTestThreads) func help() throws {
         let home = try TemporaryHome()
         let result = try SottoBinary.run(["model", "--help"], home: home.url)
         #expect(result.status == 0)
@@ -15,7 +15,7 @@ struct ModelCommandTests {
         #expect(overview.stdout.contains("model"))
     }
 
-    @Test func listShowsPresentMissingAndDamaged() throws {
+    @Test(.onTestThreads) func listShowsPresentMissingAndDamaged() throws {
         let home = try TemporaryHome()
         let smol = try #require(ModelCatalog.model(id: "smollm2-135m"))
         try home.file("smollm2-135m.gguf", size: smol.fileSize)
@@ -35,7 +35,7 @@ struct ModelCommandTests {
             lines.contains { $0.contains("mine.gguf") && $0.contains("2.0 MB") && $0.contains("not in the catalog") })
     }
 
-    @Test func unknownIDNamesTheKnownOnes() throws {
+    @Test(.onTestThreads) func unknownIDNamesTheKnownOnes() throws {
         let home = try TemporaryHome()
         let result = try SottoBinary.run(["model", "pull", "llama-70b"], home: home.url)
         #expect(result.status == 1)
@@ -44,7 +44,7 @@ struct ModelCommandTests {
         #expect(result.stderr.contains("unknown model 'llama-70b'"))
     }
 
-    @Test func usageErrors() throws {
+    @Test(.onTestThreads) func usageErrors() throws {
         let home = try TemporaryHome()
         for arguments in [["model"], ["model", "pull"], ["model", "fetch"], ["model", "pull", "--fast", "x"]] {
             let result = try SottoBinary.run(arguments, home: home.url)
@@ -53,7 +53,7 @@ struct ModelCommandTests {
         }
     }
 
-    @Test func pullOfAPresentModelDoesNothing() throws {
+    @Test(.onTestThreads) func pullOfAPresentModelDoesNothing() throws {
         let home = try TemporaryHome()
         let smol = try #require(ModelCatalog.model(id: "smollm2-135m"))
         try home.file("smollm2-135m.gguf", size: smol.fileSize)
@@ -64,7 +64,7 @@ struct ModelCommandTests {
         #expect(result.stdout.contains("smollm2-135m is already present"))
     }
 
-    @Test func pathResolvesIDsAndFiles() throws {
+    @Test(.onTestThreads) func pathResolvesIDsAndFiles() throws {
         let home = try TemporaryHome()
         let missing = try SottoBinary.run(["model", "path", "smollm2-135m"], home: home.url)
         #expect(missing.status == 1)

@@ -12,7 +12,7 @@ struct ServeCommandTests {
         return String(line.dropFirst(prefix.count))
     }
 
-    @Test func aModelNameThatDoesNotExistStopsServeAsItStopsGenerate() throws {
+    @Test(.onTestThreads) func aModelNameThatDoesNotExistStopsServeAsItStopsGenerate() throws {
         let home = try TemporaryHome()
         for (arguments, extra) in [(["--model", "typo"], [:]), ([], ["SOTTO_MODEL": "typo"])] {
             let serve = try SottoBinary.run(["serve", "--port", "0"] + arguments, home: home.url, extra: extra)
@@ -33,18 +33,20 @@ struct ServeCommandTests {
     }
 
     // The words the web app shows where the model's features would be: the cause, then what to do.
-    @Test(arguments: [
-        (
-            ["SOTTO_MODEL": "off"],
-            "Reply suggestions: off. The local model is turned off on this server (SOTTO_MODEL=off). "
-                + "To turn it on, restart sotto serve without SOTTO_MODEL=off."
-        ),
-        (
-            [:],
-            "Reply suggestions: off. The model qwen2.5-coder-1.5b is not downloaded on this server. "
-                + "Run `sotto model pull qwen2.5-coder-1.5b` there, then restart sotto serve."
-        ),
-    ])
+    @Test(
+        .onTestThreads,
+        arguments: [
+            (
+                ["SOTTO_MODEL": "off"],
+                "Reply suggestions: off. The local model is turned off on this server (SOTTO_MODEL=off). "
+                    + "To turn it on, restart sotto serve without SOTTO_MODEL=off."
+            ),
+            (
+                [:],
+                "Reply suggestions: off. The model qwen2.5-coder-1.5b is not downloaded on this server. "
+                    + "Run `sotto model pull qwen2.5-coder-1.5b` there, then restart sotto serve."
+            ),
+        ])
     func withoutAModelServeRunsWithoutSuggestionsAndSaysWhy(_ extra: [String: String], expected: String) throws {
         let home = try TemporaryHome()
         let lines = try SottoBinary.firstLines(2, of: ["serve", "--port", "0"], home: home.url, extra: extra)

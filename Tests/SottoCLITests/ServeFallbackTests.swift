@@ -5,18 +5,20 @@ import Testing
 /// `sotto serve`'s hybrid fallback options: off unless given, and refused when incomplete.
 @Suite("sotto serve --fallback-url")
 struct ServeFallbackTests {
-    @Test(arguments: [
-        (["--fallback-model", "m"], "--fallback-model and --fallback-key-file need --fallback-url"),
-        (["--fallback-url", "http://127.0.0.1:9/v1"], "--fallback-url needs --fallback-model"),
-        (["--fallback-url", "ftp://x/v1", "--fallback-model", "m"], "--fallback-url must be an http(s) URL"),
-        (
-            [
-                "--fallback-url", "http://127.0.0.1:9/v1", "--fallback-model", "m", "--fallback-key-file",
-                "/nonexistent",
-            ],
-            "cannot read --fallback-key-file /nonexistent"
-        ),
-    ])
+    @Test(
+        .onTestThreads,
+        arguments: [
+            (["--fallback-model", "m"], "--fallback-model and --fallback-key-file need --fallback-url"),
+            (["--fallback-url", "http://127.0.0.1:9/v1"], "--fallback-url needs --fallback-model"),
+            (["--fallback-url", "ftp://x/v1", "--fallback-model", "m"], "--fallback-url must be an http(s) URL"),
+            (
+                [
+                    "--fallback-url", "http://127.0.0.1:9/v1", "--fallback-model", "m", "--fallback-key-file",
+                    "/nonexistent",
+                ],
+                "cannot read --fallback-key-file /nonexistent"
+            ),
+        ])
     func incompleteOptionsAreRefused(_ arguments: [String], expected: String) throws {
         let home = try TemporaryHome()
         let result = try SottoBinary.run(["serve", "--port", "0", "--model", "off"] + arguments, home: home.url)
@@ -25,14 +27,14 @@ struct ServeFallbackTests {
         #expect(result.stderr.contains(expected), "\(result.stderr)")
     }
 
-    @Test func withoutItNothingLeavesTheMachine() throws {
+    @Test(.onTestThreads) func withoutItNothingLeavesTheMachine() throws {
         let home = try TemporaryHome()
         let lines = try SottoBinary.firstLines(3, of: ["serve", "--port", "0", "--model", "off"], home: home.url)
         #expect(lines.dropFirst().first == "Reply suggestions: off (--model off)")
         #expect(lines.last == "Fallback model: off (nothing leaves this machine)")
     }
 
-    @Test func withItTheLinesSayWhereConversationsGo() throws {
+    @Test(.onTestThreads) func withItTheLinesSayWhereConversationsGo() throws {
         let home = try TemporaryHome()
         let lines = try SottoBinary.firstLines(
             3,
@@ -51,7 +53,7 @@ struct ServeFallbackTests {
 
     /// Credentials in the URL are used for the requests, never shown: the log has the URL
     /// without them (issue 27).
-    @Test func theLinesShowTheURLWithoutItsCredentials() throws {
+    @Test(.onTestThreads) func theLinesShowTheURLWithoutItsCredentials() throws {
         let home = try TemporaryHome()
         let lines = try SottoBinary.firstLines(
             3,
@@ -65,10 +67,12 @@ struct ServeFallbackTests {
     }
 
     /// With the features turned off or stood in for, the fallback line says why it is unused.
-    @Test(arguments: [
-        ("--canned-suggestions", "--canned-suggestions stands in for a model"),
-        ("--no-suggestions", "--no-suggestions turns the features off"),
-    ])
+    @Test(
+        .onTestThreads,
+        arguments: [
+            ("--canned-suggestions", "--canned-suggestions stands in for a model"),
+            ("--no-suggestions", "--no-suggestions turns the features off"),
+        ])
     func anUnusedFallbackSaysWhy(_ flag: String, reason: String) throws {
         let home = try TemporaryHome()
         let lines = try SottoBinary.firstLines(

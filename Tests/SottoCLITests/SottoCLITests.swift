@@ -33,7 +33,7 @@ private func json(_ text: String) throws -> [String: Any] {
 struct ModelCLITests {
     static let commands = ["generate", "tokenize", "bench", "chat"]
 
-    @Test(arguments: commands)
+    @Test(.onTestThreads, arguments: commands)
     func helpPrintsUsage(_ command: String) throws {
         let home = try TemporaryHome()
         let result = try SottoBinary.run([command, "--help"], home: home.url)
@@ -43,7 +43,7 @@ struct ModelCLITests {
         #expect(overview.stdout.contains("  \(command) "))
     }
 
-    @Test(arguments: commands)
+    @Test(.onTestThreads, arguments: commands)
     func unknownFlagPrintsUsageAndExits2(_ command: String) throws {
         let home = try TemporaryHome()
         let result = try SottoBinary.run([command, "--model", "smollm2-135m", "--frobnicate", "1"], home: home.url)
@@ -53,7 +53,7 @@ struct ModelCLITests {
         #expect(result.stdout.isEmpty)
     }
 
-    @Test(arguments: commands)
+    @Test(.onTestThreads, arguments: commands)
     func missingModelSaysHowToPullIt(_ command: String) throws {
         let home = try TemporaryHome()
         var arguments = [command, "--model", "qwen2.5-coder-0.5b"]
@@ -65,7 +65,7 @@ struct ModelCLITests {
         #expect(result.stdout.isEmpty)
     }
 
-    @Test func badValuesAreUsageErrors() throws {
+    @Test(.onTestThreads) func badValuesAreUsageErrors() throws {
         let home = try TemporaryHome()
         let cases: [[String]] = [
             ["generate", "--model", "smollm2-135m"],  // no --prompt
@@ -84,7 +84,7 @@ struct ModelCLITests {
         }
     }
 
-    @Test func notAModelFileIsAClearError() throws {
+    @Test(.onTestThreads) func notAModelFileIsAClearError() throws {
         let home = try TemporaryHome()
         let path = home.url.appendingPathComponent("junk.gguf").path
         #expect(FileManager.default.createFile(atPath: path, contents: Data("not a model".utf8)))
@@ -93,7 +93,7 @@ struct ModelCLITests {
         #expect(result.stderr.contains("GGUF"))
     }
 
-    @Test func generateJSONGreedyIsDeterministic() throws {
+    @Test(.onTestThreads) func generateJSONGreedyIsDeterministic() throws {
         _ = try RealModels.file(RealModels.smollm)
         let arguments = [
             "generate", "--model", "smollm2-135m", "--prompt", "Name three colours.", "--temperature", "0",
@@ -117,7 +117,7 @@ struct ModelCLITests {
         #expect(streamed.stdout == (object["text"] as? String ?? "") + "\n")
     }
 
-    @Test func generateRawParsesSpecialTokensAndSeedsReproduce() throws {
+    @Test(.onTestThreads) func generateRawParsesSpecialTokensAndSeedsReproduce() throws {
         _ = try RealModels.file(RealModels.smollm)
         let arguments = [
             "generate", "--model", "smollm2-135m", "--raw", "--prompt",
@@ -131,7 +131,7 @@ struct ModelCLITests {
         #expect((a["prompt_tokens"] as? Int ?? 0) < 20)
     }
 
-    @Test func tokenizeMatchesTheLibraryAndKeepsSpecialTextLiteral() throws {
+    @Test(.onTestThreads) func tokenizeMatchesTheLibraryAndKeepsSpecialTextLiteral() throws {
         let text = "Hello, <|im_start|> wörld 123!"
         let tokenizer = try Model.tokenizer(contentsOf: RealModels.file(RealModels.qwen).url)
         let expected = tokenizer.encode(text, parseSpecial: false)
@@ -145,7 +145,7 @@ struct ModelCLITests {
         #expect(viaStdin.stdout == expected.map(String.init).joined(separator: " ") + "\n")
     }
 
-    @Test func benchReportsSpeeds() throws {
+    @Test(.onTestThreads) func benchReportsSpeeds() throws {
         _ = try RealModels.file(RealModels.smollm)
         let result = try run(
             [
@@ -161,7 +161,7 @@ struct ModelCLITests {
         #expect((object["weight_bytes_per_token"] as? Int ?? 0) > 90_000_000)
     }
 
-    @Test func chatAnswersEachLineAndQuitsAtEndOfInput() throws {
+    @Test(.onTestThreads) func chatAnswersEachLineAndQuitsAtEndOfInput() throws {
         _ = try RealModels.file(RealModels.smollm)
         let result = try run(
             ["chat", "--model", "smollm2-135m", "--temperature", "0", "--max-tokens", "8", "--system", "Be brief."],

@@ -120,7 +120,9 @@ public struct HTTPClient: Sendable {
             return nil
         }
         let bytes = try socket.readNow(exactly: size)
-        guard try socket.readNow(exactly: 2) == [0x0D, 0x0A] else { throw SocketError(description: "chunk without CRLF") }
+        guard try socket.readNow(exactly: 2) == [0x0D, 0x0A] else {
+            throw SocketError(description: "chunk without CRLF")
+        }
         return bytes
     }
 

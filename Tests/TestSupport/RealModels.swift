@@ -10,7 +10,7 @@ import Testing
 /// file is missing and the command that gets it.
 ///
 /// ```swift
-/// @Test func decodes() throws {
+/// @Test(.onTestThreads) func decodes() throws {
 ///     let path = try RealModels.path(RealModels.smollm)   // fails or skips when it is missing
 /// }
 /// ```

@@ -83,6 +83,7 @@ public final class TestSocket: @unchecked Sendable {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent < 0 && errno == EINTR { continue }  // a signal (a child process ending), not an error
             guard sent > 0 else { throw SocketError(description: "send failed: errno \(errno)") }
             offset += sent
         }
@@ -92,7 +93,11 @@ public final class TestSocket: @unchecked Sendable {
     @discardableResult
     private func fill() throws -> Bool {
         var chunk = [UInt8](repeating: 0, count: 65536)
-        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        var count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        // A signal (a child process of another test ending) interrupts the wait; wait again.
+        while count < 0 && errno == EINTR {
+            count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        }
         if count == 0 { return false }
         guard count > 0 else { throw SocketError(description: "receive timed out or failed: errno \(errno)") }
         buffer.append(contentsOf: chunk[0..<count])

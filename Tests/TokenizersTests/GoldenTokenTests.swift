@@ -1,16 +1,19 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Tokenizers
 
 /// Token ids must equal the reference tokenizer's, byte for byte.
-@Test("encode matches the reference tokenizer", arguments: FixtureCase.all)
+@Test("encode matches the reference tokenizer", .onTestThreads, arguments: FixtureCase.all)
 func encodeMatchesReference(_ fixture: FixtureCase) throws {
     let tokenizer = try ModelTokenizers.tokenizer(fixture.model)
     #expect(tokenizer.encode(fixture.text, parseSpecial: fixture.parseSpecial) == fixture.ids)
 }
 
-@Test("fixture corpus round-trips through decode and the streaming decoder", arguments: ModelTokenizers.models)
+@Test(
+    "fixture corpus round-trips through decode and the streaming decoder", .onTestThreads,
+    arguments: ModelTokenizers.models)
 func roundTrip(_ model: String) throws {
     let tokenizer = try ModelTokenizers.tokenizer(model)
     for fixture in FixtureCase.all where fixture.model == model {
@@ -31,7 +34,7 @@ func roundTrip(_ model: String) throws {
     }
 }
 
-@Test("fixture cases that differ from llama.cpp are only non-NFC text")
+@Test("fixture cases that differ from llama.cpp are only non-NFC text", .onTestThreads)
 func llamaCppDifferencesAreNormalization() {
     for fixture in FixtureCase.all where fixture.llamaCppIDs != nil {
         let isNFC = fixture.text.precomposedStringWithCanonicalMapping.unicodeScalars.elementsEqual(
@@ -43,7 +46,7 @@ func llamaCppDifferencesAreNormalization() {
 }
 
 /// The heap merge (long words) and the scan merge (short words) apply the same rule.
-@Test("heap and scan merges agree", arguments: ModelTokenizers.models)
+@Test("heap and scan merges agree", .onTestThreads, arguments: ModelTokenizers.models)
 func heapAndScanMergesAgree(_ model: String) throws {
     let tokenizer = try ModelTokenizers.tokenizer(model)
     var generator = SystemRandomNumberGenerator()

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Tokenizers
@@ -16,7 +17,7 @@ private func words(_ text: String, _ kind: PreTokenizer) -> [String] {
     }
 }
 
-@Test func qwen2Splits() {
+@Test(.onTestThreads) func qwen2Splits() {
     #expect(words("Hello  world", .qwen2) == ["Hello", " ", " world"])
     #expect(words("DON'T it's", .qwen2) == ["DON", "'T", " it", "'s"])
     #expect(words("x123", .qwen2) == ["x", "1", "2", "3"])
@@ -28,25 +29,25 @@ private func words(_ text: String, _ kind: PreTokenizer) -> [String] {
     #expect(words("end   ", .qwen2) == ["end", "   "])
 }
 
-@Test func llama3GroupsDigitsByThree() {
+@Test(.onTestThreads) func llama3GroupsDigitsByThree() {
     #expect(words("1234567", .llama3) == ["123", "456", "7"])
 }
 
-@Test func gpt2Splits() {
+@Test(.onTestThreads) func gpt2Splits() {
     #expect(words("DON'T it's", .gpt2) == ["DON", "'", "T", " it", "'s"])
     #expect(words("a  b", .gpt2) == ["a", " ", " b"])
     #expect(words("a\n b", .gpt2) == ["a", "\n", " b"])
     #expect(words("x 123", .gpt2) == ["x", " 123"])
 }
 
-@Test func smollmIsolatesDigits() {
+@Test(.onTestThreads) func smollmIsolatesDigits() {
     #expect(words("x 123", .smollm) == ["x", " ", "1", "2", "3"])
     // The digit ends the fragment, so the whitespace run is not split for lookahead.
     #expect(words("a  1", .smollm) == ["a", "  ", "1"])
     #expect(words("a  b", .smollm) == ["a", " ", " b"])
 }
 
-@Test func preTokenizerNames() {
+@Test(.onTestThreads) func preTokenizerNames() {
     #expect(PreTokenizer(ggufName: "qwen2") == .qwen2)
     #expect(PreTokenizer(ggufName: "smollm") == .smollm)
     #expect(PreTokenizer(ggufName: "llama-bpe") == .llama3)
@@ -54,7 +55,7 @@ private func words(_ text: String, _ kind: PreTokenizer) -> [String] {
     #expect(PreTokenizer(ggufName: "default") == nil)
 }
 
-@Test func nfcTouchesOnlyWhatNeedsIt() {
+@Test(.onTestThreads) func nfcTouchesOnlyWhatNeedsIt() {
     let samples = [
         "plain ascii", "café", "e\u{301}cole", "x\u{212B}y", "\u{1100}\u{1161}\u{11A8}", "ä\u{323}\u{302}",
         "q\u{307}\u{323} and more e\u{301} text", "한국어 텍스트", "か\u{3099}", "日本語", "\u{0627}\u{0653}",

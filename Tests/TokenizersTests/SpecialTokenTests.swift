@@ -1,10 +1,11 @@
 import Foundation
 import GGUF
+import TestSupport
 import Testing
 
 @testable import Tokenizers
 
-@Test func qwenSpecialTokens() throws {
+@Test(.onTestThreads) func qwenSpecialTokens() throws {
     let tokenizer = try ModelTokenizers.tokenizer("qwen2.5-coder-0.5b")
     #expect(tokenizer.vocabularySize == 151_936)
     #expect(tokenizer.preTokenizer == .qwen2)
@@ -29,7 +30,7 @@ import Testing
 
 /// The end-of-generation set mirrors llama.cpp's, except Qwen's normal "</s>" token (id
 /// 128247), which llama.cpp's name list catches by accident.
-@Test(arguments: ModelTokenizers.models)
+@Test(.onTestThreads, arguments: ModelTokenizers.models)
 func endOfGenerationMatchesLlamaCpp(_ model: String) throws {
     let tokenizer = try ModelTokenizers.tokenizer(model)
     let expected = Set(FixtureCase.fixture(model).llama_cpp_end_of_generation)
@@ -41,7 +42,7 @@ func endOfGenerationMatchesLlamaCpp(_ model: String) throws {
     #expect(tokenizer.endOfGenerationTokenIDs.contains(tokenizer.tokenID(for: "<|endoftext|>")!))
 }
 
-@Test func smollmSpecialTokens() throws {
+@Test(.onTestThreads) func smollmSpecialTokens() throws {
     let tokenizer = try ModelTokenizers.tokenizer("smollm2-135m")
     #expect(tokenizer.vocabularySize == 49_152)
     #expect(tokenizer.preTokenizer == .smollm)
@@ -51,7 +52,7 @@ func endOfGenerationMatchesLlamaCpp(_ model: String) throws {
     #expect(tokenizer.decode([1, 4093, 198, 6004, 2]) == "<|im_start|>user\nhi<|im_end|>")
 }
 
-@Test func userDefinedTokensAreMatchedInBothModes() throws {
+@Test(.onTestThreads) func userDefinedTokensAreMatchedInBothModes() throws {
     let tokenizer = try ModelTokenizers.tokenizer("qwen2.5-coder-0.5b")
     for parseSpecial in [false, true] {
         let ids = tokenizer.encode("<tool_call>{}</tool_call>", parseSpecial: parseSpecial)
@@ -59,7 +60,7 @@ func endOfGenerationMatchesLlamaCpp(_ model: String) throws {
     }
 }
 
-@Test func streamingHoldsBackSplitCharacters() throws {
+@Test(.onTestThreads) func streamingHoldsBackSplitCharacters() throws {
     let tokenizer = try ModelTokenizers.tokenizer("smollm2-135m")
     let ids = tokenizer.encode("😀👨‍👩‍👧!")
     #expect(ids.count > 3)
@@ -74,7 +75,7 @@ func endOfGenerationMatchesLlamaCpp(_ model: String) throws {
     #expect(rest == "👨‍👩‍👧!")
 }
 
-@Test func streamingFlushReplacesAnUnfinishedCharacter() throws {
+@Test(.onTestThreads) func streamingFlushReplacesAnUnfinishedCharacter() throws {
     let tokenizer = try ModelTokenizers.tokenizer("smollm2-135m")
     let ids = tokenizer.encode("😀")
     var stream = StreamingDetokenizer(tokenizer: tokenizer)
@@ -83,7 +84,7 @@ func endOfGenerationMatchesLlamaCpp(_ model: String) throws {
     #expect(stream.flush() == "")
 }
 
-@Test func completePrefixLength() {
+@Test(.onTestThreads) func completePrefixLength() {
     let euro: [UInt8] = [0xE2, 0x82, 0xAC]
     #expect(StreamingDetokenizer.completePrefixLength([0x41] + euro) == 4)
     #expect(StreamingDetokenizer.completePrefixLength([0x41] + euro.prefix(2)) == 1)

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import Tokenizers
@@ -18,7 +19,7 @@ private func tinyTokenizer(pre: String, extraTokens: [String] = []) throws -> To
         eosTokenID: tokens.count - 1)
 }
 
-@Test func unknownPreTokenizerFallsBackToGPT2() throws {
+@Test(.onTestThreads) func unknownPreTokenizerFallsBackToGPT2() throws {
     let tokenizer = try tinyTokenizer(pre: "something-new")
     #expect(tokenizer.preTokenizer == .gpt2)
     #expect(tokenizer.usesFallbackPreTokenizer)
@@ -31,7 +32,7 @@ private func tinyTokenizer(pre: String, extraTokens: [String] = []) throws -> To
 
 /// Llama 3 takes a word that is itself a vocabulary entry whole, even when no merge path
 /// leads to it; the other pre-tokenizers merge.
-@Test func llama3IgnoresMergesForWholeWords() throws {
+@Test(.onTestThreads) func llama3IgnoresMergesForWholeWords() throws {
     let llama3 = try tinyTokenizer(pre: "llama-bpe", extraTokens: ["xyz"])
     let gpt2 = try tinyTokenizer(pre: "gpt2", extraTokens: ["xyz"])
     let xyz = try #require(llama3.tokenID(for: "xyz"))
@@ -41,7 +42,7 @@ private func tinyTokenizer(pre: String, extraTokens: [String] = []) throws -> To
     #expect(llama3.encode("hello xyz") == [259, 32, 120, 121, 122])
 }
 
-@Test func emptyAndSpecialOnlyInputs() throws {
+@Test(.onTestThreads) func emptyAndSpecialOnlyInputs() throws {
     let tokenizer = try tinyTokenizer(pre: "qwen2")
     #expect(tokenizer.encode("").isEmpty)
     #expect(tokenizer.encode("<|end|><|end|>", parseSpecial: true) == [261, 261])

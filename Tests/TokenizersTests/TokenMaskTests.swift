@@ -4,7 +4,7 @@ import Testing
 @testable import Tokenizers
 
 @Suite struct TokenMaskTests {
-    @Test func sizesAndCountsAreDifferentThings() {
+    @Test(.onTestThreads) func sizesAndCountsAreDifferentThings() {
         var mask = TokenMask(vocabularySize: 130, allowingAll: true)
         #expect(mask.vocabularySize == 130 && mask.words.count == 3)
         #expect(mask.allowedCount == 130)
@@ -22,7 +22,7 @@ import Testing
 
     /// The vector path against its scalar twin, for every word shape; logits past the vocabulary
     /// (a model's padding rows) are never allowed.
-    @Test func applySetsDisallowedLogitsToMinusInfinity() {
+    @Test(.onTestThreads) func applySetsDisallowedLogitsToMinusInfinity() {
         var random = SplitMix64(seed: 3)
         for size in [1, 63, 64, 65, 130, 1000, 49152, 151_936] {
             var mask = TokenMask(vocabularySize: size)

@@ -7,7 +7,7 @@ import Testing
 
 /// Prints load time and encode throughput; asserts only that the work was done (speed is
 /// reported, never asserted). Set SOTTO_TOKENIZER_BENCH_FILE to measure a file of your own.
-@Test("benchmark: load and encode throughput", arguments: ModelTokenizers.models)
+@Test("benchmark: load and encode throughput", .onTestThreads, arguments: ModelTokenizers.models)
 func tokenizerBenchmark(_ model: String) throws {
     let file = try GGUFFile(path: try RealModels.path(model))
     let clock = ContinuousClock()

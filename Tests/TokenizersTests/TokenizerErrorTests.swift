@@ -1,4 +1,5 @@
 import GGUF
+import TestSupport
 import Testing
 
 @testable import Tokenizers
@@ -9,7 +10,7 @@ private func ggufFile(_ entries: [(String, GGUFValue)]) throws -> GGUFFile {
     return try GGUFFile(bytes: writer.bytes())
 }
 
-@Test func unsupportedTokenizerModelIsNamed() throws {
+@Test(.onTestThreads) func unsupportedTokenizerModelIsNamed() throws {
     let file = try ggufFile([
         ("tokenizer.ggml.model", .string("llama")), ("tokenizer.ggml.tokens", .array([.string("a")])),
     ])
@@ -17,7 +18,7 @@ private func ggufFile(_ entries: [(String, GGUFValue)]) throws -> GGUFFile {
     #expect(TokenizerError.unsupportedModel("llama").description.contains("'llama'"))
 }
 
-@Test func missingKeysAreNamed() throws {
+@Test(.onTestThreads) func missingKeysAreNamed() throws {
     #expect(throws: TokenizerError.missingKey("tokenizer.ggml.model")) { try Tokenizer(gguf: ggufFile([])) }
     let noMerges = try ggufFile([
         ("tokenizer.ggml.model", .string("gpt2")), ("tokenizer.ggml.tokens", .array([.string("a")])),
@@ -25,7 +26,7 @@ private func ggufFile(_ entries: [(String, GGUFValue)]) throws -> GGUFFile {
     #expect(throws: TokenizerError.missingKey("tokenizer.ggml.merges")) { try Tokenizer(gguf: noMerges) }
 }
 
-@Test func inconsistentArraysAreRejected() {
+@Test(.onTestThreads) func inconsistentArraysAreRejected() {
     #expect(throws: TokenizerError.self) {
         try Tokenizer(
             tokens: ["a", "b"], tokenTypes: [1], merges: [], preTokenizer: "gpt2", bosTokenID: nil, eosTokenID: nil)

@@ -1,5 +1,6 @@
 import AudioDecoding
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("Audio input")
@@ -17,7 +18,7 @@ struct AudioTests {
         return out
     }
 
-    @Test func readsEveryCommonEncoding() throws {
+    @Test(.onTestThreads) func readsEveryCommonEncoding() throws {
         // 16-bit stereo: (16384, −16384) averages to 0; (32767, 32767) to 0.99997.
         let s16 = Self.wav(
             format: 1, bits: 16, channels: 2, rate: 8000, data: [0x00, 0x40, 0x00, 0xC0, 0xFF, 0x7F, 0xFF, 0x7F])
@@ -40,13 +41,15 @@ struct AudioTests {
         #expect(u8.samples == [0, 0.5, -0.5])
     }
 
-    @Test(arguments: [
-        ([UInt8](), "empty"),
-        (Array("RIFF\u{0}\u{0}\u{0}\u{0}WAVE".utf8), "no fmt chunk"),
-        (Array("hello world, not audio".utf8), "unrecognized audio format"),
-        ([0x1A, 0x45, 0xDF, 0xA3, 0, 0], "WebM"),
-        (Array("OggS....".utf8), "Ogg"),
-    ])
+    @Test(
+        .onTestThreads,
+        arguments: [
+            ([UInt8](), "empty"),
+            (Array("RIFF\u{0}\u{0}\u{0}\u{0}WAVE".utf8), "no fmt chunk"),
+            (Array("hello world, not audio".utf8), "unrecognized audio format"),
+            ([0x1A, 0x45, 0xDF, 0xA3, 0, 0], "WebM"),
+            (Array("OggS....".utf8), "Ogg"),
+        ])
     func badAudioGetsAClearError(bytes: [UInt8], says: String) {
         #expect(throws: AudioDecodingError.self) {
             do { _ = try AudioInput.samples(of: bytes) } catch let error as AudioDecodingError {
@@ -56,7 +59,7 @@ struct AudioTests {
         }
     }
 
-    @Test func refusesWhatItCannotRead() {
+    @Test(.onTestThreads) func refusesWhatItCannotRead() {
         let alaw = Self.wav(format: 6, bits: 8, channels: 1, rate: 8000, data: [1, 2])
         #expect(throws: AudioDecodingError.self) { try WAVFile(bytes: alaw) }
         var truncated = Self.wav(format: 1, bits: 16, channels: 1, rate: 8000, data: [1, 2, 3, 4])
@@ -71,7 +74,7 @@ struct AudioTests {
 
     /// A 1 kHz tone at 48 kHz comes out at 16 kHz with its amplitude and frequency; a 12 kHz
     /// tone (above the new Nyquist frequency) is removed instead of folding to 4 kHz.
-    @Test func resamplingKeepsTheBandAndRemovesWhatWouldAlias() {
+    @Test(.onTestThreads) func resamplingKeepsTheBandAndRemovesWhatWouldAlias() {
         func tone(_ hz: Double, rate: Int, seconds: Double) -> [Float] {
             (0..<Int(Double(rate) * seconds)).map { Float(0.5 * sin(2 * Double.pi * hz * Double($0) / Double(rate))) }
         }
@@ -98,7 +101,7 @@ struct AudioTests {
         #expect(abs(amplitude(odd, hz: 1000, rate: 16000) - 0.5) < 0.01)
     }
 
-    @Test func rawPCMIsReadAndResampled() throws {
+    @Test(.onTestThreads) func rawPCMIsReadAndResampled() throws {
         let bytes: [UInt8] = [0x00, 0x40, 0x00, 0xC0]
         #expect(try AudioInput.samples(raw: bytes, format: .s16le, rate: 16000) == [0.5, -0.5])
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Whisper
@@ -6,7 +7,7 @@ import Testing
 @Suite("Log-mel front end")
 struct FrontEndTests {
     /// The mixed-radix FFT against the plain DFT, for Whisper's 400 and other lengths.
-    @Test(arguments: [400, 1, 2, 5, 12, 60, 128, 175])
+    @Test(.onTestThreads, arguments: [400, 1, 2, 5, 12, 60, 128, 175])
     func fftMatchesTheDefinition(length: Int) {
         var generator = SystemRandomNumberGenerator()
         let x = (0..<length).map { _ in Double.random(in: -1...1, using: &generator) }
@@ -28,7 +29,7 @@ struct FrontEndTests {
     }
 
     /// Slaney's scale: 1 kHz is 15 mels, and the conversion round-trips.
-    @Test func melScale() {
+    @Test(.onTestThreads) func melScale() {
         #expect(abs(MelFilters.hertzToMel(1000) - 15) < 1e-12)
         for f in [0.0, 300, 999, 1000, 4000, 8000] {
             #expect(abs(MelFilters.melToHertz(MelFilters.hertzToMel(f)) - f) < 1e-9)
@@ -46,7 +47,7 @@ struct FrontEndTests {
     /// The features of the fixtures' clips against faster-whisper's FeatureExtractor: every
     /// value of the first 120 frames within 2e-3 (of a range of about 2; float32 FFT and sums
     /// in another order move the last digits).
-    @Test(arguments: OracleFixture.names)
+    @Test(.onTestThreads, arguments: OracleFixture.names)
     func melMatchesTheOracle(name: String) throws {
         let fixture = try OracleFixture.load(name)
         let samples = try OracleFixture.samples(name)
@@ -64,7 +65,7 @@ struct FrontEndTests {
     }
 
     /// A window is the clip's frames then zeros, as faster-whisper's pad_or_trim.
-    @Test func windowsArePaddedWithZeros() {
+    @Test(.onTestThreads) func windowsArePaddedWithZeros() {
         let frontEnd = LogMelSpectrogram(melBins: 2)
         let features: [Float] = [1, 2, 3, 4, 5, 6]  // 2 rows of 3 frames
         #expect(frontEnd.window(of: features, frames: 3, start: 1, count: 2, width: 4) == [2, 3, 0, 0, 5, 6, 0, 0])

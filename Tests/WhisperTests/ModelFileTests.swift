@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Whisper
@@ -50,7 +51,7 @@ func bytes(_ body: (inout ModelBinWriter) -> Void) -> [UInt8] {
 
 @Suite("CTranslate2 model.bin reader")
 struct ModelFileTests {
-    @Test func readsVariablesScalarsAndAliases() throws {
+    @Test(.onTestThreads) func readsVariablesScalarsAndAliases() throws {
         let file = try CTranslate2File(bytes: ModelBinWriter.sample())
         #expect(file.version == 6)
         #expect(file.specName == "WhisperSpec")
@@ -65,7 +66,7 @@ struct ModelFileTests {
     }
 
     /// Every prefix of a valid file is an error that names the damage, never a crash.
-    @Test func everyTruncationIsAnError() {
+    @Test(.onTestThreads) func everyTruncationIsAnError() {
         let whole = ModelBinWriter.sample()
         for length in 0..<whole.count {
             do {
@@ -78,6 +79,7 @@ struct ModelFileTests {
     }
 
     @Test(
+        .onTestThreads,
         arguments: [
             (
                 "a variable count the file cannot hold",
@@ -215,7 +217,7 @@ struct ModelFileTests {
 
     /// The network's shape comes from the variables, the rules from config.json; a file of
     /// another spec or with a missing variable says which.
-    @Test func configNamesWhatIsMissing() throws {
+    @Test(.onTestThreads) func configNamesWhatIsMissing() throws {
         var w = ModelBinWriter()
         w.u32(6)
         w.string("TransformerSpec")

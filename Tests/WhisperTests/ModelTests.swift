@@ -25,7 +25,7 @@ struct ModelTests {
     /// eight positions: cosine similarity above 0.999 per row and the largest difference under
     /// half the output's mean magnitude (Q8_0 weights and activations against float32; measured:
     /// 0.21 against a mean of 0.69).
-    @Test(arguments: OracleFixture.names)
+    @Test(.onTestThreads, arguments: OracleFixture.names)
     func encoderMatchesTheOracle(name: String) throws {
         let model = try Self.model()
         let fixture = try OracleFixture.load(name)
@@ -51,7 +51,7 @@ struct ModelTests {
     }
 
     /// Greedy decoding gives the oracle's float32 tokens exactly, and the language it detects.
-    @Test(arguments: OracleFixture.names)
+    @Test(.onTestThreads, arguments: OracleFixture.names)
     func greedyTokensMatchTheOracle(name: String) throws {
         let model = try Self.model()
         let fixture = try OracleFixture.load(name)
@@ -72,7 +72,7 @@ struct ModelTests {
 
     /// Beam search (5 beams, faster-whisper's default) reads the sentences too, and silence
     /// gives no text.
-    @Test func beamSearchAndSilence() throws {
+    @Test(.onTestThreads) func beamSearchAndSilence() throws {
         let model = try Self.model()
         let fox = model.transcribe(try OracleFixture.samples("fox"), options: TranscriptionOptions(language: "en"))
         #expect(fox.text.lowercased().contains("lazy dog"))
@@ -82,7 +82,7 @@ struct ModelTests {
     }
 
     /// The tokenizer encodes a prompt as GPT-2's BPE does and decodes back.
-    @Test func tokenizerRoundTrips() throws {
+    @Test(.onTestThreads) func tokenizerRoundTrips() throws {
         let tokenizer = try Self.model().tokenizer
         #expect(tokenizer.startOfTranscript == 50258 && tokenizer.noTimestamps == 50363 && tokenizer.endOfText == 50257)
         #expect(tokenizer.languages["en"] == 50259)

@@ -126,14 +126,15 @@ def language_of(text, label):
     return language
 
 
-def make_driver(downloads=None):
+def make_driver(downloads=None, arguments=()):
+    """Headless Chromium; `arguments` adds switches (a fake microphone playing a file)."""
     options = webdriver.ChromeOptions()
     if downloads:
         options.add_experimental_option("prefs", {"download.default_directory": downloads,
                                                   "download.prompt_for_download": False})
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                     "--window-size=1200,900"):
+                     "--window-size=1200,900", *arguments):
         options.add_argument(argument)
     service = Service(shutil.which("chromedriver") or "/usr/bin/chromedriver")
     driver = webdriver.Chrome(options=options, service=service)

@@ -17,6 +17,8 @@ struct MeResponse: Encodable {
     var suggestions: Bool
     /// The local model behind the other AI features, or why there is none.
     var model: ModelState
+    /// Whether the server can turn speech into text (the composers' microphone).
+    var speech: SpeechState
 }
 
 struct HealthResponse: Encodable {

@@ -13,6 +13,8 @@ struct ChatAPI: Sendable {
     let tokens: TokenAuthority
     /// The model behind the AI features, as `/api/me` reports it.
     let modelState: ModelState
+    /// Whether speech to text is there, as `/api/me` reports it (the composers' microphone).
+    let speechState: SpeechState
     /// Longest a session may be stretched by refreshing its token.
     static let maxSessionSeconds: Int64 = 30 * 86_400
 
@@ -43,7 +45,8 @@ struct ChatAPI: Sendable {
                 answers: [.init(200, "The user.", ref("Me"))])
         ) { context in
             let user = try await store.ensureUser(context.authenticatedUser)
-            return JSONBody.response(MeResponse(user: user, suggestions: scheduler.isAvailable, model: modelState))
+            return JSONBody.response(
+                MeResponse(user: user, suggestions: scheduler.isAvailable, model: modelState, speech: speechState))
         }
         routes.add(
             "POST", "/api/token",
@@ -301,7 +304,9 @@ struct ChatAPI: Sendable {
 
     /// Records a typing event for the other members of the channel.
     func typing(_ user: UserID, in cid: ChannelID, started: Bool) async throws {
-        guard try await store.isMember(user, of: cid) else { throw ChatStoreError.notFound(what: "channel", id: cid.cid) }
+        guard try await store.isMember(user, of: cid) else {
+            throw ChatStoreError.notFound(what: "channel", id: cid.cid)
+        }
         try await store.recordEvent(
             type: started ? EventType.typingStart : EventType.typingStop, fields: TypingEventFields(user_id: user),
             to: .channel(cid, except: user), ephemeral: true)
@@ -327,7 +332,9 @@ struct ChatAPI: Sendable {
         for member in members where hub.wantsSuggestions(member) {
             let key = SuggestionScheduler.Key(user: member, cid: message.cid)
             guard scheduler.snapshot(for: key) != nil else { continue }
-            if let context = try? await replyContext(for: member, in: message.cid, tone: scheduler.preferredTone(for: key)) {
+            if let context = try? await replyContext(
+                for: member, in: message.cid, tone: scheduler.preferredTone(for: key))
+            {
                 await scheduler.submit(context)
             }
         }

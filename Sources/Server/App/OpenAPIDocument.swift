@@ -343,7 +343,8 @@ enum OpenAPIDocument {
               "required": [
                 "user",
                 "suggestions",
-                "model"
+                "model",
+                "speech"
               ],
               "properties": {
                 "user": {
@@ -354,7 +355,19 @@ enum OpenAPIDocument {
                 },
                 "model": {
                   "$ref": "#/components/schemas/ModelState"
+                },
+                "speech": {
+                  "$ref": "#/components/schemas/SpeechState"
                 }
+              }
+            },
+            "SpeechState": {
+              "type": "object",
+              "required": ["available", "message"],
+              "properties": {
+                "available": {"type": "boolean", "description": "Whether POST /v1/audio/transcriptions has a speech model (loaded at its first request)."},
+                "model": {"type": "string", "nullable": true, "description": "The speech model's id."},
+                "message": {"type": "string", "description": "Why there is none and what to do; empty when there is one."}
               }
             },
             "ModelState": {

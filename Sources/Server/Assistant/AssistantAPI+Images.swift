@@ -53,7 +53,8 @@ extension AssistantAPI {
             let bytes = context.request.body
             guard bytes.count <= maxImageBytes else { throw Self.imageTooLarge(maxImageBytes) }
             guard let type = Self.imageType(of: bytes) else { throw Self.notAnImage() }
-            let info = try await store.addAssistantUpload(AssistantImage(mimeType: type, bytes: bytes), to: id, for: user)
+            let info = try await store.addAssistantUpload(
+                AssistantImage(mimeType: type, bytes: bytes), to: id, for: user)
             return JSONBody.response(info, status: 201)
         }
         routes.add(
@@ -109,7 +110,8 @@ extension AssistantAPI {
         guard Set(ids).count == ids.count else { throw APIError.badRequest("image_ids: an image is named twice") }
         var images: [AssistantImage] = []
         for id in ids {
-            images.append(try await store.assistantImage(Self.checkedID(id, field: "image_ids"), in: conversation, for: user))
+            images.append(
+                try await store.assistantImage(Self.checkedID(id, field: "image_ids"), in: conversation, for: user))
         }
         return images
     }

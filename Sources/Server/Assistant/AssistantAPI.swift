@@ -242,7 +242,8 @@ struct AssistantAPI: Sendable {
             try engine.checkCapacity(for: user)
             let messages = try await store.assistantMessages(in: id, for: user)
             let (divider, history) = AssistantEngine.currentSession(of: messages)
-            let session = await engine.session(for: conversation, divider: divider, history: history, model: model.model)
+            let session = await engine.session(
+                for: conversation, divider: divider, history: history, model: model.model)
             let prompt = AssistantEngine.prompt(text, images: images)
             // Only the local model counts tokens (a fallback's endpoint refuses what overflows it).
             if let local = model.local { try await fits(prompt, in: session, model: local) }
@@ -279,7 +280,8 @@ struct AssistantAPI: Sendable {
                 throw APIError(status: 409, code: "nothing_to_regenerate", message: "there is no answer to write again")
             }
             let (divider, history) = AssistantEngine.currentSession(of: messages)
-            let session = await engine.session(for: conversation, divider: divider, history: history, model: model.model)
+            let session = await engine.session(
+                for: conversation, divider: divider, history: history, model: model.model)
             var images: [AssistantImage] = []
             for image in prompt.images { images.append(try await store.assistantImage(image.id, in: id, for: user)) }
             let stream = try await settings(of: user).stream_responses

@@ -46,6 +46,11 @@ public final class TranscriptionService: Sendable {
     /// Whether a model is configured (it may still fail to load).
     public var isAvailable: Bool { worker != nil }
 
+    /// What the web app needs to know to offer dictation (`speech` in `GET /api/me`).
+    var state: SpeechState {
+        SpeechState(available: isAvailable, model: isAvailable ? modelID : nil, message: unavailableReason)
+    }
+
     /// Decodes the audio (`samples`) and transcribes it on the model's thread. Throws a
     /// ``Refusal``, or what `samples` throws.
     func transcribe(
@@ -65,6 +70,16 @@ public final class TranscriptionService: Sendable {
             return model.transcribe(try samples(), options: options)
         }
     }
+}
+
+/// Speech to text as the web app sees it: whether the composers offer the microphone.
+struct SpeechState: Encodable, Sendable {
+    /// Whether a speech model is configured (it loads at the first transcription).
+    var available: Bool
+    /// The speech model's id, e.g. `whisper-base`.
+    var model: String?
+    /// Why there is none and what to do; empty when there is one.
+    var message: String
 }
 
 /// The speech model, loaded on first use by the one thread that owns the slot.

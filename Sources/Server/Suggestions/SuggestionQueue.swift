@@ -80,8 +80,7 @@ struct SuggestionQueue {
     /// The next job for a worker: the most recently requested one still current and not already
     /// running for its key; nil retires the worker.
     mutating func next() -> Job? {
-        while let (key, job) = pending.filter({ running[$0.key] == nil }).max(by: { $0.value.order < $1.value.order })
-        {
+        while let (key, job) = pending.filter({ running[$0.key] == nil }).max(by: { $0.value.order < $1.value.order }) {
             pending[key] = nil
             guard latest[key] == job.signature else { continue }
             running[key] = job.signature

@@ -94,6 +94,20 @@ export function createApi(token) {
     search: (/** @type {string} */ query) => request('GET', `/api/search?${new URLSearchParams({ q: query, limit: '20' })}`),
     suggestSearches: (/** @type {string} */ topic) => request('POST', '/api/search/suggestions', { topic }),
     job: (/** @type {string} */ id) => request('GET', `/api/jobs/${encodeURIComponent(id)}`),
+    // OpenAI's transcription route on the server's Whisper: a multipart form, the audio a WAV file.
+    transcribe: async (/** @type {Blob} */ audio) => {
+      const form = new FormData();
+      form.append('file', audio, 'dictation.wav');
+      form.append('model', 'whisper-1');
+      form.append('response_format', 'json');
+      let response;
+      try {
+        response = await fetch('/v1/audio/transcriptions', { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: form });
+      } catch {
+        throw new ApiError(0, 'network', 'The server cannot be reached.');
+      }
+      return /** @type {Promise<{ text: string }>} */ (readJSON(response));
+    },
     cancelJob: (/** @type {string} */ id) => request('DELETE', `/api/jobs/${encodeURIComponent(id)}`),
     ...assistantCalls(request, token),
   };

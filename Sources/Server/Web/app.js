@@ -6,13 +6,14 @@
 import { createStore } from './store.js';
 import { initialState, reducer, select } from './state.js';
 import { createContext } from './context.js';
-import { ASSISTANT_COMPOSER } from './composer.js';
+import { ASSISTANT_COMPOSER, draftOf } from './composer.js';
 import { unavailability } from './session.js';
 import { ImageCache } from './images.js';
 import { SUGGESTIONS_KEY, TOKEN_KEY, TONE_KEY, VIEW_KEY, sessionEffects } from './session-effects.js';
 import { chatEffects } from './chat-effects.js';
 import { featureEffects } from './feature-effects.js';
 import { assistantEffects } from './assistant-effects.js';
+import { AUTO_SEND_KEY, voiceEffects } from './voice-effects.js';
 import { byId } from './dom.js';
 import { mountSignIn } from './signin-view.js';
 import { mountSidebar } from './sidebar-view.js';
@@ -26,6 +27,7 @@ import { mountDownload } from './download-view.js';
 import { mountAssistantSide } from './assistant-side-view.js';
 import { mountAssistantMessages } from './assistant-messages-view.js';
 import { mountAssistantView } from './assistant-view.js';
+import { mountVoice } from './voice-view.js';
 
 /** @typedef {import('./state.js').State} State */
 
@@ -35,6 +37,7 @@ const store = createStore(reducer, initialState({
   tone: localStorage.getItem(TONE_KEY) === 'formal' ? 'formal' : 'casual',
   view: localStorage.getItem(VIEW_KEY) === 'assistant' ? 'assistant' : 'channels',
   suggestionsWanted: localStorage.getItem(SUGGESTIONS_KEY) !== 'off',
+  autoSend: localStorage.getItem(AUTO_SEND_KEY) === 'on',
 }));
 const ctx = createContext(store, { local: localStorage, tab: sessionStorage });
 
@@ -61,6 +64,26 @@ assistant = assistantEffects(ctx, {
   dismissTool: () => features.dismissTool('assistant'),
   offerDownload: features.offerDownload,
 });
+
+// Dictation: "Send when I stop talking" sends through the composer's own send, and only to the
+// conversation it was dictated into.
+const voice = voiceEffects(ctx, {
+  send: (key) => {
+    const state = store.getState();
+    if (key === ASSISTANT_COMPOSER) {
+      if (state.session.view !== 'assistant' || !state.assistant.current) return 'Not sent: the assistant is not open.';
+      if (state.assistant.turn) return 'Not sent: the assistant is still answering.';
+      if (state.tools.assistant) return 'Not sent: a writing tool’s preview is open.';
+      assistant.send();
+      return '';
+    }
+    if (state.session.view !== 'channels' || state.channels.current !== key) return 'Not sent: the channel is no longer open.';
+    if (state.tools.channel) return 'Not sent: a writing tool’s preview is open.';
+    chat.send(draftOf(state.composer, key));
+    return '';
+  },
+});
+const voiceHandlers = { start: voice.start, stop: voice.stop, cancel: voice.cancel, setAutoSend: voice.setAutoSend };
 
 // Its timings (time to the first visible chip) are read by the browser tests.
 Object.defineProperty(window, 'sottoSuggestions', { value: { get timings() { return store.getState().suggestions.timings; } } });
@@ -117,6 +140,14 @@ mountTools(store, {
     dismiss: () => features.dismissTool('channel'),
   },
 });
+// After the tools, so that its line comes right under the composer.
+mountVoice(store, {
+  form: channelComposer,
+  before: /** @type {HTMLElement} */ (channelComposer.querySelector('button[type="submit"]')),
+  key: (state) => state.channels.current,
+  tools: 'channel',
+  handlers: voiceHandlers,
+});
 
 // ---- The assistant -------------------------------------------------------------------------
 
@@ -170,6 +201,13 @@ mountTools(store, {
     retry: () => features.retryTool('assistant', assistantUnavailable()),
     dismiss: () => features.dismissTool('assistant'),
   },
+});
+mountVoice(store, {
+  form: assistantComposer,
+  before: part('send'),
+  key: (state) => state.assistant.current ? ASSISTANT_COMPOSER : null,
+  tools: 'assistant',
+  handlers: voiceHandlers,
 });
 
 // ---- Page events ---------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import { initialSuggestions, suggestions } from './suggestions.js';
 import { initialSummary, summary } from './summary.js';
 import { initialTools, tools } from './tools.js';
 import { typing } from './typing.js';
+import { initialVoice, voice } from './voice.js';
 import { combine } from './store.js';
 
 /**
@@ -32,6 +33,7 @@ import { combine } from './store.js';
  * @property {import('./actions.js').ActionsState} actions
  * @property {import('./download.js').DownloadState} download
  * @property {import('./assistant.js').AssistantState} assistant
+ * @property {import('./voice.js').VoiceState} voice
  *
  * Actions that several parts answer: a frame from the server (with the moment it arrived, on
  * the clock of `performance.now()`), and the server's word that the page must load again.
@@ -51,13 +53,14 @@ import { combine } from './store.js';
  *   | import('./summary.js').SummaryAction
  *   | import('./actions.js').ActionsAction
  *   | import('./download.js').DownloadAction
- *   | import('./assistant.js').AssistantAction} Action
+ *   | import('./assistant.js').AssistantAction
+ *   | import('./voice.js').VoiceAction} Action
  *
  * @typedef {import('./store.js').Store<State, Action>} AppStore
  */
 
 /**
- * @param {{ tone?: import('./suggestions.js').Tone, view?: 'channels' | 'assistant', suggestionsWanted?: boolean, token?: boolean }} [saved]
+ * @param {{ tone?: import('./suggestions.js').Tone, view?: 'channels' | 'assistant', suggestionsWanted?: boolean, token?: boolean, autoSend?: boolean }} [saved]
  *   what this browser remembers
  * @returns {State}
  */
@@ -81,6 +84,7 @@ export function initialState(saved = {}) {
     actions: initialActions,
     download: initialDownload,
     assistant: initialAssistant,
+    voice: initialVoice(saved.autoSend),
   };
 }
 
@@ -104,6 +108,7 @@ export function reducer(state, action) {
     actions: actions(state.actions, action),
     download: download(state.download, action),
     assistant: assistant(state.assistant, action),
+    voice: voice(state.voice, action),
   };
   const keys = /** @type {Array<keyof State>} */ (Object.keys(next));
   return keys.every((key) => next[key] === state[key]) ? state : next;

@@ -22,7 +22,13 @@
  * @property {WritingToolInfo[]} tools
  * @property {Language[]} languages
  *
- * @typedef {{ user: User, suggestions: boolean, model: ModelState }} Me
+ * @typedef {object} SpeechState Whether the server turns speech into text (the composers' microphone).
+ * @property {boolean} available
+ * @property {string | null} [model]
+ * @property {string} message why there is none and what to do ('' when there is one)
+ *
+ * @typedef {{ user: User, suggestions: boolean, model: ModelState, speech?: SpeechState }} Me
+ *   (`speech` is missing from a server older than dictation)
  *
  * @typedef {'none' | 'pending' | 'ready' | 'failed' | 'unavailable'} SuggestionStatus
  * @typedef {object} SuggestionSnapshot GET …/suggestions, or a `suggestions.updated` event.

@@ -49,7 +49,8 @@ final class TestServer: @unchecked Sendable {
     }
 
     func socket(_ user: UserID, query: String = "") async throws -> WebSocketClient {
-        try await WebSocketClient(port: port, path: "/api/connect?token=\(token(user))\(query.isEmpty ? "" : "&" + query)")
+        try await WebSocketClient(
+            port: port, path: "/api/connect?token=\(token(user))\(query.isEmpty ? "" : "&" + query)")
     }
 
     /// Two new users (names "Alice …" and "Bob …") sharing a new channel.
