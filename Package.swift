@@ -61,6 +61,9 @@ let package = Package(
             name: "CCMarkGFM", pkgConfig: "libcmark-gfm",
             providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
 
+        // Threads of their own for blocking work (loads, OCR, a model's forward passes), as Swift
+        // executors: what blocks never holds one of the cooperative pool's threads.
+        .target(name: "ThreadExecutors", swiftSettings: common),
         // Hashes that are the same in every process: SHA-256 for downloads, FNV-1a for ids and keys.
         .target(name: "Digests", swiftSettings: common),
         // The data directory, model names and pulls.
@@ -85,7 +88,9 @@ let package = Package(
         .target(name: "ChatTemplates", dependencies: ["JSONSyntax"], swiftSettings: common),
         .target(
             name: "Inference",
-            dependencies: ["GGUF", "Kernels", "KernelsCore", "Tokenizers", "ChatTemplates", "Digests"],
+            dependencies: [
+                "GGUF", "Kernels", "KernelsCore", "Tokenizers", "ChatTemplates", "Digests", "ThreadExecutors",
+            ],
             swiftSettings: common),
         .target(name: "Guidance", dependencies: ["Tokenizers"], swiftSettings: common),
 
@@ -104,7 +109,7 @@ let package = Package(
             name: "LocalEngine",
             dependencies: [
                 "FoundationModels", "Inference", "Guidance", "Tokenizers", "ChatTemplates", "GGUF", "ModelStore",
-                "Digests", "CTesseract",
+                "Digests", "CTesseract", "ThreadExecutors",
             ],
             swiftSettings: common),
 
@@ -148,6 +153,7 @@ let package = Package(
             name: "GenerableFixtures", dependencies: ["FoundationModels"], path: "Tests/GenerableFixtures",
             swiftSettings: common),
 
+        .testTarget(name: "ThreadExecutorsTests", dependencies: ["ThreadExecutors"], swiftSettings: common),
         .testTarget(name: "DigestsTests", dependencies: ["Digests"], swiftSettings: common),
         .testTarget(name: "JSONSyntaxTests", dependencies: ["JSONSyntax"], swiftSettings: common),
         .testTarget(
@@ -164,7 +170,10 @@ let package = Package(
             name: "ChatTemplatesTests", dependencies: ["ChatTemplates"], resources: [.copy("Fixtures")],
             swiftSettings: common),
         .testTarget(
-            name: "InferenceTests", dependencies: ["Inference", "GGUF", "Kernels", "Tokenizers", "TestSupport"],
+            name: "InferenceTests",
+            dependencies: [
+                "Inference", "ChatTemplates", "GGUF", "Kernels", "Tokenizers", "ThreadExecutors", "TestSupport",
+            ],
             resources: [.copy("Fixtures")],
             swiftSettings: common),
         .testTarget(
@@ -180,7 +189,7 @@ let package = Package(
         .testTarget(
             name: "LocalEngineTests",
             dependencies: [
-                "LocalEngine", "FoundationModels", "GenerableFixtures", "GGUF", "Guidance", "Inference", "Tokenizers",
+                "LocalEngine", "FoundationModels", "GenerableFixtures", "Guidance", "Inference", "Tokenizers",
                 "TestSupport",
             ],
             resources: [.copy("Fixtures")],

@@ -15,7 +15,8 @@ import KernelsCore
 /// ```
 ///
 /// Single owner: an evaluator is not thread-safe. Use it from one thread (or one task) at a
-/// time; `Session` wraps one for concurrent callers. The model it reads is shared freely.
+/// time; a `GenerationEngine` owns its slots' evaluators on its own thread for concurrent
+/// callers. The model it reads is shared freely.
 public final class Evaluator {
     /// The model being run.
     public let model: Model
@@ -40,7 +41,7 @@ public final class Evaluator {
     let queryKeyValueOutputs: [UnsafeMutablePointer<Float>]
     let gateUpOutputs: [UnsafeMutablePointer<Float>]
     /// Whether `logits` belongs to the last cached token.
-    private var logitsAreCurrent = false
+    private(set) var logitsAreCurrent = false
 
     /// Default context when none is requested (capped at the model's own).
     public static let defaultContextLength = 4096
@@ -157,6 +158,9 @@ public final class Evaluator {
         let result = try evaluate(Array(prompt[common...]), shouldContinue: shouldContinue)
         return (common, result)
     }
+
+    /// Whether the cache holds exactly `prompt` and `logits` are its last token's.
+    func holdsCurrent(_ prompt: [Int]) -> Bool { logitsAreCurrent && cachedTokens == prompt }
 
     /// Drops cached positions from `count` on.
     public func truncate(to count: Int) {

@@ -2,6 +2,7 @@ import Foundation
 import FoundationModels
 import ModelStore
 import Synchronization
+import ThreadExecutors
 
 /// Sotto's engine in this process, behind the seam every system model uses
 /// (`SystemModelEngine`): the engine service (`sotto engine`) runs its requests on it, and
@@ -10,7 +11,8 @@ import Synchronization
 ///
 /// Models load in the background, once per file (``ModelRegistry``); a request waits for the
 /// load it needs, and nothing else does: token counts need only the model's header, and the
-/// context size only its metadata.
+/// context size only its metadata. What blocks runs on threads made for it (``EngineThreads``,
+/// each model's ``Inference/GenerationEngine``, the OCR thread); callers await it suspended.
 package final class LocalEngineHost: SystemModelEngine {
     /// The engine of this process, keeping repacked weights in the data directory's cache.
     package static let shared = LocalEngineHost(
@@ -28,7 +30,7 @@ package final class LocalEngineHost: SystemModelEngine {
         let task = runtimes.withLock { runtimes in
             if let task = runtimes[model] { return task }
             let registry = self.registry
-            let task = Task.detached(priority: .userInitiated) {
+            let task = Task(executorPreference: EngineThreads.preparation) {
                 ModelRuntime(loaded: try await registry.model(path: model.path), contextSize: model.contextSize)
             }
             runtimes[model] = task
@@ -56,7 +58,9 @@ package final class LocalEngineHost: SystemModelEngine {
     }
 
     package func prewarm(model: SystemModelTarget, transcript: Transcript) {
-        Task.detached(priority: .utility) { [self] in
+        // Nothing in it blocks (the load, OCR and the prompt's evaluation run on their own
+        // threads); the preference keeps its own few steps off the cooperative pool too.
+        Task(executorPreference: EngineThreads.preparation, priority: .utility) { [self] in
             guard let runtime = try? await runtime(for: model),
                 let images = try? await ImageReader.contexts(for: transcript)
             else { return }
