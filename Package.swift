@@ -63,7 +63,7 @@ let package = Package(
 
         // Threads of their own for blocking work (loads, OCR, a model's forward passes), as Swift
         // executors: what blocks never holds one of the cooperative pool's threads.
-        .target(name: "ThreadExecutors", swiftSettings: common),
+        .target(name: "Executors", swiftSettings: common),
         // Hashes that are the same in every process: SHA-256 for downloads, FNV-1a for ids and keys.
         .target(name: "Digests", swiftSettings: common),
         // The data directory, model names and pulls.
@@ -89,7 +89,7 @@ let package = Package(
         .target(
             name: "Inference",
             dependencies: [
-                "GGUF", "Kernels", "KernelsCore", "Tokenizers", "ChatTemplates", "Digests", "ThreadExecutors",
+                "GGUF", "Kernels", "KernelsCore", "Tokenizers", "ChatTemplates", "Digests", "Executors",
             ],
             swiftSettings: common),
         .target(name: "Guidance", dependencies: ["Tokenizers"], swiftSettings: common),
@@ -109,7 +109,7 @@ let package = Package(
             name: "LocalEngine",
             dependencies: [
                 "FoundationModels", "Inference", "Guidance", "Tokenizers", "ChatTemplates", "GGUF", "ModelStore",
-                "Digests", "CTesseract", "ThreadExecutors",
+                "Digests", "CTesseract", "Executors",
             ],
             swiftSettings: common),
 
@@ -153,7 +153,7 @@ let package = Package(
             name: "GenerableFixtures", dependencies: ["FoundationModels"], path: "Tests/GenerableFixtures",
             swiftSettings: common),
 
-        .testTarget(name: "ThreadExecutorsTests", dependencies: ["ThreadExecutors"], swiftSettings: common),
+        .testTarget(name: "ExecutorsTests", dependencies: ["Executors"], swiftSettings: common),
         .testTarget(name: "DigestsTests", dependencies: ["Digests"], swiftSettings: common),
         .testTarget(name: "JSONSyntaxTests", dependencies: ["JSONSyntax"], swiftSettings: common),
         .testTarget(
@@ -172,7 +172,7 @@ let package = Package(
         .testTarget(
             name: "InferenceTests",
             dependencies: [
-                "Inference", "ChatTemplates", "GGUF", "Kernels", "Tokenizers", "ThreadExecutors", "TestSupport",
+                "Inference", "ChatTemplates", "GGUF", "Kernels", "Tokenizers", "Executors", "TestSupport",
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: common),

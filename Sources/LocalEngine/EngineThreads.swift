@@ -1,4 +1,4 @@
-import ThreadExecutors
+import Executors
 
 /// The threads the local engine's blocking work runs on, so that none of it holds one of Swift's
 /// cooperative threads. A model's generation runs on its engine's own thread

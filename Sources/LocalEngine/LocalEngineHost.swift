@@ -1,8 +1,8 @@
+import Executors
 import Foundation
 import FoundationModels
 import ModelStore
 import Synchronization
-import ThreadExecutors
 
 /// Sotto's engine in this process, behind the seam every system model uses
 /// (`SystemModelEngine`): the engine service (`sotto engine`) runs its requests on it, and

@@ -1,8 +1,8 @@
 import Dispatch
+import Executors
 import Foundation
 import Synchronization
 import Testing
-import ThreadExecutors
 
 @testable import Inference
 

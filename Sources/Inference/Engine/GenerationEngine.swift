@@ -1,8 +1,8 @@
+import Executors
 import Synchronization
-import ThreadExecutors
 
 /// The one owner of a model's generation: KV-cache slots, and every request on them, run by one
-/// loop on a thread of its own (a ``ThreadExecutors/ThreadExecutor``), never on Swift's
+/// loop on a thread of its own (a ``Executors/ThreadExecutor``), never on Swift's
 /// cooperative threads.
 ///
 /// ```swift

@@ -1,9 +1,9 @@
+import Executors
 import Foundation
 import FoundationModels
 import Guidance
 import Inference
 import Synchronization
-import ThreadExecutors
 import Tokenizers
 
 /// One model file run with one context size: the KV-cache slots and what requests on it share.

@@ -1,11 +1,11 @@
 import CTesseract
+import Executors
 import Foundation
-import ThreadExecutors
 
 /// Reads the text in images with Tesseract (its English model, Debian's `tesseract-ocr-eng`).
 ///
 /// One Tesseract instance, which is not thread-safe, owned by a thread of its own (a
-/// ``ThreadExecutors/ThreadExecutor``): recognitions run one at a time, off Swift's cooperative
+/// ``Executors/ThreadExecutor``): recognitions run one at a time, off Swift's cooperative
 /// threads.
 // @unchecked Sendable: `api` and `failure` are created, used and ended only on `executor`'s
 // thread (`recognizeNow` checks it).

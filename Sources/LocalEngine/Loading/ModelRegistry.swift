@@ -1,9 +1,9 @@
+import Executors
 import Foundation
 import FoundationModels
 import GGUF
 import Inference
 import Synchronization
-import ThreadExecutors
 
 /// Loads each model file once per process, and says how far it got: the header (quick), then
 /// the weights. Headers are read on the engine's preparation thread and weights loaded on its

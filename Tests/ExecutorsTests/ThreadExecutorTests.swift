@@ -1,10 +1,10 @@
 import Dispatch
+import Executors
 import Foundation
 import Synchronization
 import Testing
-import ThreadExecutors
 
-@Suite struct ThreadExecutorTests {
+@Suite struct ThreadExecutorRunTests {
     @Test func runReturnsTheResultAndRunsOnTheExecutorsThread() async {
         let executor = ThreadExecutor(name: "test.run")
         let onThread = await executor.run { executor.isCurrent }
@@ -46,10 +46,10 @@ import ThreadExecutors
         #expect(groupChild)
     }
 
-    @Test func anUnstructuredTaskInheritsThePreferenceThroughTheTaskLocal() async {
+    @Test func anUnstructuredTaskInheritsTheCurrentTasksPreference() async {
         let executor = ThreadExecutor(name: "test.inherit")
         let (bare, inheriting) = await ExecutorPreference.with(executor) {
-            // `Task {}` drops the preference (SE-0417); the task-local carries it.
+            // `Task {}` drops the preference (SE-0417); `inheritingExecutorPreference` reads and passes it.
             let bare = await Task { executor.isCurrent }.value
             let inheriting = await Task.inheritingExecutorPreference { executor.isCurrent }.value
             return (bare, inheriting)
@@ -59,17 +59,6 @@ import ThreadExecutors
         // Outside `with`, nothing is inherited.
         let outside = Task.inheritingExecutorPreference { executor.isCurrent }
         #expect(await outside.value == false)
-    }
-
-    @Test func anActorOnTheExecutorRunsOnItsThread() async {
-        actor Owner {
-            let executor: ThreadExecutor
-            init(executor: ThreadExecutor) { self.executor = executor }
-            nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
-            func where_() -> Bool { executor.isCurrent }
-        }
-        let executor = ThreadExecutor(name: "test.actor")
-        #expect(await Owner(executor: executor).where_())
     }
 
     /// The point of the executor: blocking work and the tasks that await it go on while every

@@ -2,9 +2,9 @@
 ///
 /// A child task (`async let`, a task group's) runs on its parent's preferred task executor, but
 /// an unstructured `Task {}` does not inherit the preference (SE-0417), so work a task starts
-/// that way would land on Swift's cooperative pool. The preference is therefore also kept in a
-/// task-local, which `Task {}` does inherit, and ``_Concurrency/Task/inheritingExecutorPreference(priority:operation:)``
-/// starts the task on it.
+/// that way would land on Swift's cooperative pool.
+/// ``_Concurrency/Task/inheritingExecutorPreference(priority:operation:)`` reads the current
+/// task's preference and starts the task on it.
 ///
 /// ```swift
 /// await ExecutorPreference.with(modelThread) {
@@ -13,17 +13,18 @@
 /// }
 /// ```
 public enum ExecutorPreference {
-    /// The executor set by the innermost ``with(_:operation:)`` around the current task, if any.
-    @TaskLocal public static var current: (any TaskExecutor)?
+    /// The task executor the current task prefers, if it set one (nil outside a task, or when it
+    /// runs on the default executor).
+    public static var current: (any TaskExecutor)? {
+        withUnsafeCurrentTask { task in unsafe task?.unownedTaskExecutor?.asTaskExecutor() }
+    }
 
-    /// Runs `operation` preferring `executor`, and makes `executor` the preference the tasks it
-    /// starts with ``_Concurrency/Task/inheritingExecutorPreference(priority:operation:)`` take.
+    /// Runs `operation` preferring `executor` (`withTaskExecutorPreference`); the tasks it starts
+    /// with ``_Concurrency/Task/inheritingExecutorPreference(priority:operation:)`` prefer it too.
     public static func with<T>(
         _ executor: any TaskExecutor, isolation: isolated (any Actor)? = #isolation, operation: () async throws -> T
     ) async rethrows -> T {
-        try await $current.withValue(executor) {
-            try await withTaskExecutorPreference(executor, operation: operation)
-        }
+        try await withTaskExecutorPreference(executor, isolation: isolation, operation: operation)
     }
 }
 

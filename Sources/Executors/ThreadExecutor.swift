@@ -35,13 +35,18 @@ public final class ThreadExecutor: SerialExecutor, TaskExecutor, @unchecked Send
     private let state: QueueState
     private var thread = pthread_t()
 
-    /// Starts the thread.
-    public init(name: String) {
+    /// Starts the thread, with a stack of `stackSize` bytes (a model's forward pass and a
+    /// template's recursion want more than a secondary thread's default).
+    public init(name: String, stackSize: Int = 8 << 20) {
         self.name = name
         state = QueueState(lock: lock)
         let context = Unmanaged.passRetained(ThreadContext(state: state)).toOpaque()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setstacksize(&attributes, max(stackSize, 64 << 10))
         let status = pthread_create(
-            &thread, nil,
+            &thread, &attributes,
             { raw in
                 let context = Unmanaged<ThreadContext>.fromOpaque(raw!).takeRetainedValue()
                 context.run()
