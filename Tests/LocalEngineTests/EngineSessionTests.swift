@@ -183,7 +183,9 @@ extension EngineTests {
             let session = LanguageModelSession(model: model, transcript: Transcript(entries: [instructions]))
             let response = try await session.respond(
                 to: "Name three colors.", options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 8))
-            #expect(response.usage.input.cachedTokenCount == response.usage.input.totalTokenCount)
+            // All but the last token, evaluated again for its logits (slots keep no logits: the
+            // engine's forward pass shares its logit rows between them).
+            #expect(response.usage.input.cachedTokenCount == response.usage.input.totalTokenCount - 1)
         }
 
         @Test func greedyIsRepeatableAndSeedsAre() async throws {

@@ -6,29 +6,36 @@ import Synchronization
 /// cooperative threads.
 ///
 /// ```swift
-/// let engine = GenerationEngine(model: model, slotCount: 4)
+/// let engine = GenerationEngine(model: model, slotCount: 8)
 /// let prompt = try model.chatFormat.promptTokens(for: [ChatMessage(role: "user", content: "Hi")])
 /// for try await event in engine.generate(prompt: prompt, options: DecodingOptions(maxTokens: 50)) {
 ///     if case .token(_, let text) = event { print(text, terminator: "") }
 /// }
 /// ```
 ///
-/// Requests arrive from any thread or task (``submit(_:)``) and are handed to the loop; the loop
-/// takes a slot for each (the one that already holds the longest prefix of its prompt, so a
-/// conversation's follow-up only evaluates its new tokens), and runs the requests side by side,
-/// a forward step each in turn. Events go out through each request's stream as they happen; a
-/// reader that awaits them holds no thread meanwhile.
+/// Requests arrive from any thread or task (``submit(_:)``) and are handed to the loop. Each
+/// takes a slot (the one already holding the longest prefix of its prompt, so a conversation's
+/// follow-up only evaluates its new tokens); then every step is one forward pass for all of them:
+/// the weights are read once for the batch, each request with its own KV cache, positions and
+/// attention. Prompts are read in chunks between the others' tokens, a prompt's start that
+/// another slot holds is copied rather than evaluated, and when few requests are generating each
+/// has a draft copied from its own tokens verified in the same pass (``PromptLookup``). Who runs
+/// first is the ``BatchScheduler``'s rule: priority, fairness between users, staleness.
+///
+/// Events go out through each request's stream as they happen; a reader that awaits them holds
+/// no thread meanwhile.
 public final class GenerationEngine: Sendable {
     /// The model.
     public let model: Model
     /// Positions each slot's KV cache holds.
     public let contextLength: Int
-    /// Slots (KV caches) at most; each holds one conversation's prefix between requests.
+    /// Slots (KV caches) at most: requests running at once, and conversations kept between turns.
     public let slotCount: Int
 
     private let executor: ThreadExecutor
     private let inbox = Mutex<Inbox>(Inbox())
     private let loop: EngineLoop
+    private let statistics = EngineStatistics()
 
     private struct Inbox {
         var commands: [EngineLoop.Command] = []
@@ -39,15 +46,29 @@ public final class GenerationEngine: Sendable {
     /// An engine with `slotCount` KV caches of `contextLength` positions (default 4096, capped at
     /// the model's), computing on the process's compute pool (or one of `threadCount` threads of
     /// its own, for tests and benchmarks of thread counts).
-    public init(model: Model, contextLength: Int? = nil, threadCount: Int? = nil, slotCount: Int = 1) {
+    ///
+    /// - Parameters:
+    ///   - speculates: whether generating requests get drafts copied from their own tokens to
+    ///     verify when few are running (the output is the same either way).
+    ///   - rowsPerStep: rows (tokens) of one forward step at most.
+    public init(
+        model: Model, contextLength: Int? = nil, threadCount: Int? = nil, slotCount: Int = 1, speculates: Bool = true,
+        rowsPerStep: Int = 128
+    ) {
         precondition(slotCount > 0, "slotCount must be positive")
+        precondition(rowsPerStep >= 16, "rowsPerStep must be at least 16")
         self.model = model
         let requested = contextLength ?? Evaluator.defaultContextLength
         precondition(requested > 0, "contextLength must be positive")
         self.contextLength = min(requested, model.config.contextLength)
         self.slotCount = slotCount
         executor = ThreadExecutor(name: "sotto.engine")
-        loop = EngineLoop(model: model, contextLength: self.contextLength, threadCount: threadCount, slots: slotCount)
+        var limits = BatchScheduler.Limits(slots: slotCount)
+        limits.rowBudget = rowsPerStep
+        limits.prefillAlone = rowsPerStep
+        loop = EngineLoop(
+            model: model, contextLength: self.contextLength, threadCount: threadCount,
+            configuration: EngineLoop.Configuration(limits: limits, speculates: speculates), statistics: statistics)
     }
 
     /// Starts `request`; its events come through the handle.
@@ -69,10 +90,20 @@ public final class GenerationEngine: Sendable {
 
     /// Reads `prompt` into a slot ahead of a request that continues it; returns when it is
     /// there (at once when a slot already holds it).
-    public func prewarm(prompt: [Int]) async {
-        let handle = submit(GenerationRequest(prompt: prompt, readsPromptOnly: true))
+    public func prewarm(prompt: [Int], priority: GenerationPriority = .interactive) async {
+        let handle = submit(GenerationRequest(prompt: prompt, priority: priority, readsPromptOnly: true))
         _ = await handle.completion()
     }
+
+    /// The requests submitted so far with staleness key `key` are no longer wanted: those not
+    /// started are dropped (their streams end with a `.cancelled` summary), those running stop
+    /// at the next step.
+    public func markStale(key: String) {
+        send(.markStale(key))
+    }
+
+    /// What the engine is doing now (queue, batch, speed); never waits for the loop.
+    public var status: EngineStatus { statistics.status }
 
     /// The tokens each slot's cache holds (for tests: what a prewarm or a turn left behind).
     public var cachedPrompts: [[Int]] {

@@ -13,17 +13,30 @@ public struct GenerationRequest: Sendable {
     public var options: DecodingOptions
     /// Steers each token (a grammar, tool calls); nil for free text.
     public var constraint: (any TokenConstraint)?
+    /// How much a person is waiting for it (``BatchScheduler``: higher first, one slot kept for
+    /// interactive requests).
+    public var priority: GenerationPriority
+    /// Whose request it is: requests of equal priority are shared fairly between users.
+    public var user: String?
+    /// Requests with the same key (a suggestion's channel and reader, say) supersede each other:
+    /// a newer one, or ``GenerationEngine/markStale(key:)``, drops the older ones that have not
+    /// started and stops those that have.
+    public var stalenessKey: String?
     /// Only read the prompt into a KV slot, ahead of a request that will continue it (nothing is
     /// generated; done at once when a slot already holds the prompt).
     public var readsPromptOnly: Bool
 
     public init(
         prompt: [Int], options: DecodingOptions = DecodingOptions(), constraint: (any TokenConstraint)? = nil,
+        priority: GenerationPriority = .interactive, user: String? = nil, stalenessKey: String? = nil,
         readsPromptOnly: Bool = false
     ) {
         self.prompt = prompt
         self.options = options
         self.constraint = constraint
+        self.priority = priority
+        self.user = user
+        self.stalenessKey = stalenessKey
         self.readsPromptOnly = readsPromptOnly
     }
 }
