@@ -20,6 +20,8 @@ package final class LocalEngineHost: SystemModelEngine {
 
     package let registry: ModelRegistry
     private let runtimes = Mutex<[SystemModelTarget: Task<ModelRuntime, any Error>]>([:])
+    /// The runtimes whose load has finished, for what is asked of every engine at once.
+    private let ready = Mutex<[ModelRuntime]>([])
 
     package init(registry: ModelRegistry) {
         self.registry = registry
@@ -30,8 +32,11 @@ package final class LocalEngineHost: SystemModelEngine {
         let task = runtimes.withLock { runtimes in
             if let task = runtimes[model] { return task }
             let registry = self.registry
-            let task = Task(executorPreference: EngineThreads.preparation) {
-                ModelRuntime(loaded: try await registry.model(path: model.path), contextSize: model.contextSize)
+            let task = Task(executorPreference: EngineThreads.preparation) { [self] in
+                let runtime = ModelRuntime(
+                    loaded: try await registry.model(path: model.path), contextSize: model.contextSize)
+                ready.withLock { $0.append(runtime) }
+                return runtime
             }
             runtimes[model] = task
             return task
@@ -114,4 +119,12 @@ package final class LocalEngineHost: SystemModelEngine {
     }
 
     package var unreachableReason: String? { nil }
+
+    /// Requests with staleness key `key` so far, on every loaded model, are no longer wanted.
+    package func markStale(key: String) {
+        for runtime in ready.withLock({ $0 }) { runtime.markStale(key: key) }
+    }
+
+    /// What each loaded model's engine is doing.
+    package var statuses: [EngineStatus] { ready.withLock { $0 }.map(\.status) }
 }

@@ -27,8 +27,10 @@ package final class ModelRuntime: Sendable {
     private let engine: GenerationEngine
     private let tokenObservers = Mutex<[Int: @Sendable (Int) -> Void]>([:])
 
-    /// KV-cache slots per runtime: conversations that can stay cached side by side.
-    package static let slotCapacity = 4
+    /// KV-cache slots per runtime: requests that run at once, and conversations kept cached
+    /// between turns (a team's open conversations; a slot's cache takes memory only as it fills:
+    /// 57 KB a position for the 1.5B model).
+    package static let slotCapacity = 16
 
     /// A runtime for `loaded` with a context window of `contextSize` tokens (capped at the
     /// model's own).
@@ -36,7 +38,9 @@ package final class ModelRuntime: Sendable {
         precondition(contextSize > 0, "contextSize must be positive")
         self.loaded = loaded
         self.contextSize = min(contextSize, loaded.model.config.contextLength)
-        engine = GenerationEngine(model: loaded.model, contextLength: self.contextSize, slotCount: Self.slotCapacity)
+        engine = GenerationEngine(
+            model: loaded.model, contextLength: self.contextSize, slotCount: Self.slotCapacity,
+            speculates: EngineScheduling.speculationIsOn)
     }
 
     /// Calls `handler` with the running count of a turn's generated tokens, as each arrives
@@ -69,8 +73,14 @@ package final class ModelRuntime: Sendable {
         await EngineThreads.preparation.run { _ = loaded.vocabularyIndex }
         // The engine skips a prompt a slot already holds (a session prewarmed again, or by
         // several callers).
-        await engine.prewarm(prompt: prompt)
+        await engine.prewarm(prompt: prompt, priority: EngineScheduling(metadata: request.metadata).priority)
     }
+
+    /// Requests with staleness key `key` so far are no longer wanted (see ``EngineScheduling``).
+    package func markStale(key: String) { engine.markStale(key: key) }
+
+    /// What the model's engine is doing.
+    package var status: EngineStatus { engine.status }
 
     /// Generates the model's next turn for `request` into `channel`.
     ///
@@ -142,7 +152,11 @@ package final class ModelRuntime: Sendable {
         let options = DecodingOptions(maxTokens: limit, sampling: request.generationOptions.samplingOptions)
         let observers = tokenObservers.withLock { Array($0.values) }
 
-        let handle = engine.submit(GenerationRequest(prompt: prompt, options: options, constraint: plan.constraint))
+        let scheduling = EngineScheduling(metadata: request.metadata)
+        let handle = engine.submit(
+            GenerationRequest(
+                prompt: prompt, options: options, constraint: plan.constraint, priority: scheduling.priority,
+                user: scheduling.user, stalenessKey: scheduling.stalenessKey))
         var collector = TurnCollector(tokenizer: loaded.model.tokenizer, calling: plan.calling)
         var summary: GenerationSummary?
         var failure: (any Error)?
