@@ -54,8 +54,12 @@ struct BatchBench {
                     String(
                         format: "%.2f", Double($0.1.components.attoseconds) * 1e-18 + Double($0.1.components.seconds))
                 }
+                let status = engine.status
+                let forward = status.forwardTime
+                let forwardSeconds =
+                    Double(forward.components.seconds) + Double(forward.components.attoseconds) * 1e-18
                 print(
-                    "batch \(id) \(model.kernelSet): \(streams) streams, \(tokens) tokens in \(String(format: "%.2f", seconds)) s = \(String(format: "%.1f", Double(tokens) / seconds)) tok/s aggregate (prompts included); first tokens at \(firstTokens.joined(separator: ", ")) s"
+                    "batch \(id) \(model.kernelSet): \(streams) streams, \(tokens) tokens in \(String(format: "%.2f", seconds)) s = \(String(format: "%.1f", Double(tokens) / seconds)) tok/s aggregate (prompts included); first tokens at \(firstTokens.joined(separator: ", ")) s; \(status.steps) steps, forward passes \(String(format: "%.2f", forwardSeconds)) s"
                 )
             }
         }

@@ -18,6 +18,9 @@ public struct EngineStatus: Sendable, Equatable {
     /// Forward steps and tokens generated since the engine started.
     public var steps = 0
     public var generatedTokens = 0
+    /// Time spent in forward passes since the engine started (the rest of a busy engine's time
+    /// is deciding tokens and handing them out).
+    public var forwardTime: Duration = .zero
 }
 
 /// The engine's counters: written by its loop, read by anyone.
@@ -43,6 +46,7 @@ final class EngineStatistics: Sendable {
             state.status.largestBatchSize = max(state.status.largestBatchSize, sequences)
             state.status.lastBatchRows = rows
             state.status.steps += 1
+            state.status.forwardTime += step
             state.status.generatedTokens += generated
             state.recent.append((now, generated))
             state.recent.removeAll { now - $0.end > Self.window }
