@@ -65,6 +65,43 @@ struct BatchBench {
         }
     }
 
+    /// One forward pass of N one-row segments (N sequences decoding a token each, 200 tokens
+    /// into their caches) against N passes of one row: what batching saves, engine overheads
+    /// aside.
+    @Test func forwardPassOfNDecodingSequences() throws {
+        for id in Self.models {
+            let model = try TestModels.model(
+                id, kernels: KernelSelection.resolve(ProcessInfo.processInfo.environment["SOTTO_KERNELS"]))
+            let pool = ForwardPass.pool(threadCount: nil)
+            let pass = ForwardPass(model: model, rowCapacity: 16, logitCapacity: 16, contextLength: 512, pool: pool)
+            let history = (0..<200).map { 1000 + $0 % 500 }
+            let caches = (0..<8).map { _ in
+                let evaluator = Evaluator(model: model, contextLength: 512)
+                _ = try? evaluator.evaluate(history)
+                return evaluator.cache
+            }
+            let clock = ContinuousClock()
+            var figures: [String] = []
+            for n in [1, 2, 4, 8] {
+                let tokens = Array(repeating: 1234, count: n)
+                let segments = (0..<n).map {
+                    ForwardSegment(cache: caches[$0], start: history.count, row: $0, count: 1, logits: .last)
+                }
+                tokens.withUnsafeBufferPointer { pass.run($0, segments) }  // warm
+                let rounds = 10
+                let start = clock.now
+                for _ in 0..<rounds { tokens.withUnsafeBufferPointer { pass.run($0, segments) } }
+                let elapsed = clock.now - start
+                let ms =
+                    (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+                    * 1000 / Double(rounds)
+                figures.append(
+                    "\(n): \(String(format: "%.1f", ms)) ms (\(String(format: "%.0f", Double(n) * 1000 / ms)) tok/s)")
+            }
+            print("forward pass \(id) \(model.kernelSet), N one-row sequences: \(figures.joined(separator: ", "))")
+        }
+    }
+
     /// Prompt lookup on the echo-heavy tools: proofreading fixed drafts, greedy, one request at
     /// a time, with and without drafts (the output must be the same; the time is what changes).
     @Test func proofreadingWithAndWithoutPromptLookup() async throws {
