@@ -83,8 +83,8 @@ let package = Package(
             name: "CCMarkGFM", pkgConfig: "libcmark-gfm",
             providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
 
-        // Threads of their own for blocking work and for owners that must not share Swift's
-        // cooperative pool (the concurrency model, ARCHITECTURE.md).
+        // Threads of their own for blocking work (loads, OCR, a model's forward passes), as Swift
+        // executors: what blocks never holds one of the cooperative pool's threads.
         .target(name: "Executors", swiftSettings: common),
 
         // Hashes that are the same in every process: SHA-256 for downloads, FNV-1a for ids and keys.
@@ -111,7 +111,9 @@ let package = Package(
         .target(name: "ChatTemplates", dependencies: ["JSONSyntax"], swiftSettings: common),
         .target(
             name: "Inference",
-            dependencies: ["GGUF", "Kernels", "KernelsCore", "Tokenizers", "ChatTemplates", "Digests"],
+            dependencies: [
+                "GGUF", "Kernels", "KernelsCore", "Tokenizers", "ChatTemplates", "Digests", "Executors",
+            ],
             swiftSettings: common),
         .target(name: "Guidance", dependencies: ["Tokenizers"], swiftSettings: common),
         // Speech to text: Whisper (CTranslate2's model.bin) on the same kernels, and the audio it reads.
@@ -143,7 +145,7 @@ let package = Package(
             name: "LocalEngine",
             dependencies: [
                 "FoundationModels", "EngineClient", "Inference", "Guidance", "Tokenizers", "ChatTemplates", "GGUF",
-                "ModelStore", "Digests", "CTesseract",
+                "ModelStore", "Digests", "CTesseract", "Executors",
             ],
             swiftSettings: common),
 
@@ -215,7 +217,10 @@ let package = Package(
             name: "ChatTemplatesTests", dependencies: ["ChatTemplates", "TestSupport"], resources: [.copy("Fixtures")],
             swiftSettings: common),
         .testTarget(
-            name: "InferenceTests", dependencies: ["Inference", "GGUF", "Kernels", "Tokenizers", "TestSupport"],
+            name: "InferenceTests",
+            dependencies: [
+                "Inference", "ChatTemplates", "GGUF", "Kernels", "Tokenizers", "Executors", "TestSupport",
+            ],
             resources: [.copy("Fixtures")],
             swiftSettings: common),
         .testTarget(
@@ -234,7 +239,7 @@ let package = Package(
         .testTarget(
             name: "LocalEngineTests",
             dependencies: [
-                "LocalEngine", "FoundationModels", "GenerableFixtures", "GGUF", "Guidance", "Inference", "Tokenizers",
+                "LocalEngine", "FoundationModels", "GenerableFixtures", "Guidance", "Inference", "Tokenizers",
                 "TestSupport",
             ],
             resources: [.copy("Fixtures")],

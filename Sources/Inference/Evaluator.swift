@@ -1,5 +1,4 @@
 import Kernels
-import KernelsCore
 
 /// Runs a model over token sequences, keeping their keys and values in a KV cache.
 ///
@@ -15,7 +14,8 @@ import KernelsCore
 /// ```
 ///
 /// Single owner: an evaluator is not thread-safe. Use it from one thread (or one task) at a
-/// time; `Session` wraps one for concurrent callers. The model it reads is shared freely.
+/// time; a `GenerationEngine` owns its slots' evaluators on its own thread for concurrent
+/// callers. The model it reads is shared freely.
 public final class Evaluator {
     /// The model being run.
     public let model: Model
@@ -27,20 +27,10 @@ public final class Evaluator {
     public private(set) var cachedTokens: [Int] = []
 
     let pool: ThreadPool
-    /// The model's kernel set.
-    let kernels: any KernelSet.Type
     let cache: KVCache
-    let scratch: ScratchBuffers
-    let rotary: RotaryEmbedding
-    let attention: Attention
-    /// Per layer, the fused products' matrices, built once so a step allocates no arrays.
-    let fusedQueryKeyValue: [[WeightMatrix]]
-    let fusedGateUp: [[WeightMatrix]]
-    /// Output buffers of the fused products.
-    let queryKeyValueOutputs: [UnsafeMutablePointer<Float>]
-    let gateUpOutputs: [UnsafeMutablePointer<Float>]
+    let pass: ForwardPass
     /// Whether `logits` belongs to the last cached token.
-    private var logitsAreCurrent = false
+    private(set) var logitsAreCurrent = false
 
     /// Default context when none is requested (capped at the model's own).
     public static let defaultContextLength = 4096
@@ -52,40 +42,38 @@ public final class Evaluator {
     /// at the model's trained context) that computes on the process's shared pool
     /// (`ThreadPool.shared`, one per process); a `threadCount` other than the shared pool's gives
     /// it a pool of its own (tests and benchmarks of thread counts).
-    public init(model: Model, contextLength: Int? = nil, threadCount: Int? = nil) {
+    public convenience init(model: Model, contextLength: Int? = nil, threadCount: Int? = nil) {
+        self.init(model: model, contextLength: contextLength, threadCount: threadCount, logitRows: 1)
+    }
+
+    /// An evaluator that can keep the logits of up to `logitRows` rows of one evaluation
+    /// (``evaluate(_:everyRow:)``, to verify drafts).
+    package init(model: Model, contextLength: Int?, threadCount: Int?, logitRows: Int) {
         self.model = model
         let requested = contextLength ?? Self.defaultContextLength
         precondition(requested > 0, "contextLength must be positive")
         self.contextLength = min(requested, model.config.contextLength)
-        let shared = ThreadPool.shared
-        let threads = threadCount ?? shared.threadCount
-        precondition(threads > 0, "threadCount must be positive")
-        pool = threads == shared.threadCount ? shared : ThreadPool(threadCount: threads)
-        kernels = model.kernels
+        pool = ForwardPass.pool(threadCount: threadCount)
         let config = model.config
         cache = KVCache(
             layerCount: config.blockCount, headCount: config.headCountKV, headDimension: config.headDimension,
             capacity: self.contextLength)
-        scratch = ScratchBuffers(
-            config: config, chunk: Self.prefillChunk, contextLength: self.contextLength, threads: threads)
-        rotary = RotaryEmbedding(config: config)
-        attention = Attention(config: config)
-        fusedQueryKeyValue = model.weights.layers.map(\.queryKeyValue)
-        fusedGateUp = model.weights.layers.map(\.gateUp)
-        queryKeyValueOutputs = [scratch.query, scratch.key, scratch.value]
-        gateUpOutputs = [scratch.gate, scratch.up]
+        pass = ForwardPass(
+            model: model, rowCapacity: Self.prefillChunk, logitCapacity: logitRows, contextLength: self.contextLength,
+            pool: pool)
     }
 
     /// Logits of the last evaluated position (`vocabularySize` floats). Valid until the next call
     /// that changes the cache; callers may modify them (masking) in place.
-    public var logits: UnsafeMutableBufferPointer<Float> {
-        UnsafeMutableBufferPointer(start: scratch.logits, count: scratch.vocabularySize)
-    }
+    public var logits: UnsafeMutableBufferPointer<Float> { pass.logits(0) }
+
+    /// After ``evaluate(_:everyRow:)`` with `everyRow`: the logits after its `row`th token.
+    package func logits(row: Int) -> UnsafeMutableBufferPointer<Float> { pass.logits(row) }
 
     /// The final RMSNorm output of the last evaluated position (the LM head's input), for tests
     /// that compare hidden states with llama.cpp's embeddings.
     package var finalHiddenState: [Float] {
-        Array(UnsafeBufferPointer(start: scratch.normed, count: model.config.embeddingLength))
+        Array(UnsafeBufferPointer(start: pass.scratch.normed, count: model.config.embeddingLength))
     }
 
     /// Bytes held by the KV cache.
@@ -115,20 +103,33 @@ public final class Evaluator {
         var done = 0
         while done < tokens.count {
             if done > 0, !shouldContinue() { throw CancellationError() }
-            let n = min(scratch.chunk, tokens.count - done)
+            let n = min(pass.rowCapacity, tokens.count - done)
             let isLast = done + n == tokens.count
-            // One forward step at a time per pool: a second evaluation sharing it waits its turn.
-            pool.withExclusiveUse {
-                tokens.withUnsafeBufferPointer { all in
-                    forward(
-                        UnsafeBufferPointer(rebasing: all[done..<done + n]), start: cachedTokens.count, logits: isLast)
-                }
+            let segment = ForwardSegment(
+                cache: cache, start: cachedTokens.count, row: 0, count: n, logits: isLast ? .last : .none)
+            tokens.withUnsafeBufferPointer { all in
+                pass.run(UnsafeBufferPointer(rebasing: all[done..<done + n]), [segment])
             }
             cachedTokens.append(contentsOf: tokens[done..<done + n])
             done += n
         }
         logitsAreCurrent = true
         return logits
+    }
+
+    /// Appends `tokens` (at most the evaluator's `logitRows`) in one forward pass and keeps the
+    /// logits after each of them (``logits(row:)``), as a draft's verification needs.
+    package func evaluate(_ tokens: [Int], everyRow: Bool) throws {
+        precondition(everyRow && tokens.count <= pass.logitCapacity)
+        guard !tokens.isEmpty else { throw InferenceError.emptyInput }
+        guard cachedTokens.count + tokens.count <= contextLength else {
+            throw InferenceError.contextFull(
+                position: cachedTokens.count, adding: tokens.count, contextLength: contextLength)
+        }
+        let segment = ForwardSegment(cache: cache, start: cachedTokens.count, row: 0, count: tokens.count, logits: .all)
+        tokens.withUnsafeBufferPointer { pass.run($0, [segment]) }
+        cachedTokens += tokens
+        logitsAreCurrent = true
     }
 
     /// Makes the cache hold exactly `prompt`, reusing the longest common prefix with what is

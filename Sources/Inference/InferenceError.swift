@@ -25,8 +25,8 @@ public enum InferenceError: Error, Sendable, Equatable, CustomStringConvertible 
     case emptyInput
     /// The logit mask (or NaN logits) left no token to sample, at this generated-token index.
     case noTokenAllowed(step: Int)
-    /// The model has no chat template but one was needed.
-    case missingChatTemplate
+    /// The model's chat template cannot be parsed (the parser's message and place).
+    case unusableChatTemplate(String)
 
     public var description: String {
         switch self {
@@ -52,8 +52,8 @@ public enum InferenceError: Error, Sendable, Equatable, CustomStringConvertible 
             "no tokens to evaluate"
         case .noTokenAllowed(let step):
             "no token is allowed at generated token \(step) (empty mask or invalid logits)"
-        case .missingChatTemplate:
-            "the model has no chat template (tokenizer.chat_template); use a raw prompt"
+        case .unusableChatTemplate(let reason):
+            "the model's chat template (tokenizer.chat_template) cannot be used: \(reason); use a raw prompt"
         }
     }
 }

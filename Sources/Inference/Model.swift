@@ -5,7 +5,7 @@ import Kernels
 import KernelsCore
 import Tokenizers
 
-/// A loaded model: its config, tokenizer, chat template and memory-mapped weights.
+/// A loaded model: its config, chat format (tokenizer, template) and memory-mapped weights.
 ///
 /// ```swift
 /// let model = try Model(path: "/root/.sotto/models/smollm2-135m.gguf")
@@ -21,10 +21,8 @@ import Tokenizers
 public final class Model: @unchecked Sendable {
     /// The hyperparameters.
     public let config: ModelConfig
-    /// The model's own tokenizer, built from the GGUF metadata.
-    public let tokenizer: Tokenizer
-    /// The Jinja source of `tokenizer.chat_template`, if the file has one.
-    public let chatTemplateSource: String?
+    /// How the model reads a conversation: its chat template, tokenizer and BOS/EOS rules.
+    public let chatFormat: ChatFormat
     /// The GGUF file the weights are mapped from.
     public let file: GGUFFile
     /// How long opening, checking and mapping took.
@@ -34,7 +32,6 @@ public final class Model: @unchecked Sendable {
 
     let weights: ModelWeights
     let architecture: Architecture
-    private let parsedTemplate: Result<ChatTemplate, any Error>?
 
     /// Loads the GGUF file at `path`.
     ///
@@ -52,10 +49,15 @@ public final class Model: @unchecked Sendable {
     ///
     /// `kernels` names the kernel set (default: `SOTTO_KERNELS`, else the best this CPU runs).
     ///
+    /// `chatFormat` is the file's format when the caller has already read it (the engine reads a
+    /// model's header before its weights, to count tokens meanwhile), so the tokenizer and the
+    /// template are built once per model; nil reads it from the file.
+    ///
     /// - Throws: also `KernelSelectionError` when the set (or `SOTTO_KERNELS`) names one this CPU
     ///   cannot run.
     public convenience init(
-        path: String, repacking: Bool = true, packedWeightsDirectory: String? = nil, kernels: KernelSetID? = nil
+        path: String, repacking: Bool = true, packedWeightsDirectory: String? = nil, kernels: KernelSetID? = nil,
+        chatFormat: ChatFormat? = nil
     ) throws {
         let start = ContinuousClock().now
         let kernels = try kernels.map { try KernelSelection.resolve($0.rawValue) } ?? KernelSelection.resolve()
@@ -65,14 +67,17 @@ public final class Model: @unchecked Sendable {
             ? packedWeightsDirectory.flatMap {
                 PackedWeightsFile.location(forModelAt: path, in: $0, kernels: kernels)
             } : nil
-        try self.init(file: file, repacking: repacking, packedLocation: location, kernels: kernels, start: start)
+        try self.init(
+            file: file, repacking: repacking, packedLocation: location, kernels: kernels, chatFormat: chatFormat,
+            start: start)
     }
 
     /// Loads a model from an opened GGUF file (also used by tests with synthetic files).
     package convenience init(file: GGUFFile, repacking: Bool = true, kernels: KernelSetID? = nil) throws {
         let kernels = try kernels.map { try KernelSelection.resolve($0.rawValue) } ?? KernelSelection.resolve()
         try self.init(
-            file: file, repacking: repacking, packedLocation: nil, kernels: kernels, start: ContinuousClock().now)
+            file: file, repacking: repacking, packedLocation: nil, kernels: kernels, chatFormat: nil,
+            start: ContinuousClock().now)
     }
 
     /// Whether the weight matrices were mapped from a packed-weights file saved by an earlier load
@@ -80,7 +85,8 @@ public final class Model: @unchecked Sendable {
     public var isFromPackedWeights: Bool { weights.isFromPackedFile }
 
     private init(
-        file: GGUFFile, repacking: Bool, packedLocation: String?, kernels: KernelSetID, start: ContinuousClock.Instant
+        file: GGUFFile, repacking: Bool, packedLocation: String?, kernels: KernelSetID, chatFormat: ChatFormat?,
+        start: ContinuousClock.Instant
     ) throws {
         self.file = file
         kernelSet = kernels
@@ -97,9 +103,7 @@ public final class Model: @unchecked Sendable {
         // The output matrix decides how many logits there are (it may have padding rows).
         config.vocabularySize = weights.output.rows
         self.config = config
-        tokenizer = try Tokenizer(gguf: file)
-        chatTemplateSource = file.string(GGUFKey.chatTemplate)
-        parsedTemplate = chatTemplateSource.map { source in Result { try ChatTemplate(source) } }
+        self.chatFormat = try chatFormat ?? ChatFormat(file: file, tokenizer: Tokenizer(gguf: file))
         file.releaseMetadataPages()  // the vocabulary and template are copied out
         loadDuration = ContinuousClock().now - start
     }
@@ -118,15 +122,12 @@ public final class Model: @unchecked Sendable {
         try Tokenizer(gguf: try GGUFFile(path: url.path))
     }
 
-    /// The parsed chat template.
-    ///
-    /// - Throws: `InferenceError.missingChatTemplate`, or the template's parse error.
-    public func chatTemplate() throws -> ChatTemplate {
-        guard let parsedTemplate else { throw InferenceError.missingChatTemplate }
-        return try parsedTemplate.get()
-    }
+    /// The model's own tokenizer, built from the GGUF metadata.
+    public var tokenizer: Tokenizer { chatFormat.tokenizer }
 
-    /// Renders `messages` (role/content pairs) with the model's chat template.
+    /// Renders `messages` (role/content pairs) with the model's chat template, as
+    /// ``ChatFormat/text(messages:tools:addGenerationPrompt:)`` does (a leading BOS the tokenizer
+    /// adds anyway is not in the text; ``ChatFormat/tokens(ofPrompt:)`` adds it).
     ///
     /// ```swift
     /// let prompt = try model.renderChat([("system", "Be brief."), ("user", "Hi")])
@@ -134,10 +135,9 @@ public final class Model: @unchecked Sendable {
     public func renderChat(_ messages: [(role: String, content: String)], addGenerationPrompt: Bool = true) throws
         -> String
     {
-        let values: [TemplateValue] = messages.map { message in
-            .object(TemplateObject([("role", .string(message.role)), ("content", .string(message.content))]))
-        }
-        return try chatTemplate().render(messages: values, tools: nil, addGenerationPrompt: addGenerationPrompt)
+        try chatFormat.text(
+            messages: messages.map { ChatMessage(role: $0.role, content: $0.content).templateValue },
+            addGenerationPrompt: addGenerationPrompt)
     }
 
     /// Bytes of weights read per decoded token (all matrices but the embedding table, plus the LM

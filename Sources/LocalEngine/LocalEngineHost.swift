@@ -1,3 +1,4 @@
+import Executors
 import Foundation
 import FoundationModels
 import ModelStore
@@ -10,7 +11,8 @@ import Synchronization
 ///
 /// Models load in the background, once per file (``ModelRegistry``); a request waits for the
 /// load it needs, and nothing else does: token counts need only the model's header, and the
-/// context size only its metadata.
+/// context size only its metadata. What blocks runs on threads made for it (``EngineThreads``,
+/// each model's ``Inference/GenerationEngine``, the OCR thread); callers await it suspended.
 package final class LocalEngineHost: SystemModelEngine {
     /// The engine of this process, keeping repacked weights in the data directory's cache.
     package static let shared = LocalEngineHost(
@@ -18,6 +20,8 @@ package final class LocalEngineHost: SystemModelEngine {
 
     package let registry: ModelRegistry
     private let runtimes = Mutex<[SystemModelTarget: Task<ModelRuntime, any Error>]>([:])
+    /// The runtimes whose load has finished, for what is asked of every engine at once.
+    private let ready = Mutex<[ModelRuntime]>([])
 
     package init(registry: ModelRegistry) {
         self.registry = registry
@@ -28,8 +32,11 @@ package final class LocalEngineHost: SystemModelEngine {
         let task = runtimes.withLock { runtimes in
             if let task = runtimes[model] { return task }
             let registry = self.registry
-            let task = Task.detached(priority: .userInitiated) {
-                ModelRuntime(loaded: try await registry.model(path: model.path), contextSize: model.contextSize)
+            let task = Task(executorPreference: EngineThreads.preparation) { [self] in
+                let runtime = ModelRuntime(
+                    loaded: try await registry.model(path: model.path), contextSize: model.contextSize)
+                ready.withLock { $0.append(runtime) }
+                return runtime
             }
             runtimes[model] = task
             return task
@@ -56,7 +63,9 @@ package final class LocalEngineHost: SystemModelEngine {
     }
 
     package func prewarm(model: SystemModelTarget, transcript: Transcript) {
-        Task.detached(priority: .utility) { [self] in
+        // Nothing in it blocks (the load, OCR and the prompt's evaluation run on their own
+        // threads); the preference keeps its own few steps off the cooperative pool too.
+        Task(executorPreference: EngineThreads.preparation, priority: .utility) { [self] in
             guard let runtime = try? await runtime(for: model),
                 let images = try? await ImageReader.contexts(for: transcript)
             else { return }
@@ -110,4 +119,12 @@ package final class LocalEngineHost: SystemModelEngine {
     }
 
     package var unreachableReason: String? { nil }
+
+    /// Requests with staleness key `key` so far, on every loaded model, are no longer wanted.
+    package func markStale(key: String) {
+        for runtime in ready.withLock({ $0 }) { runtime.markStale(key: key) }
+    }
+
+    /// What each loaded model's engine is doing.
+    package var statuses: [EngineStatus] { ready.withLock { $0 }.map(\.status) }
 }

@@ -37,10 +37,10 @@ struct ChatCommand: Command {
         let sampling = try CLIModel.sampling(arguments)
         let threads = try CLIModel.threads(arguments)
         let model = try CLIModel.load(arguments)
-        _ = try model.chatTemplate()  // fail now, not after the first message
-        let session = InferenceSession(model: model, threadCount: threads)
+        try model.chatFormat.checkTemplate()  // fail now, not after the first message
+        let engine = GenerationEngine(model: model, threadCount: threads)
         let interactive = isatty(STDIN_FILENO) != 0
-        let system = arguments.string("system").map { [(role: "system", content: $0)] } ?? []
+        let system = arguments.string("system").map { [ChatMessage(role: "system", content: $0)] } ?? []
         var messages = system
         if interactive {
             printError(
@@ -58,11 +58,12 @@ struct ChatCommand: Command {
                 messages = system
                 continue
             }
-            messages.append((role: "user", content: input))
-            let prompt = model.tokenizer.encode(try model.renderChat(messages), parseSpecial: true)
+            messages.append(ChatMessage(role: "user", content: input))
+            // The engine's one prompt path: the server builds the same tokens for this conversation.
+            let prompt = try model.chatFormat.promptTokens(for: messages)
             var reply = ""
             do {
-                for try await event in session.generate(
+                for try await event in engine.generate(
                     prompt: prompt, options: DecodingOptions(maxTokens: maxTokens, sampling: sampling))
                 {
                     switch event {
@@ -81,7 +82,7 @@ struct ChatCommand: Command {
                 continue
             }
             CLIModel.write("\n")
-            messages.append((role: "assistant", content: reply))
+            messages.append(ChatMessage(role: "assistant", content: reply))
         }
         return 0
     }

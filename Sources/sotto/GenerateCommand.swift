@@ -61,16 +61,18 @@ struct GenerateCommand: Command {
             )
         }
 
-        let text = arguments.has("raw") ? promptText : try model.renderChat([("user", promptText)])
-        let prompt = model.tokenizer.encode(text, parseSpecial: true)
-        let session = InferenceSession(
+        let prompt =
+            arguments.has("raw")
+            ? model.tokenizer.encode(promptText, parseSpecial: true)
+            : try model.chatFormat.promptTokens(for: [ChatMessage(role: "user", content: promptText)])
+        let engine = GenerationEngine(
             model: model, contextLength: CLIModel.contextLength(model, prompt: prompt.count, maxTokens: maxTokens),
             threadCount: threads)
         let json = arguments.has("json")
         var output = ""
         var tokens: [Int] = []
         var summary: GenerationSummary?
-        for try await event in session.generate(
+        for try await event in engine.generate(
             prompt: prompt, options: DecodingOptions(maxTokens: maxTokens, sampling: sampling))
         {
             switch event {

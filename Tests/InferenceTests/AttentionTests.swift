@@ -45,9 +45,16 @@ import Testing
         defer { scores.deallocate() }
         let pool = ThreadPool(threadCount: 2)
         output.withUnsafeMutableBufferPointer { out in
+            // Two segments over the same cache: rows 0–1, then rows 2–4 (as a batch of two
+            // sequences would be split), which must not change any row's result.
             attention(
-                layer: 1, query: query, output: out.baseAddress!, count: count, start: start, cache: cache,
-                scores: scores, pool: pool, kernels: KernelSelection.implementation(of: set)!)
+                layer: 1,
+                segments: [
+                    ForwardSegment(cache: cache, start: start, row: 0, count: 2, logits: .none),
+                    ForwardSegment(cache: cache, start: start + 2, row: 2, count: count - 2, logits: .none),
+                ],
+                query: query, output: out.baseAddress!, scores: scores, pool: pool,
+                kernels: KernelSelection.implementation(of: set)!)
         }
 
         let scale = 1 / Float(shape.dimension).squareRoot()

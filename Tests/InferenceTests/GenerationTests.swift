@@ -117,10 +117,10 @@ private final class EvenTokens: TokenConstraint, @unchecked Sendable {
         let masking = EvenTokens(checks: false)
         let checking = EvenTokens(checks: true)
         let a = try await collect(
-            InferenceSession(model: model, contextLength: 256, threadCount: 2).generate(
+            GenerationEngine(model: model, contextLength: 256, threadCount: 2).generate(
                 prompt: prompt, options: options, constraint: masking))
         let b = try await collect(
-            InferenceSession(model: model, contextLength: 256, threadCount: 2).generate(
+            GenerationEngine(model: model, contextLength: 256, threadCount: 2).generate(
                 prompt: prompt, options: options, constraint: checking))
         // Greedy: the fast path picks exactly what masking first picks.
         #expect(a.tokens == b.tokens)
@@ -135,7 +135,7 @@ private final class EvenTokens: TokenConstraint, @unchecked Sendable {
 
     @Test func stopsAtTheTokenLimitAndStreamsText() async throws {
         let model = try TestModels.model("smollm2-135m")
-        let session = InferenceSession(model: model, contextLength: 512, threadCount: 2)
+        let session = GenerationEngine(model: model, contextLength: 512, threadCount: 2)
         let prompt = Self.prompt(model, "Write a long story about a dragon.")
         let result = try await collect(
             session.generate(prompt: prompt, options: DecodingOptions(maxTokens: 7, sampling: .greedy)))
@@ -149,7 +149,7 @@ private final class EvenTokens: TokenConstraint, @unchecked Sendable {
 
     @Test func stopsAtEndOfGenerationWithoutEmittingIt() async throws {
         let model = try TestModels.model("qwen2.5-coder-0.5b")
-        let session = InferenceSession(model: model, contextLength: 512, threadCount: 2)
+        let session = GenerationEngine(model: model, contextLength: 512, threadCount: 2)
         let imEnd = try #require(model.tokenizer.tokenID(for: "<|im_end|>"))
         let words = model.tokenizer.encode(" yes no maybe")
         let constraint = MaskThenEnd(allowed: words, end: imEnd, steps: 3)
@@ -169,7 +169,7 @@ private final class EvenTokens: TokenConstraint, @unchecked Sendable {
         let model = try TestModels.model("qwen2.5-coder-0.5b")
         let fixture = try LlamaFixture.load("qwen2.5-coder-0.5b")
         let question = try #require(fixture.cases.first { $0.name == "question" })
-        let session = InferenceSession(model: model, contextLength: 512, threadCount: 2)
+        let session = GenerationEngine(model: model, contextLength: 512, threadCount: 2)
         let result = try await collect(
             session.generate(prompt: question.prompt, options: DecodingOptions(maxTokens: 100, sampling: .greedy)))
         guard case .endOfGeneration(let token) = result.summary?.reason else {
@@ -182,7 +182,7 @@ private final class EvenTokens: TokenConstraint, @unchecked Sendable {
 
     @Test func forcedTokensAreAppendedWithoutSampling() async throws {
         let model = try TestModels.model("smollm2-135m")
-        let session = InferenceSession(model: model, contextLength: 512, threadCount: 2)
+        let session = GenerationEngine(model: model, contextLength: 512, threadCount: 2)
         let forced = model.tokenizer.encode("{\"answer\": 42}")
         let result = try await collect(
             session.generate(
@@ -196,7 +196,8 @@ private final class EvenTokens: TokenConstraint, @unchecked Sendable {
 
     @Test func tokensForcedAfterASampledOneShareItsForwardPass() async throws {
         let model = try TestModels.model("smollm2-135m")
-        let session = InferenceSession(model: model, contextLength: 512, threadCount: 2)
+        // Without drafts, which would verify the repeated pattern in fewer passes still.
+        let session = GenerationEngine(model: model, contextLength: 512, threadCount: 2, speculates: false)
         let sampled = model.tokenizer.encode("\"")[0]
         let forced = model.tokenizer.encode(", \"")
         let result = try await collect(
@@ -216,10 +217,10 @@ private final class EvenTokens: TokenConstraint, @unchecked Sendable {
             maxTokens: 20, sampling: SamplingOptions(temperature: 1.2, topK: 50, seed: 2024))
         let prompt = Self.prompt(model, "Tell me a joke.")
         let a = try await collect(
-            InferenceSession(model: model, contextLength: 256, threadCount: 2).generate(
+            GenerationEngine(model: model, contextLength: 256, threadCount: 2).generate(
                 prompt: prompt, options: options))
         let b = try await collect(
-            InferenceSession(model: model, contextLength: 256, threadCount: 2).generate(
+            GenerationEngine(model: model, contextLength: 256, threadCount: 2).generate(
                 prompt: prompt, options: options))
         #expect(a.tokens.count == 20)
         #expect(a.tokens == b.tokens)
@@ -227,7 +228,7 @@ private final class EvenTokens: TokenConstraint, @unchecked Sendable {
 
     @Test func secondTurnReusesTheCachedConversation() async throws {
         let model = try TestModels.model("smollm2-135m")
-        let session = InferenceSession(model: model, contextLength: 512, threadCount: 2)
+        let session = GenerationEngine(model: model, contextLength: 512, threadCount: 2)
         let first = Self.prompt(model, "Name a colour.")
         let reply = try await collect(
             session.generate(prompt: first, options: DecodingOptions(maxTokens: 30, sampling: .greedy)))
@@ -245,7 +246,7 @@ private final class EvenTokens: TokenConstraint, @unchecked Sendable {
 
     @Test func cancellationStopsGeneration() async throws {
         let model = try TestModels.model("smollm2-135m")
-        let session = InferenceSession(model: model, contextLength: 4096, threadCount: 2)
+        let session = GenerationEngine(model: model, contextLength: 4096, threadCount: 2)
         let prompt = Self.prompt(model, "Count to ten thousand.")
         let seen = Atomic<Int>(0)
         let task = Task {
@@ -264,13 +265,13 @@ private final class EvenTokens: TokenConstraint, @unchecked Sendable {
         _ = await task.result
         try #require(seen.load(ordering: .relaxed) >= 3, "fewer than 3 tokens within 60 s")
         // The session's queue is free again, and the cache stopped growing near the cancel point.
-        let cached = try await session.withEvaluator { $0.cachedTokens.count }
+        let cached = await session.cachedPrompts[0].count
         #expect(cached < prompt.count + 200)
     }
 
     @Test func droppingTheStreamStopsGeneration() async throws {
         let model = try TestModels.model("smollm2-135m")
-        let session = InferenceSession(model: model, contextLength: 4096, threadCount: 2)
+        let session = GenerationEngine(model: model, contextLength: 4096, threadCount: 2)
         let prompt = Self.prompt(model, "Count to ten thousand.")
         var count = 0
         for try await event in session.generate(
@@ -279,13 +280,13 @@ private final class EvenTokens: TokenConstraint, @unchecked Sendable {
             if case .token = event { count += 1 }
             if count == 2 { break }
         }
-        let cached = try await session.withEvaluator { $0.cachedTokens.count }
+        let cached = await session.cachedPrompts[0].count
         #expect(cached < prompt.count + 200)
     }
 
     @Test func promptTooLongIsAnErrorOnTheStream() async throws {
         let model = try TestModels.model("smollm2-135m")
-        let session = InferenceSession(model: model, contextLength: 32, threadCount: 1)
+        let session = GenerationEngine(model: model, contextLength: 32, threadCount: 1)
         let prompt = Array(repeating: 42, count: 40)
         await #expect(throws: InferenceError.promptTooLong(tokens: 40, contextLength: 32)) {
             _ = try await collect(session.generate(prompt: prompt, options: DecodingOptions(maxTokens: 5)))
@@ -294,7 +295,7 @@ private final class EvenTokens: TokenConstraint, @unchecked Sendable {
 
     @Test func fullContextEndsGeneration() async throws {
         let model = try TestModels.model("smollm2-135m")
-        let session = InferenceSession(model: model, contextLength: 24, threadCount: 1)
+        let session = GenerationEngine(model: model, contextLength: 24, threadCount: 1)
         let prompt = Self.prompt(model, "Write a long story.")
         let result = try await collect(
             session.generate(

@@ -21,7 +21,7 @@ import Testing
         for style in [RopeStyle.adjacentPairs, .halves] {
             config.ropeStyle = style
             let rope = RotaryEmbedding(config: config)
-            rope.fillTable(table, start: 3, count: 1)
+            rope.fillTable(cos: table, sin: table + 4, start: 3, count: 1)
             var v = input
             v.withUnsafeMutableBufferPointer {
                 rope.apply($0.baseAddress!, heads: 1, cos: table, sin: table + 4, kernels: kernels)
@@ -36,7 +36,7 @@ import Testing
         #expect(results[0] != results[1])
         // Position 0 is the identity.
         let rope = RotaryEmbedding(config: config)
-        rope.fillTable(table, start: 0, count: 1)
+        rope.fillTable(cos: table, sin: table + 4, start: 0, count: 1)
         var v = input
         v.withUnsafeMutableBufferPointer {
             rope.apply($0.baseAddress!, heads: 1, cos: table, sin: table + 4, kernels: kernels)

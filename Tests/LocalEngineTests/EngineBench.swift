@@ -81,7 +81,7 @@ struct EngineBench {
             ]), schema: schema)
         let prompt = try loaded.renderer.tokens(for: request)
         let grammar = try Grammar.shared(for: try schema.guidanceSchema())
-        let session = InferenceSession(model: loaded.model, contextLength: 1024)
+        let session = GenerationEngine(model: loaded.model, contextLength: 1024)
         // As in a request without maximumResponseTokens: the rest of the context.
         let budget = 1024 - prompt.count
 
@@ -120,7 +120,7 @@ struct EngineBench {
     }
 
     private func generate(
-        _ session: InferenceSession, _ prompt: [Int], _ options: DecodingOptions,
+        _ session: GenerationEngine, _ prompt: [Int], _ options: DecodingOptions,
         constraint: (any TokenConstraint)?
     ) async throws -> Run {
         var text = ""

@@ -1,5 +1,5 @@
 import FoundationModels
-import GGUF
+import Inference
 import TestSupport
 import Testing
 
@@ -19,7 +19,8 @@ extension EngineTests {
                 {% for message in messages %}{{ message['content'] }}{% endfor %}
                 """
             let renderer = PromptRenderer(
-                file: try GGUFFile(path: path), tokenizer: header.tokenizer, templateSource: template,
+                format: ChatFormat(
+                    tokenizer: header.tokenizer, templateSource: template, addsBOS: false, addsEOS: false),
                 passesTools: false)
             let prompt = Transcript.Entry.prompt(Transcript.Prompt(segments: [.text(.init(content: "Hello"))]))
             let request = LanguageModelExecutorGenerationRequest(transcript: Transcript(entries: [prompt]))

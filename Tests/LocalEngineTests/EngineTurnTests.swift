@@ -35,6 +35,8 @@ extension EngineTests {
                 tokenizer: loaded.model.tokenizer, budget: budget)
             var collector = TurnCollector(
                 tokenizer: loaded.model.tokenizer, calling: (format, callGrammar, loaded.vocabularyIndex))
+            // The generation loop's detokenizer, whose text the collector takes.
+            var detokenizer = StreamingDetokenizer(tokenizer: loaded.model.tokenizer)
             var streamed = ""
             var script = script[...]
             while !constraint.isComplete, !script.isEmpty {
@@ -56,10 +58,10 @@ extension EngineTests {
                 for token in chosen {
                     try constraint.accept(token)
                     if loaded.model.tokenizer.endOfGenerationTokenIDs.contains(token) { break }
-                    streamed += collector.take(token)
+                    streamed += collector.take(token, text: detokenizer.append(token))
                 }
             }
-            streamed += collector.finish()
+            streamed += collector.finish(tail: detokenizer.flush())
             return (constraint, collector, streamed)
         }
 

@@ -65,8 +65,12 @@ public struct GenerationSummary: Sendable, Equatable {
     /// Time from the first generated token to the end.
     public var decodeDuration: Duration
     /// Forward passes after the prompt's: one per sampled token, with the tokens the constraint
-    /// forces after it in the same pass.
+    /// forces after it in the same pass (and a draft being verified).
     public var forwardSteps = 0
+    /// Draft tokens (copied from the sequence itself) verified along the way, and how many of
+    /// them the model confirmed (each one a token without a forward pass of its own).
+    public var draftedTokens = 0
+    public var acceptedDraftTokens = 0
 
     /// Prompt tokens evaluated per second.
     public var prefillTokensPerSecond: Double {

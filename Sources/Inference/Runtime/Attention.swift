@@ -2,11 +2,14 @@ import Kernels
 import KernelsCore
 import Synchronization
 
-/// Causal scaled-dot-product attention of a chunk of query rows over the KV cache, with
+/// Causal scaled-dot-product attention of query rows over their sequences' KV caches, with
 /// grouped-query heads (query head `h` reads KV head `h / (headCount / headCountKV)`).
 ///
-/// Work is split into items of one query row and up to four query heads that share a KV head, so
-/// each key and value vector loaded feeds up to four heads.
+/// The rows of a forward pass belong to segments, one per sequence, each with its own cache and
+/// positions: row `i` of a segment starting at position `start` attends to positions
+/// `0...start + i` of that segment's cache. Work is split into items of one query row and up to
+/// four query heads that share a KV head, so each key and value vector loaded feeds up to four
+/// heads; the items of every segment are shared out together.
 struct Attention {
     let headCount: Int
     let headCountKV: Int
@@ -32,45 +35,62 @@ struct Attention {
     /// Floats of score scratch each pool thread needs.
     static func scratchCount(contextLength: Int) -> Int { slice * ((contextLength + 15) / 16 * 16) }
 
-    /// For each of the `count` query rows (row `i` at position `start + i`, already rotated) and
-    /// each head, writes `softmax(q·Kᵀ/√d)·V` over positions `0...start + i` to `output`.
+    /// For each segment's rows (already rotated, their keys and values already in the segment's
+    /// cache) and each head, writes `softmax(q·Kᵀ/√d)·V` to `output`.
     ///
-    /// `query` and `output` are `[count][headCount · headDim]`; keys and values for the chunk
-    /// must already be in `cache`. `scores` holds `scratchCount` floats per pool thread.
+    /// `query` and `output` are `[rows][headCount · headDim]`; `scores` holds `scratchCount`
+    /// floats (for the longest cache) per pool thread.
     func callAsFunction(
-        layer: Int, query: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int, start: Int,
-        cache: KVCache, scores: UnsafeMutablePointer<Float>, pool: ThreadPool, kernels: any KernelSet.Type
+        layer: Int, segments: [ForwardSegment], query: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
+        scores: UnsafeMutablePointer<Float>, pool: ThreadPool, kernels: any KernelSet.Type
     ) {
-        let items = count * headCountKV * slicesPerGroup
+        let perRow = headCountKV * slicesPerGroup
         // Work in multiply-adds: tiny decode steps are cheaper on one thread than a handoff.
-        let work = count * headCount * (start + count) * headDimension
+        var items = 0
+        var work = 0
+        var stride = 0
+        for segment in segments {
+            items += segment.count * perRow
+            work += segment.count * headCount * (segment.start + segment.count) * headDimension
+            stride = max(stride, segment.cache.stride)
+        }
         if work < 1 << 15 || pool.threadCount == 1 {
-            for item in 0..<items {
-                run(
-                    item, layer: layer, query: query, output: output, start: start, cache: cache, scores: scores,
-                    kernels: kernels)
+            for segment in segments {
+                for item in 0..<(segment.count * perRow) {
+                    run(
+                        item, layer: layer, segment: segment, query: query, output: output, scores: scores,
+                        kernels: kernels)
+                }
             }
             return
         }
         let next = Atomic<Int>(0)
-        let perThread = Self.slice * cache.stride
-        pool.run { thread, _ in
-            let scratch = scores + thread * perThread
-            while true {
-                let item = next.add(1, ordering: .relaxed).oldValue
-                if item >= items { break }
-                run(
-                    item, layer: layer, query: query, output: output, start: start, cache: cache, scores: scratch,
-                    kernels: kernels)
+        let perThread = Self.slice * stride
+        segments.withUnsafeBufferPointer { segments in
+            pool.run { thread, _ in
+                let scratch = scores + thread * perThread
+                var s = 0
+                var first = 0  // the first item of segment `s`
+                while true {
+                    let item = next.add(1, ordering: .relaxed).oldValue
+                    if item >= items { break }
+                    while item >= first + segments[s].count * perRow {
+                        first += segments[s].count * perRow
+                        s += 1
+                    }
+                    run(
+                        item - first, layer: layer, segment: segments[s], query: query, output: output,
+                        scores: scratch, kernels: kernels)
+                }
             }
         }
     }
 
-    /// One item: `item = (row · headCountKV + kvHead) · slicesPerGroup + slice`.
+    /// One item of a segment: `item = (row · headCountKV + kvHead) · slicesPerGroup + slice`.
     @inline(__always)
     private func run(
-        _ item: Int, layer: Int, query: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, start: Int,
-        cache: KVCache, scores: UnsafeMutablePointer<Float>, kernels: any KernelSet.Type
+        _ item: Int, layer: Int, segment: ForwardSegment, query: UnsafePointer<Float>,
+        output: UnsafeMutablePointer<Float>, scores: UnsafeMutablePointer<Float>, kernels: any KernelSet.Type
     ) {
         let slice = item % slicesPerGroup
         let kvHead = (item / slicesPerGroup) % headCountKV
@@ -78,12 +98,13 @@ struct Attention {
         let first = kvHead * groupSize + slice * Self.slice
         let heads = min(Self.slice, kvHead * groupSize + groupSize - first)
         let width = headCount * headDimension
-        let length = start + row + 1
+        let length = segment.start + row + 1
+        let cache = segment.cache
         let stride = cache.stride
         // Four heads; missing ones repeat the last (the same values are computed and written twice).
         let h1 = min(1, heads - 1), h2 = min(2, heads - 1), h3 = min(3, heads - 1)
-        let q = query + row * width + first * headDimension
-        let o = output + row * width + first * headDimension
+        let q = query + (segment.row + row) * width + first * headDimension
+        let o = output + (segment.row + row) * width + first * headDimension
         let keys = UnsafePointer(cache.keys(layer: layer, head: kvHead))
         let values = UnsafePointer(cache.values(layer: layer, head: kvHead))
         kernels.attend(

@@ -69,4 +69,24 @@ final class KVCache {
             }
         }
     }
+
+    /// Copies positions `range` of every layer and head from `other` (a cache of the same shape),
+    /// so that a prompt's start another sequence has evaluated is not evaluated again.
+    func copy(from other: KVCache, positions range: Range<Int>) {
+        precondition(other.layerCount == layerCount && other.headCount == headCount)
+        precondition(other.headDimension == headDimension && range.upperBound <= min(capacity, other.capacity))
+        guard !range.isEmpty else { return }
+        for layer in 0..<layerCount {
+            for head in 0..<headCount {
+                let to = keys(layer: layer, head: head), from = other.keys(layer: layer, head: head)
+                for position in range {
+                    let offset = (position / 16) * 16 * headDimension + position % 16
+                    for d in 0..<headDimension { to[offset + d * 16] = from[offset + d * 16] }
+                }
+                (values(layer: layer, head: head) + range.lowerBound * headDimension).update(
+                    from: other.values(layer: layer, head: head) + range.lowerBound * headDimension,
+                    count: range.count * headDimension)
+            }
+        }
+    }
 }

@@ -16,19 +16,18 @@ struct RotaryEmbedding {
         thetaScale = powf(Float(config.ropeFrequencyBase), -2 / Float(config.ropeDimensionCount))
     }
 
-    /// Fills `table` with `[count][d/2]` cosines followed by `[count][d/2]` sines for positions
+    /// Fills `cos` and `sin` with `[count][d/2]` cosines and sines for positions
     /// `start..<start + count`.
     ///
     /// Angles are computed in float by repeated multiplication, exactly as ggml's rope cache does,
     /// so that rotated keys and queries round the same way as llama.cpp's.
-    func fillTable(_ table: UnsafeMutablePointer<Float>, start: Int, count: Int) {
+    func fillTable(cos: UnsafeMutablePointer<Float>, sin: UnsafeMutablePointer<Float>, start: Int, count: Int) {
         let half = dimensions / 2
-        let sines = table + count * half
         for t in 0..<count {
             var theta = Float(start + t)
             for i in 0..<half {
-                table[t * half + i] = cosf(theta)
-                sines[t * half + i] = sinf(theta)
+                cos[t * half + i] = cosf(theta)
+                sin[t * half + i] = sinf(theta)
                 theta *= thetaScale
             }
         }

@@ -1,4 +1,5 @@
-/// Every activation buffer of the forward pass, allocated once per evaluator for `chunk` rows.
+/// Every activation buffer of the forward pass, allocated once per pass for `chunk` rows and
+/// `logitRows` rows of logits.
 ///
 /// Shapes are `[rows][width]`, row-major, 64-byte aligned.
 final class ScratchBuffers {
@@ -14,11 +15,11 @@ final class ScratchBuffers {
     let up: UnsafeMutablePointer<Float>  // [chunk][ffn]
     let rope: UnsafeMutablePointer<Float>  // [2][chunk][ropeDims / 2]  cosines, then sines
     let scores: UnsafeMutablePointer<Float>  // [threads][4][contextLength rounded up to 16]
-    let logits: UnsafeMutablePointer<Float>  // [vocab]
+    let logits: UnsafeMutablePointer<Float>  // [logitRows][vocab]
     let vocabularySize: Int
     private var allocations: [UnsafeMutableRawPointer] = []
 
-    init(config: ModelConfig, chunk: Int, contextLength: Int, threads: Int) {
+    init(config: ModelConfig, chunk: Int, logitRows: Int, contextLength: Int, threads: Int) {
         self.chunk = chunk
         vocabularySize = config.vocabularySize
         var allocations: [UnsafeMutableRawPointer] = []
@@ -38,7 +39,7 @@ final class ScratchBuffers {
         up = buffer(chunk * config.feedForwardLength)
         rope = buffer(chunk * config.ropeDimensionCount)
         scores = buffer(threads * Attention.scratchCount(contextLength: contextLength))
-        logits = buffer(config.vocabularySize)
+        logits = buffer(logitRows * config.vocabularySize)
         self.allocations = allocations
     }
 

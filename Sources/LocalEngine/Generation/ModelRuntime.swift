@@ -1,3 +1,4 @@
+import Executors
 import Foundation
 import FoundationModels
 import Guidance
@@ -10,8 +11,9 @@ import Tokenizers
 /// - Prompts are rendered with the model's own chat template (tools and tool calls in its own
 ///   format) and tokenized with its own tokenizer; an image is the context ``ImageReader``
 ///   writes for it.
-/// - Each request runs on a KV-cache slot that already holds the longest prefix of its prompt
-///   (``SlotPool``), so a follow-up turn only prefills its new tokens.
+/// - Requests run on the model's ``Inference/GenerationEngine``, the one owner of its KV-cache
+///   slots, on a thread of its own: each request takes the slot that already holds the longest
+///   prefix of its prompt, so a follow-up turn only prefills its new tokens.
 /// - A response with a schema is generated under the schema's grammar (``GrammarConstraint``);
 ///   a turn that may call tools is steered by ``TurnConstraint``, which generates the calls'
 ///   JSON under the grammar of the tools' arguments.
@@ -22,11 +24,13 @@ import Tokenizers
 package final class ModelRuntime: Sendable {
     package let contextSize: Int
     package let loaded: LoadedModel
-    private let pool: SlotPool
+    private let engine: GenerationEngine
     private let tokenObservers = Mutex<[Int: @Sendable (Int) -> Void]>([:])
 
-    /// KV-cache slots per runtime: conversations that can stay cached side by side.
-    package static let slotCapacity = 4
+    /// KV-cache slots per runtime: requests that run at once, and conversations kept cached
+    /// between turns (a team's open conversations; a slot's cache takes memory only as it fills:
+    /// 57 KB a position for the 1.5B model).
+    package static let slotCapacity = 16
 
     /// A runtime for `loaded` with a context window of `contextSize` tokens (capped at the
     /// model's own).
@@ -34,7 +38,9 @@ package final class ModelRuntime: Sendable {
         precondition(contextSize > 0, "contextSize must be positive")
         self.loaded = loaded
         self.contextSize = min(contextSize, loaded.model.config.contextLength)
-        pool = SlotPool(model: loaded.model, contextLength: self.contextSize, capacity: Self.slotCapacity)
+        engine = GenerationEngine(
+            model: loaded.model, contextLength: self.contextSize, slotCount: Self.slotCapacity,
+            speculates: EngineScheduling.speculationIsOn)
     }
 
     /// Calls `handler` with the running count of a turn's generated tokens, as each arrives
@@ -47,7 +53,7 @@ package final class ModelRuntime: Sendable {
 
     /// The tokens each KV slot's cache holds (for tests: whether a prewarm has been read).
     package var slotCaches: [[Int]] {
-        get async { await pool.cachedTokens }
+        get async { await engine.cachedPrompts }
     }
 
     /// The prompt tokens of `request`.
@@ -62,16 +68,19 @@ package final class ModelRuntime: Sendable {
         async
     {
         guard let prompt = try? promptTokens(for: request, images: images), prompt.count < contextSize else { return }
-        _ = loaded.vocabularyIndex
-        // Read already (a session prewarmed again, or by several callers): leasing a slot again
-        // to find it cached would only keep that slot from the request that needs it.
-        guard let lease = await pool.acquireUnlessHeld(prompt) else { return }
-        let cached = try? await lease.session.withEvaluator { evaluator in
-            _ = try evaluator.prepare(prompt: prompt)
-            return evaluator.cachedTokens
-        }
-        await pool.release(lease, cachedTokens: cached ?? [])
+        // The constrained decoder's index is built once, off the cooperative threads.
+        let loaded = loaded
+        await EngineThreads.preparation.run { _ = loaded.vocabularyIndex }
+        // The engine skips a prompt a slot already holds (a session prewarmed again, or by
+        // several callers).
+        await engine.prewarm(prompt: prompt, priority: EngineScheduling(metadata: request.metadata).priority)
     }
+
+    /// Requests with staleness key `key` so far are no longer wanted (see ``EngineScheduling``).
+    package func markStale(key: String) { engine.markStale(key: key) }
+
+    /// What the model's engine is doing.
+    package var status: EngineStatus { engine.status }
 
     /// Generates the model's next turn for `request` into `channel`.
     ///
@@ -134,55 +143,60 @@ package final class ModelRuntime: Sendable {
         _ request: LanguageModelExecutorGenerationRequest, prompt: [Int], limit: Int, allowsCalls: Bool,
         into channel: LanguageModelExecutorGenerationChannel
     ) async throws -> Turn {
-        let plan = try TurnPlan(request: request, loaded: loaded, budget: limit, allowsCalls: allowsCalls)
+        // Grammars and the vocabulary index take a moment to build the first time: not on a
+        // cooperative thread.
+        let loaded = loaded
+        let plan = try await EngineThreads.preparation.run {
+            try TurnPlan(request: request, loaded: loaded, budget: limit, allowsCalls: allowsCalls)
+        }
         let options = DecodingOptions(maxTokens: limit, sampling: request.generationOptions.samplingOptions)
         let observers = tokenObservers.withLock { Array($0.values) }
 
-        let lease = await pool.acquire(for: prompt)
+        let scheduling = EngineScheduling(metadata: request.metadata)
+        let handle = engine.submit(
+            GenerationRequest(
+                prompt: prompt, options: options, constraint: plan.constraint, priority: scheduling.priority,
+                user: scheduling.user, stalenessKey: scheduling.stalenessKey))
         var collector = TurnCollector(tokenizer: loaded.model.tokenizer, calling: plan.calling)
         var summary: GenerationSummary?
         var failure: (any Error)?
+        var tail = ""
         var received = 0
         var unsent = 0
-        // Set by the cancellation handler, on the thread that cancels: the engine stops within
-        // a token even while this task waits to be scheduled.
-        let cancelled = CancellationFlag()
         do {
+            // The handler stops the engine within a token, on the thread that cancels, even
+            // while this task waits to be scheduled.
             try await withTaskCancellationHandler {
-                let events = lease.session.generate(
-                    prompt: prompt, options: options, constraint: plan.constraint,
-                    stopRequested: { cancelled.isSet })
-                for try await event in events {
+                for try await event in handle.events {
                     switch event {
-                    case .token(let id, _):
+                    case .token(let id, let text):
                         received += 1
                         unsent += 1
                         observers.forEach { $0(received) }
-                        let piece = collector.take(id)
+                        let piece = collector.take(id, text: text)
                         if !piece.isEmpty {
                             await channel.send(.response(action: .appendText(piece, tokenCount: unsent)))
                             unsent = 0
                         }
+                    case .text(let text):
+                        tail += text
                     case .finished(let finished):
                         summary = finished
-                    case .promptProcessed, .text:
+                    case .promptProcessed:
                         break
                     }
                 }
             } onCancel: {
-                cancelled.set()
+                handle.cancel()
             }
         } catch {
             failure = error
         }
-        // Waits for the engine to be done with the slot (at most a token after a cancellation).
-        let cached = (try? await lease.session.withEvaluator { $0.cachedTokens }) ?? []
-        await pool.release(lease, cachedTokens: cached)
         if let failure { throw Self.generationError(for: failure) }
         if Task.isCancelled || summary == nil || summary?.reason == .cancelled {
             // What the engine generated, including tokens that came after this task stopped
-            // reading (the cache holds the prompt and every evaluated token).
-            let generated = max(received, cached.count - prompt.count)
+            // reading: it says so once it has given the slot back (at most a token after the stop).
+            let generated = max(received, await handle.completion()?.generatedTokens ?? 0)
             await channel.send(
                 .response(
                     action: .updateUsage(
@@ -192,8 +206,8 @@ package final class ModelRuntime: Sendable {
         }
         guard let summary else { throw CancellationError() }
 
-        let tail = collector.finish()
-        if !tail.isEmpty { await channel.send(.response(action: .appendText(tail, tokenCount: unsent))) }
+        let rest = collector.finish(tail: tail)
+        if !rest.isEmpty { await channel.send(.response(action: .appendText(rest, tokenCount: unsent))) }
         if summary.reason == .contextFull
             || (summary.reason == .maxTokens && request.generationOptions.maximumResponseTokens == nil)
         {
@@ -338,11 +352,4 @@ struct ExcludedTokensConstraint: TokenConstraint {
     }
 
     func accept(_ token: Int) throws {}
-}
-
-/// A flag set once, from any thread (a task's cancellation handler), read by the engine's queue.
-final class CancellationFlag: Sendable {
-    private let value = Atomic<Bool>(false)
-    func set() { value.store(true, ordering: .relaxed) }
-    var isSet: Bool { value.load(ordering: .relaxed) }
 }

@@ -5,6 +5,9 @@ import Tokenizers
 /// Sorts the tokens of one generated turn into response text and tool calls, by the rules of
 /// ``TurnConstraint``, and decides what text may be streamed.
 ///
+/// The text of each token is the generation's own (its `GenerationEvent.token` text, made by the
+/// one streaming detokenizer of the generation loop): tokens are turned into text once.
+///
 /// Streamed text is never taken back, so when the model may call tools, text is held back while
 /// the turn could still be a call: leading whitespace, and an answer that so far reads as the
 /// start of a bare call's JSON. A turn that calls tools has no response text.
@@ -12,7 +15,6 @@ package struct TurnCollector {
     /// How calls look, and the grammar of one call's JSON; nil when no tools are offered.
     private let calling: (format: ToolCallFormat, grammar: Grammar, index: VocabularyIndex)?
     private let tokenizer: Tokenizer
-    private var detokenizer: StreamingDetokenizer
     /// Response text streamed so far.
     package private(set) var text = ""
     /// Text not streamed yet.
@@ -32,14 +34,13 @@ package struct TurnCollector {
     package init(tokenizer: Tokenizer, calling: (format: ToolCallFormat, grammar: Grammar, index: VocabularyIndex)?) {
         self.tokenizer = tokenizer
         self.calling = calling
-        detokenizer = StreamingDetokenizer(tokenizer: tokenizer)
     }
 
-    /// Takes the next generated token; returns response text to stream (possibly empty).
-    package mutating func take(_ token: Int) -> String {
+    /// Takes the next generated token and the text it completes (the generation's
+    /// `.token(id:text:)`); returns response text to stream (possibly empty).
+    package mutating func take(_ token: Int, text piece: String) -> String {
         guard !stopped else { return "" }
         guard let calling else {
-            let piece = detokenizer.append(token)
             text += piece
             return piece
         }
@@ -69,7 +70,7 @@ package struct TurnCollector {
             }
         }
         if let matcher = bareCall, !bytes.isEmpty, (try? matcher.accept(bytes: bytes)) == nil { bareCall = nil }
-        held += detokenizer.append(token)
+        held += piece
         guard started, bareCall == nil else { return "" }
         let piece = held
         held = ""
@@ -77,10 +78,11 @@ package struct TurnCollector {
         return piece
     }
 
-    /// The response text still held back when the turn ended ("" when the turn is a call).
-    package mutating func finish() -> String {
+    /// The response text still held back when the turn ended ("" when the turn is a call);
+    /// `tail` is the generation's `.text` event, the end of a character cut off by the stop.
+    package mutating func finish(tail: String = "") -> String {
         if isCall { return "" }
-        let piece = held + detokenizer.flush()
+        let piece = held + tail
         held = ""
         text += piece
         return piece

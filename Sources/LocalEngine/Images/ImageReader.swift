@@ -39,15 +39,22 @@ package enum ImageReader {
         return ImageContexts(texts)
     }
 
-    /// The context of one image.
+    /// The context of one image. Reading, hashing, decoding and OCR all block: they run on the
+    /// recognizer's thread.
     package static func context(of image: Transcript.ImageAttachment, label: String?) async throws -> String {
+        try await TextRecognizer.shared.run { recognizer in try context(of: image, label: label, with: recognizer) }
+    }
+
+    private static func context(of image: Transcript.ImageAttachment, label: String?, with recognizer: TextRecognizer)
+        throws -> String
+    {
         let bytes = try image.encodedBytes()
         var digest = SHA256()
         bytes.withUnsafeBytes { digest.update($0) }
         let key = digest.finalize() + "/\(image.orientation.rawValue)/" + (label ?? "")
         if let known = cache.withLock({ $0[key] }) { return known }
         let decoded = try DecodedImage(bytes: bytes, orientation: image.orientation)
-        let recognition = try await TextRecognizer.shared.recognize(decoded)
+        let recognition = try recognizer.recognizeNow(decoded)
         let properties = decoded.properties(wordBoxes: recognition.wordBoxes)
         let context = describe(properties, text: recognition.text, label: label)
         cache.withLock { cache in

@@ -1,12 +1,14 @@
 import CTesseract
-import Dispatch
+import Executors
 import Foundation
 
 /// Reads the text in images with Tesseract (its English model, Debian's `tesseract-ocr-eng`).
 ///
-/// One Tesseract instance, which is not thread-safe, owned by a serial queue: recognitions run
-/// one at a time, off Swift's cooperative threads.
-// @unchecked Sendable: `api` is created, used and ended only by work items on `queue`.
+/// One Tesseract instance, which is not thread-safe, owned by a thread of its own (a
+/// ``Executors/ThreadExecutor``): recognitions run one at a time, off Swift's cooperative
+/// threads.
+// @unchecked Sendable: `api` and `failure` are created, used and ended only on `executor`'s
+// thread (`recognizeNow` checks it).
 final class TextRecognizer: @unchecked Sendable {
     /// What Tesseract read: the text, and the boxes of the words it is confident about.
     struct Recognition: Sendable {
@@ -16,7 +18,7 @@ final class TextRecognizer: @unchecked Sendable {
 
     static let shared = TextRecognizer()
 
-    private let queue = DispatchQueue(label: "sotto.ocr")
+    private let executor = ThreadExecutor(name: "sotto.ocr")
     private var api: OpaquePointer?
     private var failure: String?
 
@@ -28,19 +30,23 @@ final class TextRecognizer: @unchecked Sendable {
 
     private init() {}
 
+    /// Runs `body` on the recognizer's thread, where it may call ``recognizeNow(_:)`` (and do the
+    /// rest of an image's blocking work: reading, decoding).
+    func run<T: Sendable>(_ body: @escaping @Sendable (TextRecognizer) throws -> T) async throws -> T {
+        try await executor.run { [self] in try body(self) }
+    }
+
     /// Reads the text in `image`.
     ///
     /// - Throws: ``ImageReadingError/recognizerUnavailable(_:)`` when Tesseract or its English
     ///   data cannot be loaded.
     func recognize(_ image: DecodedImage) async throws -> Recognition {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.async { [self] in
-                continuation.resume(with: Result { try recognizeNow(image) })
-            }
-        }
+        try await run { try $0.recognizeNow(image) }
     }
 
-    private func recognizeNow(_ image: DecodedImage) throws -> Recognition {
+    /// ``recognize(_:)`` on the recognizer's thread (inside ``run(_:)``).
+    func recognizeNow(_ image: DecodedImage) throws -> Recognition {
+        executor.checkIsolated()
         let api = try ready()
         TessBaseAPISetImage2(api, ctesseract_pix(image.pix))
         // Screenshots and scans carry no resolution; Tesseract's guess for 0 is noisy.

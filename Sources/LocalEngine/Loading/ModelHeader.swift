@@ -1,4 +1,5 @@
 import GGUF
+import Inference
 import Tokenizers
 
 /// What a model file says about itself without its weights: its context length, tokenizer,
@@ -8,7 +9,9 @@ package final class ModelHeader: Sendable {
     package let path: String
     /// The context length the model was trained for.
     package let contextLength: Int
-    package let tokenizer: Tokenizer
+    /// The chat template, tokenizer and BOS/EOS rules, built here once for the model (its
+    /// weights are loaded with this format, not a second one).
+    package let chatFormat: ChatFormat
     /// How the model writes tool calls; nil when its template takes no tools.
     package let toolFormat: ToolCallFormat?
     package let renderer: PromptRenderer
@@ -27,12 +30,13 @@ package final class ModelHeader: Sendable {
         }
         self.path = path
         contextLength = length
-        tokenizer = try Tokenizer(gguf: file)
-        let templateSource = file.string(GGUFKey.chatTemplate)
-        toolFormat = ToolCallFormat(tokenizer: tokenizer, templateSource: templateSource)
-        renderer = PromptRenderer(
-            file: file, tokenizer: tokenizer, templateSource: templateSource, passesTools: toolFormat != nil)
+        let tokenizer = try Tokenizer(gguf: file)
+        chatFormat = ChatFormat(file: file, tokenizer: tokenizer)
+        toolFormat = ToolCallFormat(tokenizer: tokenizer, templateSource: file.string(GGUFKey.chatTemplate))
+        renderer = PromptRenderer(format: chatFormat, passesTools: toolFormat != nil)
     }
+
+    package var tokenizer: Tokenizer { chatFormat.tokenizer }
 }
 
 /// A model file whose header lacks what the engine needs.

@@ -1,3 +1,4 @@
+import Executors
 import Foundation
 import FoundationModels
 import GGUF
@@ -5,9 +6,11 @@ import Inference
 import Synchronization
 
 /// Loads each model file once per process, and says how far it got: the header (quick), then
-/// the weights. Loads run in tasks of their own, never while a lock is held; everyone who asks
-/// for a model that is loading waits for the same load. A failed load is remembered with the
-/// file's size and modification time, and tried again once the file changes.
+/// the weights. Headers are read on the engine's preparation thread and weights loaded on its
+/// loading thread (``EngineThreads``), never on a cooperative thread nor while a lock is held;
+/// everyone who asks for a model that is loading waits (suspended) for the same load. A failed
+/// load is remembered with the file's size and modification time, and tried again once the
+/// file changes.
 package final class ModelRegistry: Sendable {
     /// The registry of this process.
     package static let shared = ModelRegistry()
@@ -49,10 +52,11 @@ package final class ModelRegistry: Sendable {
 
     /// The header of the model at `path`, reading it on first use.
     package func header(path: String) async throws -> ModelHeader {
+        let identity = FileIdentity(path: path)
         let task = entries.withLock { entries -> Task<ModelHeader, any Error> in
-            var entry = current(entries[path], path: path)
+            var entry = Self.current(entries[path], identity: identity)
             if let task = entry.header { return task }
-            let task = Task.detached(priority: .userInitiated) { try ModelHeader(path: path) }
+            let task = Task(executorPreference: EngineThreads.preparation) { try ModelHeader(path: path) }
             entry.header = task
             entries[path] = entry
             return task
@@ -73,8 +77,9 @@ package final class ModelRegistry: Sendable {
         guard let file = try? GGUFFile(path: path), let architecture = file.string(GGUFKey.architecture),
             let length = file.int(GGUFKey.contextLength(architecture))
         else { return nil }
+        let identity = FileIdentity(path: path)
         entries.withLock { entries in
-            var entry = current(entries[path], path: path)
+            var entry = Self.current(entries[path], identity: identity)
             entry.contextLength = length
             entries[path] = entry
         }
@@ -84,17 +89,21 @@ package final class ModelRegistry: Sendable {
     /// The loaded model at `path`, loading it on first use (the caller waits; others asking
     /// meanwhile wait for the same load).
     package func model(path: String) async throws -> LoadedModel {
+        let identity = FileIdentity(path: path)
         let (task, started) = entries.withLock { entries -> (Task<LoadedModel, any Error>, Bool) in
-            var entry = current(entries[path], path: path)
+            var entry = Self.current(entries[path], identity: identity)
             if let task = entry.model {
                 entries[path] = entry
                 return (task, false)
             }
             let packed = packedWeightsDirectory
-            let task = Task.detached(priority: .userInitiated) { [self] in
+            // The task's own code (the load) runs on the loading thread; it waits, suspended,
+            // for the header read on the preparation thread.
+            let task = Task(executorPreference: EngineThreads.loading) { [self] in
                 let header = try await header(path: path)
                 do {
-                    let model = try Model(path: path, packedWeightsDirectory: packed)
+                    // The header's chat format: the tokenizer and template are built once.
+                    let model = try Model(path: path, packedWeightsDirectory: packed, chatFormat: header.chatFormat)
                     return LoadedModel(header: header, model: model)
                 } catch {
                     throw LanguageModelSession.GenerationError.assetsUnavailable(
@@ -108,23 +117,23 @@ package final class ModelRegistry: Sendable {
         }
         if started {
             notify()
-            Task.detached { [self] in await record(task, path: path) }
+            Task(executorPreference: EngineThreads.preparation) { [self] in await record(task, path: path) }
         }
         return try await task.value
     }
 
     /// Starts loading `path` in the background.
     package func startLoading(path: String) {
-        Task.detached(priority: .utility) { [self] in _ = try? await model(path: path) }
+        Task(executorPreference: EngineThreads.loading) { [self] in _ = try? await model(path: path) }
     }
 
     /// How far the model at `path` got.
     package func state(path: String) -> EngineModelState {
-        entries.withLock { entries in
-            guard let entry = entries[path] else { return .notLoaded }
-            if case .failed = entry.state, entry.identity != FileIdentity(path: path) { return .notLoaded }
-            return entry.state
-        }
+        let state = entries.withLock { $0[path].map { ($0.state, $0.identity) } }
+        guard let (state, identity) = state else { return .notLoaded }
+        // stat() outside the lock: a slow disk must not hold up everyone asking.
+        if case .failed = state, identity != FileIdentity(path: path) { return .notLoaded }
+        return state
     }
 
     /// Calls `handler` whenever a model's state changes, until the observation is released.
@@ -139,9 +148,9 @@ package final class ModelRegistry: Sendable {
 
     // MARK: Helpers
 
-    /// The entry for `path`, forgotten if it failed on a file that has changed since.
-    private func current(_ entry: Entry?, path: String) -> Entry {
-        let identity = FileIdentity(path: path)
+    /// The entry for a file now of `identity` (read before the lock is taken), forgotten if it
+    /// failed on a file that has changed since.
+    private static func current(_ entry: Entry?, identity: FileIdentity?) -> Entry {
         guard var entry, entry.identity == identity else { return Entry(identity: identity) }
         if case .failed = entry.state {
             entry = Entry(identity: identity)

@@ -1,55 +1,47 @@
 import ChatTemplates
 import FoundationModels
-import GGUF
+import Inference
 import Tokenizers
 
-/// Turns a request into the prompt tokens a model reads, through the model's own chat template
-/// (messages, tool definitions and earlier tool calls in the template's own format).
+/// Turns a request into the prompt tokens a model reads: the transcript as chat-template
+/// messages (tool definitions and earlier tool calls in the template's own format), rendered and
+/// tokenized by the model's ``Inference/ChatFormat``, the one prompt path every caller shares.
 package struct PromptRenderer: Sendable {
-    let template: ChatTemplate?
-    let tokenizer: Tokenizer
-    let addsBOS: Bool
-    /// Template variables besides the conversation (`bos_token`, `eos_token`).
-    let extra: [String: TemplateValue]
+    let format: ChatFormat
     /// Whether tool definitions are passed to the template (it renders them and the model can
     /// call tools).
     let passesTools: Bool
 
-    /// A renderer for the model in `file`: its chat template (`templateSource`, nil when it has
-    /// none or it does not parse: ChatML is used), its tokenizer and its BOS setting.
-    init(file: GGUFFile, tokenizer: Tokenizer, templateSource: String?, passesTools: Bool) {
-        template = templateSource.flatMap { try? ChatTemplate($0) }
-        self.tokenizer = tokenizer
-        addsBOS = file.bool("tokenizer.ggml.add_bos_token") ?? false
-        var extra: [String: TemplateValue] = [:]
-        if let bos = tokenizer.bosTokenID { extra["bos_token"] = .string(tokenizer.decode([bos])) }
-        if let eos = tokenizer.eosTokenID { extra["eos_token"] = .string(tokenizer.decode([eos])) }
-        self.extra = extra
+    package init(format: ChatFormat, passesTools: Bool) {
+        self.format = format
         self.passesTools = passesTools
     }
+
+    var tokenizer: Tokenizer { format.tokenizer }
 
     /// The prompt tokens of `request`, ending with the opening of the assistant's turn.
     ///
     /// - Throws: ``LanguageModelError/unsupportedTranscriptContent(_:)`` when the model's chat
-    ///   template fails on the conversation (a template may refuse some orders of roles).
+    ///   template fails on the conversation (a template may refuse some orders of roles);
+    ///   `GenerationError.assetsUnavailable` when the model's template does not parse.
     package func tokens(
         for request: LanguageModelExecutorGenerationRequest, images: ImageContexts = ImageContexts()
     ) throws -> [Int] {
-        var tokens = tokenizer.encode(try text(for: request, images: images), parseSpecial: true)
-        if addsBOS, let bos = tokenizer.bosTokenID, tokens.first != bos { tokens.insert(bos, at: 0) }
-        return tokens
+        format.tokens(ofPrompt: try text(for: request, images: images))
     }
 
-    /// The prompt text of `request`.
+    /// The prompt text of `request` (without the BOS token the tokenizer adds, if the model adds one).
     package func text(
         for request: LanguageModelExecutorGenerationRequest, images: ImageContexts = ImageContexts()
     ) throws -> String {
         let messages = Self.templateMessages(for: request, images: images)
-        guard let template else { return Self.chatML(messages) }
         let definitions = passesTools ? Self.renderedTools(for: request) : []
         let tools = definitions.isEmpty ? nil : definitions.map(Self.templateTool)
         do {
-            return try template.render(messages: messages, tools: tools, addGenerationPrompt: true, extra: extra)
+            return try format.text(messages: messages, tools: tools)
+        } catch let error as InferenceError {
+            throw LanguageModelSession.GenerationError.assetsUnavailable(
+                .init(debugDescription: "The model cannot be used: \(error)"))
         } catch {
             // The model and its file are fine: it is this conversation the template cannot take.
             throw LanguageModelError.unsupportedTranscriptContent(
@@ -148,15 +140,6 @@ package struct PromptRenderer: Sendable {
             ]))
     }
 
-    /// ChatML, for a model without a template.
-    static func chatML(_ messages: [TemplateValue]) -> String {
-        var text = ""
-        for message in messages {
-            text += "<|im_start|>" + (message["role"]?.stringValue ?? "user") + "\n"
-            text += (message["content"]?.stringValue ?? "") + "<|im_end|>\n"
-        }
-        return text + "<|im_start|>assistant\n"
-    }
 }
 
 extension GeneratedContent {
