@@ -32,20 +32,21 @@ public struct EngineScheduling: Sendable, Equatable {
 
     /// Reads the keys above from a request's metadata; what is missing or unknown keeps the
     /// default.
-    init(metadata: [String: any Sendable & Codable & Equatable]) {
-        if let name = metadata[Self.priorityKey] as? String, let priority = GenerationPriority(name: name) {
+    init(metadata: [String: GeneratedContent]) {
+        func text(_ key: String) -> String? { try? metadata[key]?.value(String.self) }
+        if let name = text(Self.priorityKey), let priority = GenerationPriority(name: name) {
             self.priority = priority
         }
-        user = metadata[Self.userKey] as? String
-        stalenessKey = metadata[Self.stalenessKey] as? String
+        user = text(Self.userKey)
+        stalenessKey = text(Self.stalenessKey)
     }
 
     /// The metadata of a request with this priority (`interactive`, `suggestion`, `background`),
     /// user and staleness key.
-    public static func metadata(priority: String, user: String? = nil, staleness: String? = nil) -> [String:
-        any Sendable & Codable & Equatable]
-    {
-        var metadata: [String: any Sendable & Codable & Equatable] = [priorityKey: priority]
+    public static func metadata(
+        priority: String, user: String? = nil, staleness: String? = nil
+    ) -> [String: any ConvertibleToGeneratedContent] {
+        var metadata: [String: any ConvertibleToGeneratedContent] = [priorityKey: priority]
         if let user { metadata[userKey] = user }
         if let staleness { metadata[stalenessKey] = staleness }
         return metadata

@@ -68,7 +68,7 @@ struct BatchBench {
     /// One forward pass of N one-row segments (N sequences decoding a token each, 200 tokens
     /// into their caches) against N passes of one row: what batching saves, engine overheads
     /// aside.
-    @Test func forwardPassOfNDecodingSequences() throws {
+    @Test(.onTestThreads) func forwardPassOfNDecodingSequences() throws {
         for id in Self.models {
             let model = try TestModels.model(
                 id, kernels: KernelSelection.resolve(ProcessInfo.processInfo.environment["SOTTO_KERNELS"]))

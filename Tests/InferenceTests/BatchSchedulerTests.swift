@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import Inference
@@ -21,7 +22,7 @@ import Testing
         actions.compactMap { if case .start(let id, _, _, _) = $0 { id } else { nil } }
     }
 
-    @Test func peopleFirstThenSuggestionsThenBackground() {
+    @Test(.onTestThreads) func peopleFirstThenSuggestionsThenBackground() {
         var scheduler = BatchScheduler(limits: .init(slots: 2))
         _ = scheduler.submit(Self.ticket(1, .background))
         _ = scheduler.submit(Self.ticket(2, .suggestion))
@@ -33,7 +34,7 @@ import Testing
         #expect(scheduler.waiting.map(\.id) == [1])
     }
 
-    @Test func theLastSlotIsKeptForAPersonWaiting() {
+    @Test(.onTestThreads) func theLastSlotIsKeptForAPersonWaiting() {
         var scheduler = BatchScheduler(limits: .init(slots: 3))
         for id in 1...4 { _ = scheduler.submit(Self.ticket(id, .suggestion)) }
         #expect(Self.started(scheduler.admit()) == [1, 2])
@@ -44,7 +45,7 @@ import Testing
         #expect(Self.started(scheduler.admit()).isEmpty)
     }
 
-    @Test func usersShareFairlyAmongEquals() {
+    @Test(.onTestThreads) func usersShareFairlyAmongEquals() {
         var scheduler = BatchScheduler(limits: .init(slots: 3))
         // Alice asks three times before Bob and Carol ask once.
         for id in 1...3 { _ = scheduler.submit(Self.ticket(id, user: "alice")) }
@@ -58,7 +59,7 @@ import Testing
         #expect(Self.started(scheduler.admit()) == [2, 6])
     }
 
-    @Test func aNewerRequestWithTheSameKeyDropsTheQueuedOneAndStopsTheRunningOne() {
+    @Test(.onTestThreads) func aNewerRequestWithTheSameKeyDropsTheQueuedOneAndStopsTheRunningOne() {
         var scheduler = BatchScheduler(limits: .init(slots: 3))
         _ = scheduler.submit(Self.ticket(1, .suggestion, key: "chips/general/alice"))
         #expect(Self.started(scheduler.admit()) == [1])
@@ -76,7 +77,7 @@ import Testing
         #expect(scheduler.waiting.map(\.id) == [4])
     }
 
-    @Test func aPrewarmOfAPromptAlreadyHeldIsDroppedWithoutASlot() {
+    @Test(.onTestThreads) func aPrewarmOfAPromptAlreadyHeldIsDroppedWithoutASlot() {
         var scheduler = BatchScheduler(limits: .init(slots: 2))
         _ = scheduler.submit(Self.ticket(1, prompt: [5, 6, 7]))
         _ = scheduler.admit()
@@ -86,7 +87,7 @@ import Testing
         #expect(scheduler.runningCount == 0)
     }
 
-    @Test func aFollowUpTakesTheSlotHoldingItsConversation() {
+    @Test(.onTestThreads) func aFollowUpTakesTheSlotHoldingItsConversation() {
         var scheduler = BatchScheduler(limits: .init(slots: 4))
         _ = scheduler.submit(Self.ticket(1, prompt: [1, 2, 3, 4]))
         _ = scheduler.submit(Self.ticket(2, prompt: [9, 9, 9]))
@@ -97,7 +98,7 @@ import Testing
         #expect(scheduler.admit() == [.start(id: 3, slot: 0, sharedPrefix: 6, isNewSlot: false)])
     }
 
-    @Test func promptsAreReadInSmallerChunksWhileOthersGenerate() {
+    @Test(.onTestThreads) func promptsAreReadInSmallerChunksWhileOthersGenerate() {
         var scheduler = BatchScheduler(
             limits: .init(slots: 4, rowBudget: 128, prefillAlone: 128, prefillWhileDecoding: 32))
         _ = scheduler.submit(Self.ticket(1, prompt: Array(0..<500)))
@@ -108,7 +109,7 @@ import Testing
         #expect(scheduler.prefillRows(reading: [.init(id: 1, position: 490)], decodeRows: 0, decoding: 0) == [1: 10])
     }
 
-    @Test func aPersonsPromptIsReadBeforeASuggestions() {
+    @Test(.onTestThreads) func aPersonsPromptIsReadBeforeASuggestions() {
         var scheduler = BatchScheduler(limits: .init(slots: 4, prefillWhileDecoding: 32))
         _ = scheduler.submit(Self.ticket(1, .suggestion, prompt: Array(1000..<1100)))
         _ = scheduler.submit(Self.ticket(2, .interactive, prompt: Array(2000..<2100)))
@@ -118,7 +119,7 @@ import Testing
         #expect(rows == [2: 32])
     }
 
-    @Test func aSharedStartIsReadOnceAndTheOthersWaitForIt() {
+    @Test(.onTestThreads) func aSharedStartIsReadOnceAndTheOthersWaitForIt() {
         var scheduler = BatchScheduler(limits: .init(slots: 4))
         let instructions = Array(0..<300)
         _ = scheduler.submit(Self.ticket(1, prompt: instructions + [7001, 7002]))
@@ -136,7 +137,7 @@ import Testing
                 == [1: 2, 2: 1])
     }
 
-    @Test func speculationStepsAsideAsTheBatchFills() {
+    @Test(.onTestThreads) func speculationStepsAsideAsTheBatchFills() {
         let scheduler = BatchScheduler(limits: .init(slots: 8, draftLimits: [8, 4]))
         #expect(scheduler.draftLimit(decoding: 1) == 8)
         #expect(scheduler.draftLimit(decoding: 2) == 4)
@@ -146,7 +147,7 @@ import Testing
 }
 
 @Suite struct PromptLookupTests {
-    @Test func theTokensAfterTheLastEarlierOccurrenceOfTheLongestTail() {
+    @Test(.onTestThreads) func theTokensAfterTheLastEarlierOccurrenceOfTheLongestTail() {
         let lookup = PromptLookup(longestMatch: 3, shortestMatch: 1)
         // ... 5 6 7 8 9 ... 5 6 7 → 8 9 10 ...
         let history = [1, 5, 6, 7, 8, 9, 10, 11, 2, 3, 5, 6, 7]
@@ -159,7 +160,7 @@ import Testing
         #expect(lookup.draft(after: [1, 2, 1], limit: 0) == [])
     }
 
-    @Test func aLongerMatchIsPreferredToAShorterOne() {
+    @Test(.onTestThreads) func aLongerMatchIsPreferredToAShorterOne() {
         let lookup = PromptLookup(longestMatch: 3, shortestMatch: 1)
         // "2 3" is followed by 9 once and by 4 after "1 2 3".
         let history = [1, 2, 3, 4, 2, 3, 9, 1, 2, 3]
@@ -168,7 +169,7 @@ import Testing
 }
 
 @Suite struct DraftLengthTests {
-    @Test func draftsGrowWhileConfirmedShrinkWhenRefusedAndPauseWhenTheyKeepFailing() {
+    @Test(.onTestThreads) func draftsGrowWhileConfirmedShrinkWhenRefusedAndPauseWhenTheyKeepFailing() {
         var drafts = DraftLength()
         #expect(drafts.length == 4)
         drafts.verified(drafted: 4, accepted: 4)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import Tokenizers
 
@@ -32,7 +33,7 @@ import Tokenizers
         return tokens
     }
 
-    @Test(arguments: ["smollm2-135m", "qwen2.5-coder-0.5b"])
+    @Test(.onTestThreads, arguments: ["smollm2-135m", "qwen2.5-coder-0.5b"])
     func oneForwardPassForSeveralSequencesGivesEachItsOwnLogits(_ id: String) throws {
         let model = try TestModels.model(id)
         let prompts = [

@@ -1,4 +1,5 @@
 import ChatTemplates
+import TestSupport
 import Testing
 import Tokenizers
 
@@ -27,7 +28,7 @@ import Tokenizers
             .promptTokens(for: messages)
     }
 
-    @Test func aBOSTheTemplateWritesIsNotDoubledWhenTheModelAddsOne() throws {
+    @Test(.onTestThreads) func aBOSTheTemplateWritesIsNotDoubledWhenTheModelAddsOne() throws {
         let body = [0, 1, 5, 2, 0, 5]  // "hi|oh|"
         #expect(try Self.tokens(Self.writesSpecials, bos: true, eos: false) == [Self.bos] + body + [Self.eos])
         #expect(try Self.tokens(Self.plain, bos: true, eos: false) == [Self.bos] + body)
@@ -36,19 +37,19 @@ import Tokenizers
         #expect(try Self.tokens(Self.plain, bos: false, eos: false) == body)
     }
 
-    @Test func anEOSTheTemplateWritesIsNotDoubledWhenTheModelAddsOne() throws {
+    @Test(.onTestThreads) func anEOSTheTemplateWritesIsNotDoubledWhenTheModelAddsOne() throws {
         let body = [0, 1, 5, 2, 0, 5]
         #expect(try Self.tokens(Self.writesSpecials, bos: true, eos: true) == [Self.bos] + body + [Self.eos])
         #expect(try Self.tokens(Self.plain, bos: false, eos: true) == body + [Self.eos])
     }
 
-    @Test func theTextLeavesOutWhatTheTokenizerAdds() throws {
+    @Test(.onTestThreads) func theTextLeavesOutWhatTheTokenizerAdds() throws {
         let format = ChatFormat(
             tokenizer: Self.tokenizer, templateSource: Self.writesSpecials, addsBOS: true, addsEOS: false)
         #expect(try format.text(messages: Self.messages.map(\.templateValue)) == "hi|oh|</s>")
     }
 
-    @Test func aModelWithoutATemplateReadsChatML() throws {
+    @Test(.onTestThreads) func aModelWithoutATemplateReadsChatML() throws {
         let format = ChatFormat(tokenizer: Self.tokenizer, templateSource: nil, addsBOS: false, addsEOS: false)
         #expect(!format.hasTemplate)
         #expect(
@@ -56,7 +57,7 @@ import Tokenizers
                 == "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\noh<|im_end|>\n<|im_start|>assistant\n")
     }
 
-    @Test func aTemplateThatDoesNotParseIsAnErrorNamingThePlace() {
+    @Test(.onTestThreads) func aTemplateThatDoesNotParseIsAnErrorNamingThePlace() {
         let format = ChatFormat(
             tokenizer: Self.tokenizer, templateSource: "{% for m in %}", addsBOS: false, addsEOS: false)
         #expect(throws: InferenceError.self) { try format.checkTemplate() }
@@ -70,13 +71,13 @@ import Tokenizers
         }
     }
 
-    @Test func aTemplatesOwnRefusalIsItsError() {
+    @Test(.onTestThreads) func aTemplatesOwnRefusalIsItsError() {
         let format = ChatFormat(
             tokenizer: Self.tokenizer, templateSource: "{{ raise_exception('no') }}", addsBOS: false, addsEOS: false)
         #expect(throws: TemplateError.self) { try format.promptTokens(for: Self.messages) }
     }
 
-    @Test func theBOSDefaultFollowsLlamaCppsPreTokenizers() {
+    @Test(.onTestThreads) func theBOSDefaultFollowsLlamaCppsPreTokenizers() {
         #expect(ChatFormat.addsBOSByDefault(preTokenizer: "llama-bpe"))
         #expect(ChatFormat.addsBOSByDefault(preTokenizer: "llama3"))
         #expect(!ChatFormat.addsBOSByDefault(preTokenizer: "qwen2"))

@@ -31,7 +31,7 @@ extension EngineTests {
             ])
         }
 
-        @Test(arguments: [RealModels.smollm, RealModels.qwen])
+        @Test(.onTestThreads, arguments: [RealModels.smollm, RealModels.qwen])
         func theCommandLineAndTheServerBuildTheSamePromptTokens(id: String) throws {
             let path = try RealModels.path(id)
             // `sotto chat`: the model loaded from its file (without repacking: only the format

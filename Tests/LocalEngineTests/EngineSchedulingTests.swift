@@ -1,26 +1,30 @@
 import Foundation
 import FoundationModels
 import Inference
+import TestSupport
 import Testing
 
 @testable import LocalEngine
 
 /// A request's scheduling (priority, user, staleness key) rides in its metadata.
 @Suite struct EngineSchedulingMetadataTests {
-    @Test func theKeysWrittenAreTheKeysRead() {
-        let scheduling = EngineScheduling(
-            metadata: EngineScheduling.metadata(priority: "suggestion", user: "alice", staleness: "chips/general"))
+    @Test(.onTestThreads) func theKeysWrittenAreTheKeysRead() {
+        let written = EngineScheduling.metadata(priority: "suggestion", user: "alice", staleness: "chips/general")
+        // As the session hands it to the executor: each value as generated content.
+        let scheduling = EngineScheduling(metadata: written.mapValues { GeneratedContent($0) })
         #expect(scheduling.priority == .suggestion)
         #expect(scheduling.user == "alice")
         #expect(scheduling.stalenessKey == "chips/general")
     }
 
-    @Test func whatIsMissingOrUnknownKeepsTheDefault() {
-        let unknown = EngineScheduling(metadata: [EngineScheduling.priorityKey: "urgent", "other": 3])
+    @Test(.onTestThreads) func whatIsMissingOrUnknownKeepsTheDefault() {
+        let unknown = EngineScheduling(
+            metadata: [EngineScheduling.priorityKey: GeneratedContent("urgent"), "other": GeneratedContent(3)])
         #expect(unknown.priority == .interactive)
         #expect(unknown.user == nil && unknown.stalenessKey == nil)
         #expect(EngineScheduling(metadata: [:]).priority == .interactive)
-        #expect(EngineScheduling(metadata: [EngineScheduling.priorityKey: 2]).priority == .interactive)
+        #expect(
+            EngineScheduling(metadata: [EngineScheduling.priorityKey: GeneratedContent(2)]).priority == .interactive)
     }
 }
 
