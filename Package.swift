@@ -151,7 +151,7 @@ let package = Package(
 
         // The engine service (`sotto engine`): the local engine behind a Unix socket, for apps.
         .target(
-            name: "EngineService", dependencies: ["FoundationModels", "EngineClient", "LocalEngine"],
+            name: "EngineService", dependencies: ["FoundationModels", "EngineClient", "Executors", "LocalEngine"],
             swiftSettings: common),
 
         // A model for FoundationModels behind any OpenAI-compatible endpoint (the hybrid fallback).

@@ -1,4 +1,5 @@
 import EngineClient
+import Executors
 import Foundation
 import FoundationModels
 import LocalEngine
@@ -21,6 +22,13 @@ import Synchronization
 /// One service per data directory: it holds `engine.lock` while it runs, so a second one
 /// started at the same time (two apps starting it at once) exits at once.
 package final class EngineServer: Sendable {
+    /// Where the requests run. Each connection's request is a task started from the connection's
+    /// reader thread, which has no task executor to hand on; without one it would run on Swift's
+    /// cooperative pool, where anything blocked elsewhere in the process could hold it up. The
+    /// requests mostly wait for the engine (generation runs on its own threads), so they share
+    /// one thread.
+    static let requestExecutor = ThreadExecutor(name: "sotto.engine-requests")
+
     /// Why the service did not start.
     package enum StartError: Error, CustomStringConvertible {
         /// Another service already runs for this data directory.
@@ -171,7 +179,7 @@ private final class ServiceConnection: Sendable {
                     task.withLock { $0 }?.cancel()
                 } else if !started {
                     started = true
-                    let work = Task(executorPreference: RequestExecutor.shared) { [self] in await serve(message) }
+                    let work = Task(executorPreference: EngineServer.requestExecutor) { [self] in await serve(message) }
                     task.withLock { $0 = work }
                 }
             }
