@@ -237,7 +237,10 @@ final class ModelJobs: @unchecked Sendable {
     static let describe: @Sendable (any Error) -> String = { error in
         if let failure = error as? JobFailure { return failure.message }
         Router.standardErrorLog("model job failed: \(error)")
-        return "The model could not finish this request: \(String(describing: error).prefix(200))"
+        // A model's errors say why in words (`failureReason`); their enum case names are for the log.
+        let localized = error as? any LocalizedError
+        let reason = localized?.failureReason ?? localized?.errorDescription ?? String(describing: error)
+        return "The model could not finish this request: \(reason.prefix(200))"
     }
 
     private func withLock<T>(_ body: () throws -> T) rethrows -> T {
