@@ -91,12 +91,15 @@ public struct ReplyDrafter: Sendable {
     /// - Parameter onPartial: when given, the replies are streamed (`streamResponse`) and this
     ///   is called with each snapshot's replies so far, the last one still being written, each
     ///   trimmed (not yet cleaned: a reply may still be dropped from the result).
+    /// - Parameter metadata: the request's metadata, for the model that runs it (Sotto's engine
+    ///   reads its priority, user and staleness key from it: `EngineScheduling`).
     /// - Returns: nil when there is nothing to offer: the model is unavailable, the conversation
     ///   is empty or `user` sent its last message, or no usable reply came out.
     /// - Throws: the session's `GenerationError` when generation fails.
     public func suggestions(
         replyingTo messages: [ChatMessage], as user: Participant, tone: ReplyTone? = nil,
-        onPartial: (@Sendable ([String]) -> Void)? = nil
+        onPartial: (@Sendable ([String]) -> Void)? = nil,
+        metadata: [String: any ConvertibleToGeneratedContent] = [:]
     ) async throws -> [String]? {
         // A model still loading (the server's prewarm, just started) is waited for: a request
         // refused now would leave this conversation without suggestions until it changes.
@@ -107,10 +110,12 @@ public struct ReplyDrafter: Sendable {
         let raw =
             if recent.contains(where: { CJKReplySuggestions.isCJK($0.text) }) {
                 try await replies(
-                    CJKReplySuggestions.self, in: session, prompt: prompt, onPartial: onPartial, \.replies, \.replies)
+                    CJKReplySuggestions.self, in: session, prompt: prompt, onPartial: onPartial, metadata: metadata,
+                    \.replies, \.replies)
             } else {
                 try await replies(
-                    ReplySuggestions.self, in: session, prompt: prompt, onPartial: onPartial, \.replies, \.replies)
+                    ReplySuggestions.self, in: session, prompt: prompt, onPartial: onPartial, metadata: metadata,
+                    \.replies, \.replies)
             }
         let replies = Self.cleaned(raw, messages: recent, user: user)
         return replies.isEmpty ? nil : replies
@@ -119,16 +124,17 @@ public struct ReplyDrafter: Sendable {
     /// The replies of one response, streamed when `onPartial` wants the snapshots.
     private func replies<Content: Generable>(
         _ type: Content.Type, in session: LanguageModelSession, prompt: String,
-        onPartial: (@Sendable ([String]) -> Void)?, _ final: KeyPath<Content, [String]>,
-        _ partial: KeyPath<Content.PartiallyGenerated, [String]?>
+        onPartial: (@Sendable ([String]) -> Void)?, metadata: [String: any ConvertibleToGeneratedContent],
+        _ final: KeyPath<Content, [String]>, _ partial: KeyPath<Content.PartiallyGenerated, [String]?>
     ) async throws -> [String] {
+        let context = ContextOptions(includeSchemaInPrompt: includesSchemaInPrompt)
         guard let onPartial else {
             return try await session.respond(
-                to: prompt, generating: type, includeSchemaInPrompt: includesSchemaInPrompt, options: options
+                to: prompt, generating: type, options: options, contextOptions: context, metadata: metadata
             ).content[keyPath: final]
         }
         let stream = session.streamResponse(
-            to: prompt, generating: type, includeSchemaInPrompt: includesSchemaInPrompt, options: options)
+            to: prompt, generating: type, options: options, contextOptions: context, metadata: metadata)
         for try await snapshot in stream {
             let replies = (snapshot.content[keyPath: partial] ?? []).map(TextMatching.trimmed).filter { !$0.isEmpty }
             if !replies.isEmpty { onPartial(replies) }

@@ -79,11 +79,14 @@ public struct AssistantImageInfo: Hashable, Sendable, Codable {
     public var id: String
     public var mimeType: String
     public var byteCount: Int
+    /// The image model that made it (an image generated on request), nil for the user's own file.
+    public var generatedBy: String? = nil
 
     enum CodingKeys: String, CodingKey {
         case id
         case mimeType = "mime_type"
         case byteCount = "byte_count"
+        case generatedBy = "generated_by"
     }
 }
 
@@ -92,11 +95,21 @@ public struct AssistantImage: Hashable, Sendable {
     public var id: String
     public var mimeType: String
     public var bytes: [UInt8]
+    /// The image model that made it, nil for the user's own file.
+    public var generatedBy: String?
 
-    public init(id: String = UUID().uuidString.lowercased(), mimeType: String, bytes: [UInt8]) {
+    public init(
+        id: String = UUID().uuidString.lowercased(), mimeType: String, bytes: [UInt8], generatedBy: String? = nil
+    ) {
         self.id = id
         self.mimeType = mimeType
         self.bytes = bytes
+        self.generatedBy = generatedBy
+    }
+
+    /// What the API shows of it.
+    public var info: AssistantImageInfo {
+        AssistantImageInfo(id: id, mimeType: mimeType, byteCount: bytes.count, generatedBy: generatedBy)
     }
 }
 

@@ -210,12 +210,17 @@ extension ChatStore {
                 [.text(conversation)], Self.assistantMessageRow)
             let images = try db.rows(
                 """
-                SELECT i.message_id, i.id, i.mime_type, length(i.bytes) FROM assistant_images i
+                SELECT i.message_id, i.id, i.mime_type, length(i.bytes), i.generated_by FROM assistant_images i
                 JOIN assistant_messages m ON m.id = i.message_id
                 WHERE m.conversation_id = ? ORDER BY i.rowid
                 """, [.text(conversation)]
             ) { row in
-                (row.string(0), AssistantImageInfo(id: row.string(1), mimeType: row.string(2), byteCount: row.int(3)))
+                (
+                    row.string(0),
+                    AssistantImageInfo(
+                        id: row.string(1), mimeType: row.string(2), byteCount: row.int(3),
+                        generatedBy: row.optionalString(4))
+                )
             }
             let byMessage = Dictionary(grouping: images, by: \.0)
             for index in messages.indices {
@@ -319,9 +324,15 @@ extension ChatStore {
         var infos: [AssistantImageInfo] = []
         for image in new.images {
             try db.run(
-                "INSERT INTO assistant_images(id, message_id, mime_type, bytes, created_at) VALUES (?, ?, ?, ?, ?)",
-                [.text(image.id), .text(id), .text(image.mimeType), .blob(image.bytes), .integer(now.milliseconds)])
-            infos.append(AssistantImageInfo(id: image.id, mimeType: image.mimeType, byteCount: image.bytes.count))
+                """
+                INSERT INTO assistant_images(id, message_id, mime_type, bytes, created_at, generated_by)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .text(image.id), .text(id), .text(image.mimeType), .blob(image.bytes), .integer(now.milliseconds),
+                    .optionalText(image.generatedBy),
+                ])
+            infos.append(image.info)
         }
         let owner = try db.row("SELECT owner FROM assistant_conversations WHERE id = ?", [.text(conversation)]) {
             UserID(rawValue: $0.string(0))

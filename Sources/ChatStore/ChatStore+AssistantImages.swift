@@ -27,12 +27,15 @@ extension ChatStore {
             try Self.checkAssistantBytes(of: owner, adding: image.bytes.count, db)
             try Self.addAssistantBytes(Int64(image.bytes.count), for: owner, db)
             try db.run(
-                "INSERT INTO assistant_uploads(id, conversation_id, mime_type, bytes, created_at) VALUES (?, ?, ?, ?, ?)",
+                """
+                INSERT INTO assistant_uploads(id, conversation_id, mime_type, bytes, created_at, generated_by)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """,
                 [
                     .text(image.id), .text(conversation), .text(image.mimeType), .blob(image.bytes),
-                    .integer(Timestamp.now.milliseconds),
+                    .integer(Timestamp.now.milliseconds), .optionalText(image.generatedBy),
                 ])
-            return AssistantImageInfo(id: image.id, mimeType: image.mimeType, byteCount: image.bytes.count)
+            return image.info
         }
     }
 
@@ -56,9 +59,16 @@ extension ChatStore {
         try await read { db in
             _ = try Self.conversation(conversation, owner, db)
             return try db.rows(
-                "SELECT id, mime_type, length(bytes) FROM assistant_uploads WHERE conversation_id = ? ORDER BY rowid",
+                """
+                SELECT id, mime_type, length(bytes), generated_by FROM assistant_uploads WHERE conversation_id = ?
+                ORDER BY rowid
+                """,
                 [.text(conversation)]
-            ) { row in AssistantImageInfo(id: row.string(0), mimeType: row.string(1), byteCount: row.int(2)) }
+            ) { row in
+                AssistantImageInfo(
+                    id: row.string(0), mimeType: row.string(1), byteCount: row.int(2),
+                    generatedBy: row.optionalString(3))
+            }
         }
     }
 
@@ -71,16 +81,16 @@ extension ChatStore {
             guard
                 let image = try db.row(
                     """
-                    SELECT i.id, i.mime_type, i.bytes FROM assistant_images i
+                    SELECT i.id, i.mime_type, i.bytes, i.generated_by FROM assistant_images i
                     JOIN assistant_messages m ON m.id = i.message_id
                     JOIN assistant_conversations c ON c.id = m.conversation_id
                     WHERE i.id = ?1 AND c.owner = ?2 AND (?3 IS NULL OR c.id = ?3)
                     UNION ALL
-                    SELECT u.id, u.mime_type, u.bytes FROM assistant_uploads u
+                    SELECT u.id, u.mime_type, u.bytes, u.generated_by FROM assistant_uploads u
                     JOIN assistant_conversations c ON c.id = u.conversation_id
                     WHERE u.id = ?1 AND c.owner = ?2 AND (?3 IS NULL OR c.id = ?3)
                     """, [.text(id), .text(owner.rawValue), .optionalText(conversation)],
-                    { row in AssistantImage(id: row.string(0), mimeType: row.string(1), bytes: row.blob(2)) })
+                    Self.assistantImageRow)
             else { throw ChatStoreError.notFound(what: "image", id: id) }
             return image
         }
@@ -94,13 +104,18 @@ extension ChatStore {
         try ids.map { id in
             guard
                 let image = try db.row(
-                    "SELECT id, mime_type, bytes FROM assistant_uploads WHERE id = ? AND conversation_id = ?",
-                    [.text(id), .text(conversation)],
-                    { row in AssistantImage(id: row.string(0), mimeType: row.string(1), bytes: row.blob(2)) })
+                    "SELECT id, mime_type, bytes, generated_by FROM assistant_uploads WHERE id = ? AND conversation_id = ?",
+                    [.text(id), .text(conversation)], assistantImageRow)
             else { throw ChatStoreError.notFound(what: "image", id: id) }
             try db.run("DELETE FROM assistant_uploads WHERE id = ?", [.text(id)])
             try addAssistantBytes(-Int64(image.bytes.count), for: owner, db)
             return image
         }
+    }
+
+    /// An image from a row of (id, mime_type, bytes, generated_by).
+    static func assistantImageRow(_ row: Statement) -> AssistantImage {
+        AssistantImage(
+            id: row.string(0), mimeType: row.string(1), bytes: row.blob(2), generatedBy: row.optionalString(3))
     }
 }

@@ -266,6 +266,15 @@ package enum Schema {
                     [.text(CredentialRedaction.redacted(model)), .text(id)])
             }
         }
+        migrator.registerMigration("v9: images made by an image model") { db in
+            // An image generated on request (`sotto serve --image-url`) names the model that made
+            // it, which the web app shows beside it; the user's own files have none.
+            try db.execute(
+                """
+                ALTER TABLE assistant_uploads ADD COLUMN generated_by TEXT;
+                ALTER TABLE assistant_images ADD COLUMN generated_by TEXT;
+                """)
+        }
         return migrator
     }
 }

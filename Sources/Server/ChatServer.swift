@@ -46,6 +46,13 @@ public final class ChatServer: Sendable {
         public var modelDownload: ModelDownload?
         /// The speech model behind `/v1/audio/transcriptions` (without one the route answers 503).
         public var transcription = TranscriptionService(unavailable: "no speech model")
+        /// An image model to make images with on request (off: none); see ``ImageGeneration``.
+        public var imageGeneration: ImageGeneration?
+        /// Reply suggestions generated at once: the engine decodes them in one batch, reading
+        /// the weights once per step for all of them.
+        public var maxSuggestionsAtOnce = 8
+        /// What the model engines in this process are doing, for `/api/metrics` (none: no engine here).
+        public var engineMetrics: @Sendable () -> [EngineMetrics] = { [] }
 
         public init(host: String = "127.0.0.1", port: Int = 8080) {
             self.host = host
@@ -93,7 +100,8 @@ public final class ChatServer: Sendable {
         // socket gets its events in order and seldom has to read the log.
         // (Weakly: the store holds the sink, and the hub holds the store.)
         store.deliverEvents { [weak hub] event in hub?.deliver(event) }
-        scheduler = SuggestionScheduler(suggester: suggester) { key, snapshot in
+        scheduler = SuggestionScheduler(suggester: suggester, maxRunning: configuration.maxSuggestionsAtOnce) {
+            key, snapshot in
             let fields = SuggestionEventFields(
                 user_id: key.user, status: snapshot.status, suggestions: snapshot.suggestions,
                 signature: snapshot.signature, model: suggester?.modelName)
@@ -121,7 +129,8 @@ public final class ChatServer: Sendable {
         let intelligence = IntelligenceAPI(store: store, model: model, jobs: jobs)
         let api = ChatAPI(
             store: store, hub: hub, scheduler: scheduler, document: document, tokens: tokens,
-            modelState: intelligence.state, speechState: configuration.transcription.state)
+            modelState: intelligence.state, speechState: configuration.transcription.state,
+            imagesState: ImageGenerationState(configuration.imageGeneration))
         hub.typingHandler = { user, cid, started in try await api.typing(user, in: cid, started: started) }
         let files = StaticFiles()
         var routes = api.routes
@@ -132,9 +141,13 @@ public final class ChatServer: Sendable {
         self.assistant = assistant
         AssistantAPI(
             store: store, engine: assistant, modelState: { intelligence.state },
-            maxImageBytes: configuration.maxImageBytes
+            maxImageBytes: configuration.maxImageBytes, imageGeneration: configuration.imageGeneration
         ).add(to: &routes)
         ModelDownloadAPI(download: configuration.modelDownload).add(to: &routes)
+        let scheduler = self.scheduler
+        MetricsAPI(
+            engines: configuration.engineMetrics, suggestions: { scheduler.load }, sockets: { hub.connectionCount }
+        ).add(to: &routes)
         OpenAIAPI(
             model: model,
             authenticate: { request in

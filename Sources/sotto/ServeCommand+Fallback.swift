@@ -21,35 +21,45 @@ extension ServeCommand {
 
     /// The fallback configured by the arguments, named as the web app shows it; nil when none is.
     static func fallbackModel(_ arguments: Arguments) throws -> (model: OpenAICompatibleModel, name: String)? {
-        guard let text = arguments.string("fallback-url") else {
-            if arguments.string("fallback-model") != nil || arguments.string("fallback-key-file") != nil {
-                throw UsageError(description: "--fallback-model and --fallback-key-file need --fallback-url")
+        guard
+            let endpoint = try configuredEndpoint(
+                arguments, option: "fallback", keyVariable: "SOTTO_FALLBACK_KEY", name: "the fallback server")
+        else { return nil }
+        // The name is shown (the page, each result, the log) and stored (assistant messages):
+        // credentials in the URL stay in the endpoint, where the request is made.
+        return (OpenAICompatibleModel(endpoint: endpoint), "\(endpoint.model) at \(endpoint.displayURL)")
+    }
+
+    /// The OpenAI-compatible endpoint `--<option>-url`, `--<option>-model` and
+    /// `--<option>-key-file` (else `$<keyVariable>`) configure; nil when no URL is given.
+    static func configuredEndpoint(_ arguments: Arguments, option: String, keyVariable: String, name: String) throws
+        -> OpenAICompatibleModel.Endpoint?
+    {
+        guard let text = arguments.string("\(option)-url") else {
+            if arguments.string("\(option)-model") != nil || arguments.string("\(option)-key-file") != nil {
+                throw UsageError(description: "--\(option)-model and --\(option)-key-file need --\(option)-url")
             }
             return nil
         }
         guard let url = URL(string: text), let scheme = url.scheme, scheme == "http" || scheme == "https",
             url.host != nil
         else {
-            throw UsageError(description: "--fallback-url must be an http(s) URL such as http://127.0.0.1:8081/v1")
+            throw UsageError(description: "--\(option)-url must be an http(s) URL such as http://127.0.0.1:8081/v1")
         }
-        guard let name = arguments.string("fallback-model"), !name.isEmpty else {
-            throw UsageError(description: "--fallback-url needs --fallback-model (the model's name at that endpoint)")
+        guard let model = arguments.string("\(option)-model"), !model.isEmpty else {
+            throw UsageError(description: "--\(option)-url needs --\(option)-model (the model's name at that endpoint)")
         }
-        var key = ProcessInfo.processInfo.environment["SOTTO_FALLBACK_KEY"]
-        if let path = arguments.string("fallback-key-file") {
+        var key = ProcessInfo.processInfo.environment[keyVariable]
+        if let path = arguments.string("\(option)-key-file") {
             do {
                 key = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
             } catch {
                 throw CommandFailure(
-                    description: "cannot read --fallback-key-file \(path): \(error.localizedDescription)")
+                    description: "cannot read --\(option)-key-file \(path): \(error.localizedDescription)")
             }
         }
         if key?.isEmpty == true { key = nil }
-        let endpoint = OpenAICompatibleModel.Endpoint(
-            baseURL: url, model: name, apiKey: key, name: "the fallback server")
-        // The name is shown (the page, each result, the log) and stored (assistant messages):
-        // credentials in the URL stay in the endpoint, where the request is made.
-        return (OpenAICompatibleModel(endpoint: endpoint), "\(name) at \(endpoint.displayURL)")
+        return OpenAICompatibleModel.Endpoint(baseURL: url, model: model, apiKey: key, name: name)
     }
 
     /// The suggestions and the features' model with the fallback in, when the local model left

@@ -51,6 +51,7 @@ struct ServeCommand: Command {
                               or folder (default: $SOTTO_SPEECH_MODEL, else \(ModelCatalog.defaultSpeechModelID)
                               when pulled; loaded at the first request); off: none
         \(fallbackUsage)
+        \(imageUsage)
         \(limitsUsage)
 
         The OpenAI-compatible API is at /v1 (GET /v1/models, POST /v1/chat/completions,
@@ -60,7 +61,7 @@ struct ServeCommand: Command {
         "host", "port", "model", "max-requests", "io-threads", "max-connections", "max-connections-per-ip",
         "max-sockets-per-user", "rate-limit",
         "cors-origin", "durability", "kernels", "compute-threads", "fallback-url", "fallback-model",
-        "fallback-key-file", "speech-model",
+        "fallback-key-file", "speech-model", "image-url", "image-model", "image-key-file",
     ]
     static let switchOptions: Set<String> = ["no-suggestions", "canned-suggestions", "demo"]
 
@@ -70,6 +71,16 @@ struct ServeCommand: Command {
         // suggester's, and any session the server makes) run here rather than in the service.
         SystemLanguageModel.runInProcess(on: LocalEngineHost.shared)
         var configuration = ChatServer.Configuration()
+        configuration.engineMetrics = {
+            EngineScheduling.status.map { status in
+                EngineMetrics(
+                    queued: status.queued, running: status.running, lastBatchSize: status.lastBatchSize,
+                    largestBatchSize: status.largestBatchSize, tokensPerSecond: status.tokensPerSecond,
+                    steps: status.steps, generatedTokens: status.generatedTokens,
+                    forwardSeconds: Double(status.forwardTime.components.seconds)
+                        + Double(status.forwardTime.components.attoseconds) / 1e18)
+            }
+        }
         let host = arguments.string("host") ?? "127.0.0.1"
         configuration.host = host == "localhost" ? "127.0.0.1" : host
         guard let port = try arguments.int("port", default: 8080), (0...65535).contains(port) else {
@@ -149,6 +160,8 @@ struct ServeCommand: Command {
         }
         let speech = try speechModel(arguments, data)
         configuration.transcription = speech.service
+        let (imageGeneration, imageStatus) = try imageGeneration(arguments)
+        configuration.imageGeneration = imageGeneration
         let store = try data.openChatStore(durability: durability)
         let secret = try data.loadSecret()
         var signIn = "Sign in with a token from: sotto token <user-id>"
@@ -176,6 +189,7 @@ struct ServeCommand: Command {
                 Reply suggestions: \(suggestions.status)
                 Fallback model: \(fallbackStatus)
                 Speech to text: \(speech.status)
+                Image generation: \(imageStatus)
                 Model compute: kernels \(kernels), \(threadCount) compute thread\(threadCount == 1 ? "" : "s")
                 \(signIn)
 

@@ -19,6 +19,7 @@ struct TokenCommand: Command {
           --expires-in DURATION   e.g. 30m, 12h, 7d, 4w (s, m, h, d, w), or never;
                                   default: \(defaultLifetimeText)
           --admin                 the token may also create and rename other users (POST /api/users)
+                                  and read /api/metrics
 
         'sotto token revoke <user-id>' revokes every token minted for the user so far (a running
         server refuses them within a second and closes their sockets); tokens minted after it

@@ -257,4 +257,28 @@ import Testing
         await #expect(
             try store.renameAssistantConversation(conversation.id, to: "  Lisbon  ", for: "alice").title == "Lisbon")
     }
+
+    /// An image made by an image model names it, waiting and once sent; the user's own does not.
+    @Test func aGeneratedImageKeepsTheNameOfItsModelWhenSent() async throws {
+        let store = try await seeded()
+        let chat = try await store.createAssistantConversation(for: "alice", title: "Art", settings: Self.general)
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3]
+        let made = try await store.addAssistantUpload(
+            AssistantImage(mimeType: "image/png", bytes: png, generatedBy: "fake-diffusion"), to: chat.id, for: "alice")
+        let own = try await store.addAssistantUpload(
+            AssistantImage(mimeType: "image/png", bytes: png), to: chat.id, for: "alice")
+        #expect(made.generatedBy == "fake-diffusion" && own.generatedBy == nil)
+        await #expect(
+            try store.assistantUploads(in: chat.id, for: "alice").map(\.generatedBy) == ["fake-diffusion", nil])
+        await #expect(try store.assistantImage(made.id, for: "alice").generatedBy == "fake-diffusion")
+        let sent = try await store.appendAssistantMessage(
+            .init(role: .user, text: "Which is mine?"), to: chat.id, for: "alice", attaching: [made.id, own.id])
+        #expect(sent.images.map(\.generatedBy) == ["fake-diffusion", nil])
+        let stored = try await store.assistantMessages(in: chat.id, for: "alice")
+        #expect(stored.last?.images.map(\.generatedBy) == ["fake-diffusion", nil])
+        await #expect(try store.assistantImage(made.id, in: chat.id, for: "alice").generatedBy == "fake-diffusion")
+        // In JSON it is there only when set.
+        let json = String(decoding: try JSONEncoder().encode(sent.images), as: UTF8.self)
+        #expect(json.components(separatedBy: "generated_by").count == 2, "\(json)")
+    }
 }

@@ -47,7 +47,16 @@ final class FakeEndpoint: HTTPResponder, Sendable {
 
     var heldStreams: Int { held.withLock { $0.streams.count } }
 
+    /// What `/images/generations` answers (status, body), and the requests it got.
+    let imageAnswer = Mutex<(status: Int, body: String)>((404, #"{"error": {"message": "no images here"}}"#))
+    let imageRequests = Mutex<[HTTPRequest]>([])
+
     func respond(to request: HTTPRequest) -> HTTPResponse {
+        if request.method == "POST", request.path.hasSuffix("/images/generations") {
+            imageRequests.withLock { $0.append(request) }
+            let (status, body) = imageAnswer.withLock { $0 }
+            return HTTPResponse(status: status, headers: [("Content-Type", "application/json")], body: Array(body.utf8))
+        }
         guard request.method == "POST", request.path.hasSuffix("/chat/completions") else {
             return HTTPResponse(status: 404, body: Array(#"{"error": {"message": "no such route"}}"#.utf8))
         }

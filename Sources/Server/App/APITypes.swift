@@ -19,6 +19,8 @@ struct MeResponse: Encodable {
     var model: ModelState
     /// Whether the server can turn speech into text (the composers' microphone).
     var speech: SpeechState
+    /// Whether images can be made on request, with which model (the assistant's image button).
+    var images: ImageGenerationState
 }
 
 struct HealthResponse: Encodable {

@@ -15,6 +15,8 @@ struct ChatAPI: Sendable {
     let modelState: ModelState
     /// Whether speech to text is there, as `/api/me` reports it (the composers' microphone).
     let speechState: SpeechState
+    /// Whether images can be made on request, as `/api/me` reports it.
+    let imagesState: ImageGenerationState
     /// Longest a session may be stretched by refreshing its token.
     static let maxSessionSeconds: Int64 = 30 * 86_400
 
@@ -46,7 +48,9 @@ struct ChatAPI: Sendable {
         ) { context in
             let user = try await store.ensureUser(context.authenticatedUser)
             return JSONBody.response(
-                MeResponse(user: user, suggestions: scheduler.isAvailable, model: modelState, speech: speechState))
+                MeResponse(
+                    user: user, suggestions: scheduler.isAvailable, model: modelState, speech: speechState,
+                    images: imagesState))
         }
         routes.add(
             "POST", "/api/token",

@@ -74,7 +74,7 @@ enum OpenAPIDocument {
     /// Error statuses and their shared response in `components.responses`.
     static let errorResponses: [Int: String] = [
         400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 409: "Conflict", 413: "TooLarge",
-        415: "UnsupportedMediaType", 429: "TooManyRequests", 503: "ServiceUnavailable",
+        415: "UnsupportedMediaType", 429: "TooManyRequests", 502: "BadGateway", 503: "ServiceUnavailable",
     ]
 
     /// A `content` map: the same schema under each media type.
@@ -184,6 +184,16 @@ enum OpenAPIDocument {
             },
             "Conflict": {
               "description": "Clashes with stored state: a message id reused for a different message, a display name taken; or (code model_unavailable) the local model these features need is not there, the message saying why and what to do.",
+              "content": {
+                "application/json": {
+                  "schema": {
+                    "$ref": "#/components/schemas/Error"
+                  }
+                }
+              }
+            },
+            "BadGateway": {
+              "description": "A server this one asked on your behalf (the configured image server) failed; the message says how.",
               "content": {
                 "application/json": {
                   "schema": {
@@ -344,7 +354,8 @@ enum OpenAPIDocument {
                 "user",
                 "suggestions",
                 "model",
-                "speech"
+                "speech",
+                "images"
               ],
               "properties": {
                 "user": {
@@ -358,7 +369,19 @@ enum OpenAPIDocument {
                 },
                 "speech": {
                   "$ref": "#/components/schemas/SpeechState"
+                },
+                "images": {
+                  "$ref": "#/components/schemas/ImageGenerationState"
                 }
+              }
+            },
+            "ImageGenerationState": {
+              "type": "object",
+              "required": ["available"],
+              "properties": {
+                "available": {"type": "boolean", "description": "Whether POST /api/assistant/conversations/{conversation_id}/images/generations has an image model (configured with sotto serve --image-url; off by default)."},
+                "model": {"type": "string", "description": "The image model's name, shown beside the images it made."},
+                "sizes": {"type": "array", "items": {"type": "string"}, "description": "The sizes a request may ask for."}
               }
             },
             "SpeechState": {

@@ -12,6 +12,9 @@ struct AssistantAPI: Sendable {
     let modelState: @Sendable () -> ModelState
     /// The largest image a conversation takes (the upload route's body limit).
     var maxImageBytes = AssistantAPI.defaultMaxImageBytes
+    /// The image model images are made with on request; nil: none (the route answers 404).
+    var imageGeneration: ImageGeneration? = nil
+    let imageGate = ImageGenerationGate()
 
     static let defaultTitle = "New chat"
     /// Longest message a user sends, in characters.
@@ -344,6 +347,7 @@ struct AssistantAPI: Sendable {
             return JSONBody.response(TurnStarted(message: nil, turn: turn), status: 202)
         }
         addImageRoutes(to: &routes)
+        addImageGenerationRoutes(to: &routes)
     }
 
     // MARK: - Helpers

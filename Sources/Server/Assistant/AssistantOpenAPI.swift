@@ -29,6 +29,12 @@ enum AssistantOpenAPI {
     static let imageBody = ##"{"type": "string", "format": "binary"}"##
     static let imageMediaTypes = ["image/png", "image/jpeg"]
 
+    static let generateImageBody = ##"""
+        {"type": "object", "required": ["prompt"], "properties": {
+          "prompt": {"type": "string", "minLength": 1, "maxLength": 1000},
+          "size": {"type": "string", "description": "One of the sizes /api/me lists under images.sizes."}}}
+        """##
+
     /// `components.parameters` entries.
     static var parameters: [String: Any] {
         [
@@ -70,7 +76,8 @@ enum AssistantOpenAPI {
               "images": {"type": "array", "items": {"$ref": "#/components/schemas/AssistantImage"}}}},
           "AssistantImage": {"type": "object", "required": ["id", "mime_type", "byte_count"],
             "properties": {"id": {"type": "string"}, "mime_type": {"type": "string", "enum": ["image/png", "image/jpeg"]},
-              "byte_count": {"type": "integer"}}},
+              "byte_count": {"type": "integer"},
+              "generated_by": {"type": "string", "description": "The image model that made it; absent on your own files."}}},
           "AssistantContext": {"type": "object", "required": ["used", "size"],
             "properties": {"used": {"type": "integer"}, "size": {"type": "integer"}}},
           "AssistantTurn": {"type": "object", "required": ["id", "kind", "status", "text", "html", "output_tokens"],

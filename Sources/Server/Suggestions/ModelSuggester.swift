@@ -41,7 +41,8 @@ public struct ModelSuggester: ReplySuggester {
 
     public func suggestions(for context: ReplyContext) async throws -> [String]? {
         let (messages, user) = Self.conversation(of: context)
-        return try await drafter.suggestions(replyingTo: messages, as: user, tone: context.tone)
+        return try await drafter.suggestions(
+            replyingTo: messages, as: user, tone: context.tone, metadata: Self.metadata(for: context))
     }
 
     /// Streams the replies (`streamResponse`), handing each snapshot's replies to `partial`.
@@ -49,7 +50,20 @@ public struct ModelSuggester: ReplySuggester {
         -> [String]?
     {
         let (messages, user) = Self.conversation(of: context)
-        return try await drafter.suggestions(replyingTo: messages, as: user, tone: context.tone, onPartial: partial)
+        return try await drafter.suggestions(
+            replyingTo: messages, as: user, tone: context.tone, onPartial: partial,
+            metadata: Self.metadata(for: context))
+    }
+
+    /// How Sotto's engine schedules a suggestion (the keys LocalEngine's `EngineScheduling`
+    /// reads): after what a person is waiting for, fairly between users, and a newer request
+    /// for the same conversation and user supersedes an older one, queued or running.
+    static func metadata(for context: ReplyContext) -> [String: any ConvertibleToGeneratedContent] {
+        let user = context.user.id.rawValue
+        return [
+            "sotto.priority": "suggestion", "sotto.user": user,
+            "sotto.staleness": "suggest/\(context.channel.cid.cid)/\(user)",
+        ]
     }
 
     /// What the drafter reads: the context's messages with their authors' display names, and

@@ -52,6 +52,11 @@ struct SuggestionQueue {
     /// Whether no generation is queued or running.
     var isIdle: Bool { workers == 0 }
 
+    /// Generations waiting for a worker, and running.
+    var load: (queued: Int, running: Int) {
+        (pending.keys.filter { running[$0] == nil }.count, running.count)
+    }
+
     /// A request for chips answering `signature` (the conversation as it is now).
     mutating func submit(key: Key, signature: String, wantsReply: Bool, context: ReplyContext) -> Submission {
         latest[key] = signature

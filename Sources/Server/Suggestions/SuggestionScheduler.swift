@@ -74,6 +74,9 @@ public final class SuggestionScheduler: Sendable {
         state = Mutex(State(queue: SuggestionQueue(maxRunning: maxRunning)))
     }
 
+    /// Generations waiting and running (for the metrics).
+    var load: (queued: Int, running: Int) { state.withLock { $0.queue.load } }
+
     /// Whether a model is wired in at all.
     public var isAvailable: Bool { suggester != nil }
 
