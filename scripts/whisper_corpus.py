@@ -99,6 +99,65 @@ def make_corpus(directory):
     return items
 
 
+# Recordings of people (not espeak-ng) with their transcripts, from the source package of
+# pocketsphinx on PyPI (BSD licence; its test data): five sentences of a LibriVox reading of
+# Sense and Sensibility (public domain), five spoken card names and "go forward ten meters".
+REAL_SPEECH_PACKAGE = ("pocketsphinx", "5.1.1", "pocketsphinx-5.1.1.tar.gz",
+                       "675778b309a22dfc9b7d37f7621976bba491d2a5f8c59696bd77fd6d07271355")
+
+
+def real_speech(directory, cache=None):
+    """The recordings of people as 16 kHz mono WAV in `directory`, fetched once from PyPI into
+    `cache` (default ~/.cache/sotto-bench) and checked by SHA-256; returns [(path, text, "real")]."""
+    import hashlib
+    import json
+    import tarfile
+    import urllib.parse
+    import urllib.request
+    name, version, filename, digest = REAL_SPEECH_PACKAGE
+    cache = cache or os.path.join(os.path.expanduser("~"), ".cache", "sotto-bench")
+    os.makedirs(cache, exist_ok=True)
+    archive = os.path.join(cache, filename)
+    if not os.path.exists(archive):
+        index = f"https://pypi.org/pypi/{name}/json"
+        with urllib.request.urlopen(index, timeout=60) as answer:
+            project = json.load(answer)
+        files = project.get("releases", {}).get(version) or project["urls"]
+        url = next(f["url"] for f in files if f["filename"] == filename)
+        urllib.request.urlretrieve(urllib.parse.urljoin(index, url), archive + ".part")
+        os.replace(archive + ".part", archive)
+    with open(archive, "rb") as f:
+        if hashlib.sha256(f.read()).hexdigest() != digest:
+            raise SystemExit(f"{archive}: SHA-256 is not {digest}; delete it to fetch it again")
+    os.makedirs(directory, exist_ok=True)
+    base = f"{name}-{version}/test/data/"
+    items = []
+    with tarfile.open(archive) as tar:
+        def read(member):
+            return tar.extractfile(base + member).read()
+        for fileid in read("librivox/fileids").decode().split():
+            text = read(f"librivox/{fileid}.txt").decode().strip()
+            path = os.path.join(directory, f"real-{fileid[-4:]}.wav")
+            with open(path, "wb") as out:
+                out.write(read(f"librivox/{fileid}.wav"))
+            items.append((path, text, "real"))
+        for line in read("cards/cards.transcription").decode().splitlines():
+            match = re.match(r"<s>(.*)</s> \((\d+)\)", line.strip())
+            if not match:
+                continue
+            path = os.path.join(directory, f"real-card-{match.group(2)}.wav")
+            with open(path, "wb") as out:
+                out.write(read(f"cards/{match.group(2)}.wav"))
+            items.append((path, match.group(1).strip(), "real"))
+        raw = os.path.join(directory, "goforward.raw")
+        with open(raw, "wb") as out:
+            out.write(read("goforward.raw"))
+        path = os.path.join(directory, "real-goforward.wav")
+        subprocess.run(["sox", "-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1", raw, path], check=True)
+        items.append((path, "go forward ten meters", "real"))
+    return items
+
+
 def concatenate(paths, path, gap=0.4):
     """The clips one after another with `gap` seconds of silence between them."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -133,7 +192,7 @@ def number_words(n):
 def normalize(text):
     """Lowercase words: digits as words (times `7:30` as `seven thirty`, `15%` as `fifteen
     percent`), punctuation and o'clock dropped, British and American spelling of the words used
-    here made one."""
+    here made one, Mr as mister."""
     text = text.lower()
     for short, word in ORDINALS.items():
         text = text.replace(short, word)
@@ -141,6 +200,8 @@ def normalize(text):
     text = re.sub(r"(\d+)\s*%", lambda m: number_words(int(m.group(1))) + " percent", text)
     text = re.sub(r"\d+", lambda m: number_words(int(m.group(0))), text)
     text = text.replace("o'clock", "").replace("p.m.", "pm").replace("a.m.", "am").replace("-", " ")
-    text = text.replace("canceled", "cancelled").replace("'s", "s")
+    text = text.replace("canceled", "cancelled").replace("'s", "s").replace("metres", "meters")
     text = re.sub(r"[^a-z ]", " ", text)
-    return " ".join(text.split())
+    # Titles as the transcripts of the recordings spell them.
+    words = [{"mr": "mister", "mrs": "missus"}.get(word, word) for word in text.split()]
+    return " ".join(words)
