@@ -1,0 +1,97 @@
+// Image Playground's parts of the assistant's composer: the image button beside "Attach image"
+// (there only when the server makes images; its title names the model and says where the
+// description goes), and the prompt row it opens above the composer: the description (the
+// composer's text, if any), the size, Make and Cancel, and while an image is being made, which
+// model is making it.
+
+import { button, el, option, setText } from './dom.js';
+import { watch } from './store.js';
+import { select } from './state.js';
+import { MAX_IMAGES } from './assistant.js';
+import { ASSISTANT_COMPOSER } from './composer.js';
+import { IMAGE_SIZES, buttonTitle, progressText, sizeLabel } from './playground.js';
+
+/**
+ * @typedef {object} PlaygroundBinding
+ * @property {HTMLFormElement} form the assistant's composer (the row goes before it)
+ * @property {HTMLElement} after the element the button goes after ("Attach image")
+ * @property {{ make: () => void }} handlers
+ */
+
+/**
+ * @param {import('./state.js').AppStore} store
+ * @param {PlaygroundBinding} binding
+ */
+export function mountPlayground(store, binding) {
+  const open = button('Make image', () => {
+    const state = store.getState();
+    if (state.playground.open) store.dispatch({ type: 'playground/close' });
+    else store.dispatch({ type: 'playground/open', prompt: state.composer.drafts[ASSISTANT_COMPOSER] || '' });
+  }, 'make-image');
+  open.setAttribute('aria-expanded', 'false');
+  binding.after.after(open);
+
+  const row = el('div', 'playground');
+  row.setAttribute('role', 'group');
+  row.setAttribute('aria-label', 'Make an image');
+  const describe = el('label', null, 'Describe the image');
+  describe.htmlFor = 'playground-prompt';
+  const prompt = el('input', 'playground-prompt');
+  prompt.id = 'playground-prompt';
+  prompt.type = 'text';
+  prompt.autocomplete = 'off';
+  prompt.addEventListener('input', () => store.dispatch({ type: 'playground/prompt', text: prompt.value }));
+  prompt.addEventListener('keydown', (event) => {
+    if (event.key !== 'Enter' || event.isComposing) return;
+    event.preventDefault();
+    binding.handlers.make();
+  });
+  const sizeName = el('label', null, 'Size');
+  sizeName.htmlFor = 'playground-size';
+  const size = el('select', 'playground-size');
+  size.id = 'playground-size';
+  size.append(...IMAGE_SIZES.map((value) => option(value, sizeLabel(value))));
+  size.addEventListener('change', () => {
+    const chosen = IMAGE_SIZES.find((value) => value === size.value);
+    if (chosen) store.dispatch({ type: 'playground/size', size: chosen });
+  });
+  const make = button('Make', () => binding.handlers.make(), 'playground-make');
+  const cancel = button('Cancel', () => store.dispatch({ type: 'playground/close' }), 'link playground-cancel');
+  const status = el('span', 'playground-status');
+  status.setAttribute('role', 'status');
+  row.append(describe, prompt, sizeName, size, make, cancel, status);
+  row.hidden = true;
+  binding.form.before(row);
+
+  const picked = select((state) => [state.playground, state.assistant.current, state.assistant.info, state.assistant.pending],
+    (playground, current, info, pending) => ({ playground, current, info, pending }));
+  let wasOpen = false;
+  watch(store, picked, ({ playground, current, info, pending }) => {
+    const model = playground.model;
+    const generating = playground.status === 'generating';
+    const opened = playground.open && !wasOpen;
+    wasOpen = playground.open;
+    open.hidden = !model;
+    row.hidden = !model || !current || !playground.open;
+    if (!model) return;
+    const unavailable = !info || !info.model.available;
+    open.disabled = !current || unavailable || generating || pending.length >= MAX_IMAGES;
+    open.title = generating ? progressText(model) : buttonTitle(model);
+    open.setAttribute('aria-expanded', String(playground.open));
+    open.classList.toggle('active', playground.open);
+
+    // The text is written from the store when the row opens (the composer's text, or the last
+    // description), never over what is being typed.
+    if (opened) {
+      prompt.value = playground.prompt;
+      prompt.focus();
+      prompt.setSelectionRange(prompt.value.length, prompt.value.length);
+    }
+    size.value = playground.size;
+    make.disabled = generating || unavailable || pending.length >= MAX_IMAGES;
+    size.disabled = generating;
+    cancel.hidden = generating;
+    row.dataset.status = playground.status;
+    setText(status, generating ? progressText(model) : '');
+  });
+}
