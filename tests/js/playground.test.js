@@ -5,12 +5,12 @@ import { createContext } from '../../Sources/Server/Web/context.js';
 import { ApiError } from '../../Sources/Server/Web/api.js';
 import { MAX_IMAGES } from '../../Sources/Server/Web/assistant.js';
 import {
-  DEFAULT_IMAGE_SIZE, IMAGE_SIZES, MAX_PROMPT_CHARACTERS, buttonTitle, characterCount, imageError, imagesModel,
+  DEFAULT_IMAGE_SIZE, IMAGE_SIZES, MAX_PROMPT_CHARACTERS, buttonTitle, characterCount, imageError, imageSizes, imagesModel,
   madeByLabel, progressText, promptProblem, sizeLabel,
 } from '../../Sources/Server/Web/playground.js';
 import { playgroundEffects } from '../../Sources/Server/Web/playground-effects.js';
 
-const IMAGES = { available: true, model: 'fake-diffusion' };
+const IMAGES = { available: true, model: 'fake-diffusion', sizes: ['256x256', '512x512', '1024x1024'] };
 const conversation = { id: 'c1', title: 'New chat', persona: 'general', instructions: '', temperature: 0.7 };
 const other = { ...conversation, id: 'c2', title: 'Other chat' };
 
@@ -44,6 +44,13 @@ test('images are offered only when /api/me says so, with the model named', () =>
   assert.equal(imagesModel({ available: false }), null);
   assert.equal(imagesModel({ available: true, model: 'fake-diffusion' }), 'fake-diffusion');
   assert.equal(opened().getState().playground.model, 'fake-diffusion');
+  // The sizes the server lists (the usual three from one that lists none); 512×512 when it takes it.
+  assert.deepEqual(imageSizes({ available: true, model: 'm' }), IMAGE_SIZES);
+  assert.deepEqual(imageSizes({ available: true, model: 'm', sizes: ['1024x1024', 'huge'] }), ['1024x1024']);
+  const large = opened({ images: { available: true, model: 'm', sizes: ['1024x1024', '1792x1024'] } });
+  assert.equal(large.getState().playground.size, '1024x1024');
+  large.dispatch({ type: 'playground/size', size: '256x256' }); // not one it takes
+  assert.equal(large.getState().playground.size, '1024x1024');
 
   const off = opened({ images: { available: false } });
   assert.equal(off.getState().playground.model, null);
@@ -96,8 +103,8 @@ test('a failed request keeps the row open with its description; a server with im
   const store = opened();
   store.dispatch({ type: 'playground/open', prompt: 'a lighthouse' });
   store.dispatch({ type: 'playground/started', id: 1, conversationId: 'c1' });
-  store.dispatch({ type: 'playground/failed', id: 1, message: 'No image was made: the image server answered 500', off: false });
-  assert.deepEqual(pick(store), { status: 'failed', requestId: 1, conversationId: 'c1', open: true, error: 'No image was made: the image server answered 500' });
+  store.dispatch({ type: 'playground/failed', id: 1, message: 'No image: the image server answered 500', off: false });
+  assert.deepEqual(pick(store), { status: 'failed', requestId: 1, conversationId: 'c1', open: true, error: 'No image: the image server answered 500' });
   assert.equal(store.getState().playground.prompt, 'a lighthouse');
   store.dispatch({ type: 'playground/started', id: 2, conversationId: 'c1' }); // tried again
   assert.equal(store.getState().playground.error, '');
@@ -128,8 +135,9 @@ test('the words: the button\'s title, the progress, the label, the sizes', () =>
 });
 
 test('a failed request in words', () => {
-  assert.deepEqual(imageError(new ApiError(502, 'image_endpoint_failed', 'the image server answered 500: out of memory')),
-    { message: 'No image was made: the image server answered 500: out of memory', off: false });
+  assert.deepEqual(imageError(new ApiError(502, 'image_endpoint_failed', 'No image: the image server answered 500: out of memory')),
+    { message: 'No image: the image server answered 500: out of memory', off: false });
+  assert.match(imageError(new ApiError(413, 'image_too_large', 'That image is larger than 8 MB; attach a smaller one.')).message, /^No image was made: the image server sent an image larger/);
   assert.deepEqual(imageError(new ApiError(404, 'images_off', 'not configured')), { message: 'Making images is turned off on this server.', off: true });
   assert.deepEqual(imageError(new ApiError(429, 'image_in_progress', 'one at a time')),
     { message: 'An image is already being made: wait for it, then try again.', off: false });
@@ -195,9 +203,9 @@ test('a failure is said where attach errors are, and the description stays', asy
   store.dispatch({ type: 'composer/draft', key: 'assistant', text: 'a lighthouse' });
   store.dispatch({ type: 'playground/open', prompt: 'a lighthouse' });
   const making = effects.make();
-  requests[0].refuse(new ApiError(502, 'image_endpoint_failed', 'the image server answered 500: boom'));
+  requests[0].refuse(new ApiError(502, 'image_endpoint_failed', 'No image: the image server answered 500: boom'));
   await making;
-  assert.deepEqual(store.getState().assistant.notice, { kind: 'error', message: 'No image was made: the image server answered 500: boom' });
+  assert.deepEqual(store.getState().assistant.notice, { kind: 'error', message: 'No image: the image server answered 500: boom' });
   assert.deepEqual([store.getState().playground.status, store.getState().playground.open, store.getState().playground.prompt], ['failed', true, 'a lighthouse']);
   assert.equal(store.getState().composer.drafts.assistant, 'a lighthouse');
   assert.deepEqual(store.getState().assistant.pending, []);

@@ -9,7 +9,7 @@ import { watch } from './store.js';
 import { select } from './state.js';
 import { MAX_IMAGES } from './assistant.js';
 import { ASSISTANT_COMPOSER } from './composer.js';
-import { IMAGE_SIZES, buttonTitle, progressText, sizeLabel } from './playground.js';
+import { buttonTitle, progressText, sizeLabel } from './playground.js';
 
 /**
  * @typedef {object} PlaygroundBinding
@@ -50,11 +50,7 @@ export function mountPlayground(store, binding) {
   sizeName.htmlFor = 'playground-size';
   const size = el('select', 'playground-size');
   size.id = 'playground-size';
-  size.append(...IMAGE_SIZES.map((value) => option(value, sizeLabel(value))));
-  size.addEventListener('change', () => {
-    const chosen = IMAGE_SIZES.find((value) => value === size.value);
-    if (chosen) store.dispatch({ type: 'playground/size', size: chosen });
-  });
+  size.addEventListener('change', () => store.dispatch({ type: 'playground/size', size: size.value }));
   const make = button('Make', () => binding.handlers.make(), 'playground-make');
   const cancel = button('Cancel', () => store.dispatch({ type: 'playground/close' }), 'link playground-cancel');
   const status = el('span', 'playground-status');
@@ -86,6 +82,10 @@ export function mountPlayground(store, binding) {
       prompt.value = playground.prompt;
       prompt.focus();
       prompt.setSelectionRange(prompt.value.length, prompt.value.length);
+    }
+    if (size.dataset.sizes !== playground.sizes.join()) {
+      size.dataset.sizes = playground.sizes.join();
+      size.replaceChildren(...playground.sizes.map((value) => option(value, sizeLabel(value))));
     }
     size.value = playground.size;
     make.disabled = generating || unavailable || pending.length >= MAX_IMAGES;

@@ -10,14 +10,14 @@
  * @typedef {import('./state.js').Action} Action
  * @typedef {import('./types.js').ImagesState} ImagesState
  *
- * @typedef {'256x256' | '512x512' | '1024x1024'} ImageSize
  * @typedef {'idle' | 'generating' | 'done' | 'failed'} PlaygroundStatus
  *
  * @typedef {object} PlaygroundState
  * @property {string | null} model the image server's model (null: images are not offered)
  * @property {boolean} open whether the prompt row shows
  * @property {string} prompt the description in the prompt row
- * @property {ImageSize} size
+ * @property {string[]} sizes the sizes the server takes (`512x512`, …)
+ * @property {string} size the one chosen
  * @property {PlaygroundStatus} status the last request's
  * @property {number} requestId the last request's (0: none yet)
  * @property {string | null} conversationId the conversation the last request's image goes to
@@ -26,22 +26,22 @@
  * @typedef {{ type: 'playground/open', prompt: string }
  *   | { type: 'playground/close' }
  *   | { type: 'playground/prompt', text: string }
- *   | { type: 'playground/size', size: ImageSize }
+ *   | { type: 'playground/size', size: string }
  *   | { type: 'playground/started', id: number, conversationId: string }
  *   | { type: 'playground/done', id: number }
  *   | { type: 'playground/failed', id: number, message: string, off: boolean }} PlaygroundAction
  */
 
-/** The sizes the server takes, smallest first. */
-export const IMAGE_SIZES = /** @type {const} */ (['256x256', '512x512', '1024x1024']);
-/** The size the prompt row starts with. */
+/** The sizes a server that does not list them takes, smallest first. */
+export const IMAGE_SIZES = ['256x256', '512x512', '1024x1024'];
+/** The size the prompt row starts with (when the server takes it). */
 export const DEFAULT_IMAGE_SIZE = '512x512';
 /** The longest description the server takes, in characters. */
 export const MAX_PROMPT_CHARACTERS = 1000;
 
 /** @type {PlaygroundState} */
 export const initialPlayground = {
-  model: null, open: false, prompt: '', size: DEFAULT_IMAGE_SIZE, status: 'idle', requestId: 0, conversationId: null, error: '',
+  model: null, open: false, prompt: '', sizes: IMAGE_SIZES, size: DEFAULT_IMAGE_SIZE, status: 'idle', requestId: 0, conversationId: null, error: '',
 };
 
 /**
@@ -51,8 +51,10 @@ export const initialPlayground = {
  */
 export function playground(state, action) {
   switch (action.type) {
-    case 'session/signedIn':
-      return { ...initialPlayground, model: imagesModel(action.me.images) };
+    case 'session/signedIn': {
+      const sizes = imageSizes(action.me.images);
+      return { ...initialPlayground, model: imagesModel(action.me.images), sizes, size: sizes.includes(DEFAULT_IMAGE_SIZE) ? DEFAULT_IMAGE_SIZE : sizes[0] };
+    }
     case 'session/signedOut':
       return initialPlayground;
     case 'playground/open':
@@ -65,7 +67,7 @@ export function playground(state, action) {
     case 'playground/prompt':
       return state.prompt === action.text ? state : { ...state, prompt: action.text };
     case 'playground/size':
-      return state.size === action.size ? state : { ...state, size: action.size };
+      return state.size === action.size || !state.sizes.includes(action.size) ? state : { ...state, size: action.size };
     case 'playground/started':
       if (!state.model || state.status === 'generating') return state;
       return { ...state, status: 'generating', requestId: action.id, conversationId: action.conversationId, error: '' };
@@ -93,6 +95,16 @@ export function playground(state, action) {
  */
 export function imagesModel(images) {
   return images && images.available && images.model ? images.model : null;
+}
+
+/**
+ * The sizes the server takes, as `GET /api/me`'s `images` lists them (else the usual three).
+ *
+ * @param {ImagesState | undefined} images
+ */
+export function imageSizes(images) {
+  const listed = images && images.sizes ? images.sizes.filter((size) => /^\d+x\d+$/.test(size)) : [];
+  return listed.length ? listed : IMAGE_SIZES;
 }
 
 /**
@@ -150,7 +162,7 @@ export function madeByLabel(model) {
 /**
  * A size as the menu shows it: `512 × 512`.
  *
- * @param {ImageSize} size
+ * @param {string} size
  */
 export function sizeLabel(size) {
   return size.replace('x', ' × ');
@@ -158,7 +170,8 @@ export function sizeLabel(size) {
 
 /**
  * A failed request in words, and whether the server no longer makes images (the button goes).
- * The server's messages are safe to show (they never carry the image server's address).
+ * The server's messages are safe to show (they never carry the image server's address); a 502's
+ * already says that no image came and why ("No image: the image server answered 500: …").
  *
  * @param {{ status?: number, code?: string, message?: string }} error an `ApiError`
  * @returns {{ message: string, off: boolean }}
@@ -168,5 +181,7 @@ export function imageError(error) {
   if (error.code === 'images_off') return { message: 'Making images is turned off on this server.', off: true };
   if (error.status === 429) return { message: 'An image is already being made: wait for it, then try again.', off: false };
   if (error.status === 0) return { message: 'The server cannot be reached: no image was made.', off: false };
+  if (error.status === 413) return { message: 'No image was made: the image server sent an image larger than this server takes.', off: false };
+  if (error.status === 502) return { message: said, off: false };
   return { message: `No image was made: ${said}`, off: false };
 }

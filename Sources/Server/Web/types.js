@@ -31,6 +31,7 @@
  *   image server its administrator configured, and that server's model.
  * @property {boolean} available
  * @property {string | null} [model]
+ * @property {string[] | null} [sizes] the sizes a request may ask for (`256x256`, …)
  *
  * @typedef {{ user: User, suggestions: boolean, model: ModelState, speech?: SpeechState, images?: ImagesState }} Me
  *   (`speech` is missing from a server older than dictation, `images` from one older than Image
