@@ -1,10 +1,10 @@
 // Image Playground's parts of the assistant's composer: the image button beside "Attach image"
-// (there only when the server makes images; its title names the model and says where the
-// description goes), and the prompt row it opens above the composer: the description (the
+// (a picture, "Make image" to screen readers; there only when the server makes images; its
+// title names the model and says where the description goes), and the prompt row it opens above the composer: the description (the
 // composer's text, if any), the size, Make and Cancel, and while an image is being made, which
 // model is making it.
 
-import { button, el, option, setText } from './dom.js';
+import { button, el, icon, option, setText } from './dom.js';
 import { watch } from './store.js';
 import { select } from './state.js';
 import { MAX_IMAGES } from './assistant.js';
@@ -18,16 +18,29 @@ import { buttonTitle, progressText, sizeLabel } from './playground.js';
  * @property {{ make: () => void }} handlers
  */
 
+/** A picture (a sun over hills, in a frame) with a spark: an image to be made. */
+function imageIcon() {
+  const line = { fill: 'none', stroke: 'currentColor', 'stroke-width': '2', 'stroke-linecap': 'round', 'stroke-linejoin': 'round' };
+  return icon([
+    ['path', { d: 'M15 5H5a2 2 0 0 0-2 2v11a2 2 0 0 0 2 2h13a2 2 0 0 0 2-2v-7', ...line }],
+    ['path', { d: 'M3 17l5-5 4 4 2-2 6 5', ...line }],
+    ['circle', { cx: '9', cy: '9', r: '1.6', fill: 'currentColor' }],
+    ['path', { d: 'M19 1.5v5M16.5 4h5', ...line }],
+  ]);
+}
+
 /**
  * @param {import('./state.js').AppStore} store
  * @param {PlaygroundBinding} binding
  */
 export function mountPlayground(store, binding) {
-  const open = button('Make image', () => {
+  const open = button('', () => {
     const state = store.getState();
     if (state.playground.open) store.dispatch({ type: 'playground/close' });
     else store.dispatch({ type: 'playground/open', prompt: state.composer.drafts[ASSISTANT_COMPOSER] || '' });
   }, 'make-image');
+  open.append(imageIcon());
+  open.setAttribute('aria-label', 'Make image');
   open.setAttribute('aria-expanded', 'false');
   binding.after.after(open);
 
@@ -46,16 +59,14 @@ export function mountPlayground(store, binding) {
     event.preventDefault();
     binding.handlers.make();
   });
-  const sizeName = el('label', null, 'Size');
-  sizeName.htmlFor = 'playground-size';
   const size = el('select', 'playground-size');
-  size.id = 'playground-size';
+  size.setAttribute('aria-label', 'Size');
   size.addEventListener('change', () => store.dispatch({ type: 'playground/size', size: size.value }));
   const make = button('Make', () => binding.handlers.make(), 'playground-make');
   const cancel = button('Cancel', () => store.dispatch({ type: 'playground/close' }), 'link playground-cancel');
   const status = el('span', 'playground-status');
   status.setAttribute('role', 'status');
-  row.append(describe, prompt, sizeName, size, make, cancel, status);
+  row.append(describe, prompt, size, make, cancel, status);
   row.hidden = true;
   binding.form.before(row);
 
