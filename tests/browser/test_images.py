@@ -266,6 +266,7 @@ def test_making_an_image_puts_it_in_the_composer_labelled(page, endpoint):
     assert not row.is_displayed()
     assert button.is_enabled()
     assert part(page, "input").get_attribute("value") == PROMPT
+    assert page.switch_to.active_element == part(page, "input")  # back to the message
     assert notice_text(page) == ""
     shot(page, "4-thumbnail")
 

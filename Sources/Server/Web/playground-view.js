@@ -54,10 +54,12 @@ export function mountPlayground(store, binding) {
   prompt.type = 'text';
   prompt.autocomplete = 'off';
   prompt.addEventListener('input', () => store.dispatch({ type: 'playground/prompt', text: prompt.value }));
+  // Enter makes the image (not while an input method composes); Escape closes the row.
   prompt.addEventListener('keydown', (event) => {
-    if (event.key !== 'Enter' || event.isComposing) return;
+    if (event.isComposing || (event.key !== 'Enter' && event.key !== 'Escape')) return;
     event.preventDefault();
-    binding.handlers.make();
+    if (event.key === 'Enter') binding.handlers.make();
+    else store.dispatch({ type: 'playground/close' });
   });
   const size = el('select', 'playground-size');
   size.setAttribute('aria-label', 'Size');
@@ -77,7 +79,13 @@ export function mountPlayground(store, binding) {
     const model = playground.model;
     const generating = playground.status === 'generating';
     const opened = playground.open && !wasOpen;
+    const closed = !playground.open && wasOpen;
     wasOpen = playground.open;
+    // Closed with the focus in it (made, Cancel, Escape): the focus goes back to the message.
+    if (closed && row.contains(document.activeElement)) {
+      const textarea = binding.form.querySelector('textarea');
+      if (textarea) textarea.focus();
+    }
     open.hidden = !model;
     row.hidden = !model || !current || !playground.open;
     if (!model) return;
