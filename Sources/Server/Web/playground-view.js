@@ -81,8 +81,10 @@ export function mountPlayground(store, binding) {
     const opened = playground.open && !wasOpen;
     const closed = !playground.open && wasOpen;
     wasOpen = playground.open;
-    // Closed with the focus in it (made, Cancel, Escape): the focus goes back to the message.
-    if (closed && row.contains(document.activeElement)) {
+    // Closed with the focus in it (made, Cancel, Escape), or nowhere (Make, pressed, was
+    // disabled while the image was made): the focus goes back to the message.
+    const focus = document.activeElement;
+    if (closed && (!focus || focus === document.body || row.contains(focus))) {
       const textarea = binding.form.querySelector('textarea');
       if (textarea) textarea.focus();
     }
