@@ -20,13 +20,14 @@ export const MODEL = {
 /**
  * A store signed in as Alice (reply suggestions on), with the channel list loaded.
  *
- * @param {{ suggestions?: boolean, open?: boolean }} [options] open: the channel is opened at t=0
+ * @param {{ suggestions?: boolean, open?: boolean, images?: import('../../Sources/Server/Web/types.js').ImagesState }} [options]
+ *   open: the channel is opened at t=0; images: what /api/me says of Image Playground
  */
 export function signedIn(options = {}) {
   const store = createStore(reducer, initialState());
   store.dispatch({
     type: 'session/signedIn', token: 't', suggestionsWanted: true,
-    me: { user: { id: 'alice', name: 'Alice' }, suggestions: options.suggestions !== false, model: MODEL },
+    me: { user: { id: 'alice', name: 'Alice' }, suggestions: options.suggestions !== false, model: MODEL, images: options.images },
   });
   store.dispatch({
     type: 'channels/loaded',

@@ -154,6 +154,10 @@ function assistantCalls(request, token) {
       if (!response.ok) throw new ApiError(response.status, 'http_error', `The image cannot be shown (HTTP ${response.status}).`);
       return response.blob();
     },
+    // Image Playground: the server asks its image server and keeps the image as one waiting to
+    // be sent (201 with its ImageInfo, `generated_by` the model); it may take tens of seconds.
+    generateAssistantImage: (/** @type {string} */ id, /** @type {string} */ prompt, /** @type {string} */ size) =>
+      request('POST', path(id, '/images/generations'), { prompt, size }),
     removeAssistantImage: (/** @type {string} */ id, /** @type {string} */ imageId) => request('DELETE', path(id, `/images/${encodeURIComponent(imageId)}`)),
     stopAssistant: (/** @type {string} */ id) => request('POST', path(id, '/stop')),
     regenerateAssistant: (/** @type {string} */ id) => request('POST', path(id, '/regenerate')),

@@ -14,6 +14,7 @@ import { chatEffects } from './chat-effects.js';
 import { featureEffects } from './feature-effects.js';
 import { assistantEffects } from './assistant-effects.js';
 import { AUTO_SEND_KEY, voiceEffects } from './voice-effects.js';
+import { playgroundEffects } from './playground-effects.js';
 import { byId } from './dom.js';
 import { mountSignIn } from './signin-view.js';
 import { mountSidebar } from './sidebar-view.js';
@@ -28,6 +29,7 @@ import { mountAssistantSide } from './assistant-side-view.js';
 import { mountAssistantMessages } from './assistant-messages-view.js';
 import { mountAssistantView } from './assistant-view.js';
 import { mountVoice } from './voice-view.js';
+import { mountPlayground } from './playground-view.js';
 
 /** @typedef {import('./state.js').State} State */
 
@@ -202,6 +204,8 @@ mountTools(store, {
     dismiss: () => features.dismissTool('assistant'),
   },
 });
+// Image Playground: only when the server has an image server configured (GET /api/me says so).
+mountPlayground(store, { form: assistantComposer, after: part('attach'), handlers: playgroundEffects(ctx) });
 mountVoice(store, {
   form: assistantComposer,
   before: part('send'),

@@ -8,6 +8,7 @@ import { watch } from './store.js';
 import { select } from './state.js';
 import { translationView } from './actions.js';
 import { drawTranslation } from './message-view.js';
+import { madeByLabel } from './playground.js';
 
 /**
  * @typedef {import('./types.js').AssistantMessage} AssistantMessage
@@ -115,7 +116,10 @@ function create(row, images, handlers) {
   if (message.role === 'user') {
     if (message.images && message.images.length) {
       const shown = el('div', 'message-images');
-      for (const image of message.images) shown.append(thumbnail(images, image.id, 'Attached image'));
+      for (const image of message.images) {
+        const made = image.generated_by || null;
+        shown.append(labelledThumbnail(images, image.id, made ? `Image made by ${made}` : 'Attached image', made));
+      }
       node.append(shown);
     }
     node.append(el('div', 'text', message.text));
@@ -208,6 +212,23 @@ export function thumbnail(images, id, alt) {
     image.classList.add('missing');
   });
   return image;
+}
+
+/**
+ * A thumbnail, with "Made by <model>" under it when the image server made the image.
+ *
+ * @param {ImageCache} images
+ * @param {string} id
+ * @param {string} alt
+ * @param {string | null | undefined} generatedBy
+ * @returns {HTMLElement}
+ */
+export function labelledThumbnail(images, id, alt, generatedBy) {
+  const image = thumbnail(images, id, alt);
+  if (!generatedBy) return image;
+  const figure = el('figure', 'generated-image');
+  figure.append(image, el('figcaption', 'made-by', madeByLabel(generatedBy)));
+  return figure;
 }
 
 /**

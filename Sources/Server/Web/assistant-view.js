@@ -1,13 +1,14 @@
 // The assistant's main column: title and actions (Rename, Export Markdown, Summarize, Delete),
 // the line about the model, settings, the Summarize panel, notices (an error, or a context
 // that is full with "Continue in a new session"), the context meter, and the composer's own
-// parts (images waiting to be sent, Attach image, Send that becomes Stop while answering).
+// parts (images waiting to be sent, a made one labelled with its model, Attach image, Send that
+// becomes Stop while answering).
 
 import { button, el, setText } from './dom.js';
 import { watch } from './store.js';
 import { select } from './state.js';
 import { MAX_IMAGES, meterText, modelLine } from './assistant.js';
-import { thumbnail } from './assistant-messages-view.js';
+import { labelledThumbnail } from './assistant-messages-view.js';
 
 /**
  * @typedef {import('./assistant.js').PendingImage} PendingImage
@@ -102,7 +103,8 @@ export function mountAssistantView(store, root, part, images, handlers) {
     const list = part('pending');
     list.replaceChildren(...pending.map((image) => {
       const item = el('li', 'pending-image');
-      item.append(thumbnail(images, image.id, `Image to send: ${image.name}`), button('Remove', () => handlers.removePending(image), 'remove-image'));
+      item.append(labelledThumbnail(images, image.id, `Image to send: ${image.name}`, image.generatedBy),
+        button('Remove', () => handlers.removePending(image), 'remove-image'));
       return item;
     }));
     list.hidden = pending.length === 0;

@@ -14,7 +14,8 @@
  * @typedef {import('./types.js').Turn} Turn
  * @typedef {import('./state.js').Action} Action
  *
- * @typedef {{ id: string, name: string }} PendingImage
+ * @typedef {{ id: string, name: string, generatedBy?: string | null }} PendingImage generatedBy: the image
+ *   server's model, on an image it made (Image Playground)
  * @typedef {{ kind: 'error' | 'context_full', message: string }} Notice
  * @typedef {object} AssistantState
  * @property {AssistantInfo | null} info GET /api/assistant
@@ -157,7 +158,7 @@ function opened(state, detail, scrollTo) {
     intro: false,
     messages: detail.messages,
     // Images attached and not sent yet wait on the server, with the conversation.
-    pending: (detail.pending_images || []).map((image) => ({ id: image.id, name: 'image' })),
+    pending: (detail.pending_images || []).map((image) => ({ id: image.id, name: 'image', generatedBy: image.generated_by || null })),
     context: detail.context || null,
     turn: detail.answering ? { id: null, kind: 'answer', status: 'streaming', html: '', output_tokens: 0 } : null,
     failed: null,

@@ -149,6 +149,26 @@ export function sendOnEnter(textarea, send, entersSend) {
 }
 
 /**
+ * An 18-pixel icon on a 24-unit grid, drawn in the text colour by its shapes: [tag, attributes].
+ *
+ * @param {Array<[string, Record<string, string>]>} shapes
+ * @returns {SVGSVGElement}
+ */
+export function icon(shapes) {
+  const SVG = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(SVG, 'svg');
+  for (const [name, value] of Object.entries({ viewBox: '0 0 24 24', width: '18', height: '18', 'aria-hidden': 'true' })) {
+    svg.setAttribute(name, value);
+  }
+  for (const [tag, attributes] of shapes) {
+    const shape = document.createElementNS(SVG, tag);
+    for (const [name, value] of Object.entries(attributes)) shape.setAttribute(name, value);
+    svg.append(shape);
+  }
+  return svg;
+}
+
+/**
  * An <option>.
  *
  * @param {string} value

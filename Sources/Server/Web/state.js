@@ -9,6 +9,7 @@ import { composer, initialComposer } from './composer.js';
 import { download, initialDownload } from './download.js';
 import { jobs } from './jobs.js';
 import { initialMessages, messages } from './messages.js';
+import { initialPlayground, playground } from './playground.js';
 import { initialSearch, search } from './search.js';
 import { initialSession, session } from './session.js';
 import { initialSuggestions, suggestions } from './suggestions.js';
@@ -34,6 +35,7 @@ import { combine } from './store.js';
  * @property {import('./download.js').DownloadState} download
  * @property {import('./assistant.js').AssistantState} assistant
  * @property {import('./voice.js').VoiceState} voice
+ * @property {import('./playground.js').PlaygroundState} playground
  *
  * Actions that several parts answer: a frame from the server (with the moment it arrived, on
  * the clock of `performance.now()`), and the server's word that the page must load again.
@@ -54,7 +56,8 @@ import { combine } from './store.js';
  *   | import('./actions.js').ActionsAction
  *   | import('./download.js').DownloadAction
  *   | import('./assistant.js').AssistantAction
- *   | import('./voice.js').VoiceAction} Action
+ *   | import('./voice.js').VoiceAction
+ *   | import('./playground.js').PlaygroundAction} Action
  *
  * @typedef {import('./store.js').Store<State, Action>} AppStore
  */
@@ -85,6 +88,7 @@ export function initialState(saved = {}) {
     download: initialDownload,
     assistant: initialAssistant,
     voice: initialVoice(saved.autoSend),
+    playground: initialPlayground,
   };
 }
 
@@ -109,6 +113,7 @@ export function reducer(state, action) {
     download: download(state.download, action),
     assistant: assistant(state.assistant, action),
     voice: voice(state.voice, action),
+    playground: playground(state.playground, action),
   };
   const keys = /** @type {Array<keyof State>} */ (Object.keys(next));
   return keys.every((key) => next[key] === state[key]) ? state : next;

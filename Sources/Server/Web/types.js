@@ -27,8 +27,15 @@
  * @property {string | null} [model]
  * @property {string} message why there is none and what to do ('' when there is one)
  *
- * @typedef {{ user: User, suggestions: boolean, model: ModelState, speech?: SpeechState }} Me
- *   (`speech` is missing from a server older than dictation)
+ * @typedef {object} ImagesState Whether the server makes images (Image Playground), through the
+ *   image server its administrator configured, and that server's model.
+ * @property {boolean} available
+ * @property {string | null} [model]
+ * @property {string[] | null} [sizes] the sizes a request may ask for (`256x256`, …)
+ *
+ * @typedef {{ user: User, suggestions: boolean, model: ModelState, speech?: SpeechState, images?: ImagesState }} Me
+ *   (`speech` is missing from a server older than dictation, `images` from one older than Image
+ *   Playground)
  *
  * @typedef {'none' | 'pending' | 'ready' | 'failed' | 'unavailable'} SuggestionStatus
  * @typedef {object} SuggestionSnapshot GET …/suggestions, or a `suggestions.updated` event.
@@ -60,7 +67,12 @@
  * The assistant's shapes.
  *
  * @typedef {{ id: string, title: string, persona: string, instructions: string, temperature: number, language?: string | null }} Conversation
- * @typedef {{ id: string }} ImageInfo
+ * @typedef {object} ImageInfo An image of a conversation: waiting to be sent, or in a message.
+ * @property {string} id
+ * @property {string} [mime_type]
+ * @property {number} [byte_count]
+ * @property {string | null} [generated_by] the image server's model, on an image it made
+ *   (absent on the user's own files)
  * @typedef {object} AssistantMessage
  * @property {string} id
  * @property {string} [conversation_id]

@@ -4,7 +4,7 @@
 // heard, not sent), and "Send when I stop talking". When dictation is not offered the button is
 // disabled and says why.
 
-import { button, el, setText } from './dom.js';
+import { button, el, icon, setText } from './dom.js';
 import { watch } from './store.js';
 import { select } from './state.js';
 import { clock, offered } from './voice.js';
@@ -20,24 +20,12 @@ import { clock, offered } from './voice.js';
  * @property {{ start: (key: string) => void, stop: () => void, cancel: () => void, setAutoSend: (on: boolean) => void }} handlers
  */
 
-const SVG = 'http://www.w3.org/2000/svg';
-
 /** A microphone, drawn in the button's text colour. */
 function micIcon() {
-  const svg = document.createElementNS(SVG, 'svg');
-  svg.setAttribute('viewBox', '0 0 24 24');
-  svg.setAttribute('width', '18');
-  svg.setAttribute('height', '18');
-  svg.setAttribute('aria-hidden', 'true');
-  for (const [tag, attributes] of /** @type {Array<[string, Record<string, string>]>} */ ([
+  return icon([
     ['rect', { x: '9', y: '3', width: '6', height: '11', rx: '3', fill: 'currentColor' }],
     ['path', { d: 'M6 11a6 6 0 0 0 12 0M12 17v4M9 21h6', fill: 'none', stroke: 'currentColor', 'stroke-width': '2', 'stroke-linecap': 'round' }],
-  ])) {
-    const shape = document.createElementNS(SVG, tag);
-    for (const [name, value] of Object.entries(attributes)) shape.setAttribute(name, value);
-    svg.append(shape);
-  }
-  return svg;
+  ]);
 }
 
 /**
