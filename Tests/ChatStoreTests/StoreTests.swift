@@ -7,8 +7,8 @@ import Testing
     @Test func migrationsRunOnceAndSurviveReopening() async throws {
         let temporary = try TemporaryStore()
         let applied = try await temporary.store.appliedMigrations()
-        #expect(applied.count == 8)
-        #expect(applied.last == "v8: token generations, disabled users, name skeletons, no credentials in model names")
+        #expect(applied.count == 9)
+        #expect(applied.last == "v9: images made by an image model")
         let reopened = try ChatStore(path: temporary.folder + "/chat.sqlite")
         await #expect(try reopened.appliedMigrations() == applied)
     }
