@@ -15,8 +15,9 @@ struct OpenAIAPI: Sendable {
     /// Completions admitted at once (running or waiting for the engine); more get 429.
     let queue: CompletionQueue
 
-    /// How many completions a server admits at once, running or waiting for the engine.
-    static let defaultQueueCapacity = 4
+    /// How many completions a server admits at once, running or waiting for the engine: the
+    /// engine decodes up to 16 sequences of a model in one batch.
+    static let defaultQueueCapacity = 16
 
     /// Whether `path` is under the API (`/v1/…`): errors there are in OpenAI's shape, the HTTP
     /// layer's own included.
