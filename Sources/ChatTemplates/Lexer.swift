@@ -24,6 +24,9 @@ struct Token {
 /// - lstrip_blocks drops spaces and tabs between the start of a line and a block or comment tag.
 /// - Inside a tag, `}}` and `%}` end it only when brackets are balanced, and string literals are
 ///   read whole, so `'{{"a": 1}}'` is a string and `{{ {'a': {'b': 1}} }}` an expression.
+///
+/// Just past 500 lines, as an exception: the text scanner and the tag scanner share the
+/// whitespace-control state above, and read as one state machine.
 struct Lexer {
     private let source: [Unicode.Scalar]
     private let lineStarts: [Int]

@@ -5,6 +5,9 @@ import Foundation
 ///
 /// A session keeps its transcript up to date as it responds, and can be created from one to
 /// continue an earlier conversation.
+///
+/// Past 500 lines, as an exception: the entry and segment types nested in `Transcript` are
+/// declared here as Apple's SDK nests them, so the file reads like the API it mirrors.
 public struct Transcript: Sendable, Equatable, RandomAccessCollection {
     public typealias Index = Int
 

@@ -4,6 +4,10 @@ import Foundation
 ///
 /// Paths are generated from the routes (`Route.operation`), so the document describes exactly
 /// what the router serves; the data types (`components`) are written once below.
+///
+/// Past 500 lines, as an exception: most of it is the `components` JSON, one schema per wire
+/// type, kept in one place so that the shared schemas are written once. (Generating them from the
+/// Swift types as well is still to do: issue 22.)
 enum OpenAPIDocument {
     /// The document for `routes`, as JSON text.
     static func json(for routes: [Route]) -> String {

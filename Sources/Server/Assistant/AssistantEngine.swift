@@ -342,7 +342,7 @@ final class AssistantEngine: @unchecked Sendable {
         _ turnID: String, kind: AssistantTurnView.Kind, conversation: AssistantConversation, owner: UserID,
         work: @escaping Work, finish: @escaping @Sendable (String, Int?, Int, Bool) async throws -> AssistantMessage?
     ) -> Task<Void, Never> {
-        let progress = Progress()
+        let progress = TurnProgress()
         return Task.detached(executorPreference: ModelExecutor.assistant) { [self] in
             let outcome: Result<(String, LanguageModelSession.Usage?), any Error>
             do {
@@ -415,35 +415,6 @@ final class AssistantEngine: @unchecked Sendable {
 
     // MARK: - Summaries and titles
 
-    /// The conversation as plain lines for a summarizer, its newest `characterLimit` characters.
-    static func conversationText(_ messages: [AssistantMessage], characterLimit: Int) -> String {
-        let lines = messages.compactMap { message -> String? in
-            switch message.role {
-            case .user: "User: \(message.text)"
-            case .assistant: "Assistant: \(message.text)"
-            case .divider: isSummary(message.text) ? "Earlier: \(message.text.dropFirst(summaryPrefix.count))" : nil
-            }
-        }
-        return String(lines.joined(separator: "\n").suffix(characterLimit))
-    }
-
-    static func summaryWork(_ text: String, sentences: Int, model: any LanguageModel) -> Work {
-        { update in
-            let session = LanguageModelSession(
-                model: model,
-                instructions:
-                    "You summarize conversations between a user and an assistant in \(sentences) short sentences: what the user asked, and what was answered or decided."
-            )
-            let responses = session.streamResponse(
-                to: "Summarize this conversation in \(sentences) sentences.\n\n\(text)",
-                options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 200))
-            for try await snapshot in responses { update(snapshot.content, snapshot.usage.output.totalTokenCount) }
-            try Task.checkCancellation()
-            let response = try await responses.collect()
-            return (response.content.trimmingCharacters(in: .whitespacesAndNewlines), response.usage)
-        }
-    }
-
     /// After an answer in a conversation still called "New chat" (the first, or a later one when
     /// a new turn cancelled the title), the model writes a title from the first messages (a
     /// schema-bounded `AssistantTitle`), in the background.
@@ -507,48 +478,9 @@ final class AssistantEngine: @unchecked Sendable {
         inBackground(task, id: id, owner: owner)
     }
 
-    /// The replies without repeats (a small model writes the same one three times), in order.
-    static func distinct(_ replies: [String]) -> [String] {
-        var seen = Set<String>()
-        return replies.filter { seen.insert($0.trimmingCharacters(in: .whitespaces).lowercased()).inserted }
-    }
-
     private func withLock<T>(_ body: () throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body()
-    }
-}
-
-/// The text written so far and when it was last sent.
-///
-/// `@unchecked Sendable`: every field is only touched inside `lock`.
-private final class Progress: @unchecked Sendable {
-    private let lock = NSLock()
-    private var text = ""
-    private var tokens = 0
-    private var lastFrame = Date.distantPast
-
-    func set(_ text: String, _ tokens: Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        self.text = text
-        self.tokens = tokens
-    }
-
-    var value: (text: String, tokens: Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        return (text, tokens)
-    }
-
-    /// Whether a frame is due, noting it as sent.
-    func due(_ interval: TimeInterval) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        let now = Date()
-        guard now.timeIntervalSince(lastFrame) >= interval else { return false }
-        lastFrame = now
-        return true
     }
 }
