@@ -32,10 +32,12 @@ public struct WireResponse: Sendable {
 public struct HTTPClient: Sendable {
     public let port: Int
     public var token: String?
-    /// Seconds a read may wait (a model's answer may take a while).
+    /// Seconds a read may wait (a model's answer may take a while). 30 by default: when the whole
+    /// suite starts at once on two cores, hundreds of tests' first steps queue on the cooperative
+    /// pool ahead of a test server's answer, which once took more than 10 s.
     public var timeout: Double
 
-    public init(port: Int, token: String? = nil, timeout: Double = 10) {
+    public init(port: Int, token: String? = nil, timeout: Double = 30) {
         self.port = port
         self.token = token
         self.timeout = timeout

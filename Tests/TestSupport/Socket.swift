@@ -20,7 +20,7 @@ public final class TestSocket: @unchecked Sendable {
 
     /// `receiveBuffer` shrinks the kernel's receive buffer (set before connecting, so the
     /// window is small from the start): a client that reads nothing then fills up quickly.
-    public init(port: Int, timeout: Double = 10, receiveBuffer: Int? = nil) throws {
+    public init(port: Int, timeout: Double = 30, receiveBuffer: Int? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw SocketError(description: "socket() failed") }
         if var size = receiveBuffer.map(Int32.init) {

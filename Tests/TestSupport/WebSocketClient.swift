@@ -10,7 +10,7 @@ public final class WebSocketClient: @unchecked Sendable {
 
     /// Connects and performs the handshake; check `refusal` when the server said no.
     public init(
-        port: Int, path: String, timeout: Double = 10, headers: [String: String] = [:], receiveBuffer: Int? = nil
+        port: Int, path: String, timeout: Double = 30, headers: [String: String] = [:], receiveBuffer: Int? = nil
     ) async throws {
         socket = try TestSocket(port: port, timeout: timeout, receiveBuffer: receiveBuffer)
         let socket = socket
