@@ -78,6 +78,15 @@ def normalized(text):
     return " ".join("".join(c for c in text.lower() if c.isalnum() or c.isspace()).split())
 
 
+SENTENCE_WORDS = {"quick", "brown", "fox", "jumps", "over", "lazy", "dog"}
+
+
+def heard(text):
+    """Whether the text is the fixture's sentence, give or take a word: Chromium's fake capture
+    starts at a slightly different point each run, and Whisper once heard "quick round fox"."""
+    return len(SENTENCE_WORDS & set(normalized(text).split())) >= 5
+
+
 @pytest.fixture(scope="module")
 def server():
     started = start_server(["--speech-model", "whisper-base"],
@@ -119,12 +128,12 @@ def test_dictation_fills_the_composer_and_sends_nothing(server, browser):
     wait(browser, lambda d: status_text(bar) == "Transcribing…", message="not transcribing")
     shot(browser, "3-transcribing")
     started = time.time()
-    wait(browser, lambda d: "lazy dog" in normalized(textarea.get_attribute("value")), TRANSCRIBE_TIMEOUT,
+    wait(browser, lambda d: heard(textarea.get_attribute("value")), TRANSCRIBE_TIMEOUT,
          f"no transcript (status: {status_text(bar)!r})")
     REPORT.append(f"dictation: {textarea.get_attribute('value')!r} ({time.time() - started:.1f} s after stop)")
     value = textarea.get_attribute("value")
     assert value.startswith("Typed first: ")
-    assert "quick brown fox" in normalized(value)
+    assert heard(value.removeprefix("Typed first: ")), value
     assert mic.get_attribute("aria-pressed") == "false" and status_text(bar) == ""
     shot(browser, "4-inserted")
     time.sleep(1)
@@ -149,7 +158,7 @@ def test_send_when_i_stop_talking(server, browser):
          f"nothing was sent (status: {status_text(bar)!r})")
     sent = message_texts(browser)[-1]
     REPORT.append(f"auto-sent: {sent!r}")
-    assert "quick brown fox" in normalized(sent) and "lazy dog" in normalized(sent)
+    assert heard(sent), sent
     assert browser.find_element(By.ID, "message-input").get_attribute("value") == ""
     shot(browser, "6-auto-sent")
     # The toggle is remembered in this browser.
@@ -172,7 +181,7 @@ def test_the_assistant_composer_dictates(server, browser):
     wait(browser, lambda d: status_text(bar).startswith("Listening 0:05"), 15, "not listening")
     mic.click()
     textarea = root.find_element(By.CSS_SELECTOR, "textarea[data-part='input']")
-    wait(browser, lambda d: "lazy dog" in normalized(textarea.get_attribute("value")), TRANSCRIBE_TIMEOUT, "no transcript")
+    wait(browser, lambda d: heard(textarea.get_attribute("value")), TRANSCRIBE_TIMEOUT, "no transcript")
     assert root.find_elements(By.CSS_SELECTOR, "[data-part='messages'] li") == []  # nothing sent
     shot(browser, "7-assistant")
 
