@@ -74,7 +74,7 @@ struct SuggestionQueue {
         order += 1
         pending[key] = Job(context: context, signature: signature, order: order)
         results[key] = nil
-        let runnable = running.count + pending.keys.filter { running[$0] == nil }.count
+        let runnable = load.queued + load.running
         guard workers < maxRunning, workers < runnable else {
             return Submission(snapshot: waiting)
         }
