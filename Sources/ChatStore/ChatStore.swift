@@ -1,6 +1,7 @@
 import CSQLite
 import Executors
 import Foundation
+import Glibc
 import Synchronization
 
 /// The chat database: users, channels, members, messages, read state and per-user event logs.
@@ -81,10 +82,17 @@ public final class ChatStore: Sendable {
         readers = WorkerThreads(name: "sotto.store.reader", resources: readerConnections)
     }
 
+    /// Opens the database at `path` as `init(path:options:)` does, on a thread of its own: opening
+    /// reads and may migrate the file and syncs it to disk, which must not hold one of Swift's
+    /// cooperative threads (a server's requests run on them). Async callers open a store this way.
+    public static func open(path: String, options: Options = Options()) async throws -> ChatStore {
+        try await ThreadExecutor(name: "sotto.store.open").run { try ChatStore(path: path, options: options) }
+    }
+
     /// Creates the database file owner-only if it is missing, and takes group and other
     /// access away from an existing one and its journals.
     static func restrictFiles(at path: String) throws {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if descriptor >= 0 {
             close(descriptor)
             return

@@ -1,5 +1,6 @@
 import CCMarkGFM
 import Foundation
+import Synchronization
 
 /// Markdown to HTML with GitHub's CommonMark library (cmark-gfm): tables, strikethrough and
 /// autolinks, in safe mode, so what a model writes is shown and never run.
@@ -24,9 +25,20 @@ public enum MarkdownRenderer {
         return true
     }()
 
+    /// Held for each whole parse and render. cmark-gfm keeps the table of characters that start
+    /// an inline (`SPECIAL_CHARS` in inlines.c) in one global array: a parse adds the attached
+    /// extensions' characters (`~` for strikethrough) while it reads inlines and takes them out
+    /// when done, so two parses at once can read `~~old~~` as plain text (seen in the test suite;
+    /// github/cmark-gfm#221 and standardese#199 describe the table).
+    private static let parsing = Mutex(())
+
     /// The HTML for `markdown`.
     public static func html(for markdown: String) -> String {
         precondition(registered)
+        return parsing.withLock { _ in render(markdown) }
+    }
+
+    private static func render(_ markdown: String) -> String {
         let options = CMARK_OPT_DEFAULT | CMARK_OPT_VALIDATE_UTF8 | CMARK_OPT_STRIKETHROUGH_DOUBLE_TILDE
         guard let parser = cmark_parser_new(options) else { return escaped(markdown) }
         defer { cmark_parser_free(parser) }

@@ -132,7 +132,7 @@ public final class ChatServer: Sendable {
             modelState: intelligence.state, speechState: configuration.transcription.state,
             imagesState: ImageGenerationState(configuration.imageGeneration))
         hub.typingHandler = { user, cid, started in try await api.typing(user, in: cid, started: started) }
-        let files = StaticFiles()
+        let files = StaticFiles.app
         var routes = api.routes
         intelligence.add(to: &routes)
         let assistant = AssistantEngine(
@@ -174,7 +174,7 @@ public final class ChatServer: Sendable {
                 return claims
             },
             limiter: limiter, cors: cors, fallback: { files.respond(to: $0) })
-        document.bytes = Array(OpenAPIDocument.json(for: router.routes).utf8)
+        document.describe(router.routes)
         var httpConfiguration = HTTPServer.Configuration(host: configuration.host, port: configuration.port)
         httpConfiguration.limits.maxBodyBytes = configuration.maxBodyBytes
         httpConfiguration.limits.bodyLimit = Self.bodyLimit(maxImageBytes: configuration.maxImageBytes, tokens: tokens)

@@ -4,11 +4,11 @@ import Server
 
 extension ModelStore {
     /// The chat database in the data directory (created, with the directory, when missing).
-    func openChatStore(durability: ChatStore.Durability = .full) throws -> ChatStore {
+    func openChatStore(durability: ChatStore.Durability = .full) async throws -> ChatStore {
         try createHome()
         var options = ChatStore.Options()
         options.durability = durability
-        return try ChatStore(path: chatDatabase.path, options: options)
+        return try await ChatStore.open(path: chatDatabase.path, options: options)
     }
 
     /// The secret that signs sign-in tokens: `SOTTO_SECRET`, or the data directory's `secret`.

@@ -19,7 +19,7 @@ struct SeedCommand: Command {
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         guard arguments.positionals == ["demo"] else { throw UsageError(description: "the only data set is 'demo'") }
-        let store = try ModelStore().openChatStore()
+        let store = try await ModelStore().openChatStore()
         let created = try await DemoSeed.seed(into: store)
         print("Seeded \(DemoSeed.channel) (\"\(DemoSeed.channelName)\") for alice and bob: \(created) new messages.")
         print("Sign in with the output of: sotto token alice   (or: sotto token bob)")

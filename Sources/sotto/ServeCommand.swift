@@ -162,7 +162,7 @@ struct ServeCommand: Command {
         configuration.transcription = speech.service
         let (imageGeneration, imageStatus) = try imageGeneration(arguments)
         configuration.imageGeneration = imageGeneration
-        let store = try data.openChatStore(durability: durability)
+        let store = try await data.openChatStore(durability: durability)
         let secret = try data.loadSecret()
         var signIn = "Sign in with a token from: sotto token <user-id>"
         if arguments.has("demo") {

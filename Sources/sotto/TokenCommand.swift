@@ -50,7 +50,7 @@ struct TokenCommand: Command {
             case "never"?: nil
             case let text?: try parseDuration(text)
             }
-        let store = try ModelStore().openChatStore()
+        let store = try await ModelStore().openChatStore()
         let access = try await store.access(of: user)
         if access.isDisabled {
             throw CommandFailure(description: "user '\(user)' is disabled; 'sotto user enable \(user)' first")

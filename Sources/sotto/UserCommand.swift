@@ -36,7 +36,7 @@ struct UserCommand: Command {
         case "add", "rename":
             guard rest.count == 2 else { throw UsageError(description: "expected a user id and a display name") }
             let id = try UserID.commandLine(rest[0])
-            let store = try ModelStore().openChatStore()
+            let store = try await ModelStore().openChatStore()
             let exists = try await store.user(id) != nil
             if action == "add" && exists {
                 throw UsageError(description: "user '\(id)' exists; use 'sotto user rename'")
@@ -48,14 +48,14 @@ struct UserCommand: Command {
         case "disable", "enable":
             guard rest.count == 1 else { throw UsageError(description: "expected a user id") }
             let id = try UserID.commandLine(rest[0])
-            let store = try ModelStore().openChatStore()
+            let store = try await ModelStore().openChatStore()
             guard try await store.user(id) != nil else { throw UsageError(description: "no user '\(id)'") }
             try await store.setDisabled(action == "disable", for: id)
             print("\(action == "disable" ? "Disabled" : "Enabled") \(id).")
             return 0
         case "list":
             guard rest.isEmpty else { throw UsageError(description: "list takes no arguments") }
-            let store = try ModelStore().openChatStore()
+            let store = try await ModelStore().openChatStore()
             let restricted = try await store.restrictedAccess()
             for user in try await store.allUsers() {
                 print("\(user.id)\t\(user.name)" + (restricted[user.id]?.isDisabled == true ? "\tdisabled" : ""))

@@ -21,7 +21,7 @@ import Testing
         init() async throws {
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("app-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let store = try ChatStore(path: folder.appendingPathComponent("chat.sqlite").path)
+            let store = try await ChatStore.open(path: folder.appendingPathComponent("chat.sqlite").path)
             let system = LocalLanguageModel(model: .path(try RealModels.path(RealModels.qwen))).system
             server = ChatServer(
                 store: store, secret: "app-patterns-secret-0123456789ab", suggester: nil,

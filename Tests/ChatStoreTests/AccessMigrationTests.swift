@@ -23,7 +23,7 @@ import Testing
                     ('m2', 'c1', 'assistant', 'hi there', 'm at http://operator:hunter2@10.0.0.5:8081/v1', 0, 0);
                 """)
         }
-        let store = try ChatStore(path: path)
+        let store = try await ChatStore.open(path: path)
         let messages = try await store.assistantMessages(in: "c1", for: "bob")
         #expect(messages.last?.model == "m at http://10.0.0.5:8081/v1")
         #expect(try await store.access(of: "bob") == .unrestricted)

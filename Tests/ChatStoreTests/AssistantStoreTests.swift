@@ -9,7 +9,7 @@ import Testing
         persona: "general", instructions: "You are a helpful assistant.", temperature: 0.7)
 
     func seeded() async throws -> ChatStore {
-        let temporary = try TemporaryStore()
+        let temporary = try await TemporaryStore()
         _ = try await temporary.seeded()
         return temporary.store
     }

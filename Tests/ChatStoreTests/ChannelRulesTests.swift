@@ -6,7 +6,7 @@ import Testing
 /// and its existence is nobody else's business; a member may leave.
 @Suite struct ChannelRulesTests {
     static func store() async throws -> ChatStore {
-        let store = try TemporaryStore().store
+        let store = try await TemporaryStore().store
         _ = try await store.upsertUsers(
             [.init(id: "alice", name: "Alice"), .init(id: "bob", name: "Bob"), .init(id: "mallory", name: "Mallory")],
             by: nil)

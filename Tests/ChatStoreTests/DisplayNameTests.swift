@@ -6,7 +6,7 @@ import Testing
 /// names in any one script are not.
 @Suite struct DisplayNameTests {
     static func store() async throws -> ChatStore {
-        let store = try TemporaryStore().store
+        let store = try await TemporaryStore().store
         _ = try await store.upsertUsers([.init(id: "alice", name: "Alice"), .init(id: "bob", name: "Bob")], by: nil)
         return store
     }

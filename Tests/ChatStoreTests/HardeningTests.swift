@@ -7,7 +7,7 @@ import Testing
 /// Issue 14's store-side holes: impersonating names, text limits, file modes, error names.
 @Suite struct HardeningTests {
     @Test func displayNamesAreUniqueIgnoringCase() async throws {
-        let store = try TemporaryStore().store
+        let store = try await TemporaryStore().store
         _ = try await store.upsertUsers([.init(id: "alice", name: "Alice")], by: nil)
         await #expect(throws: ChatStoreError.conflict(reason: "the display name 'alice' is taken by another user")) {
             try await store.upsertUsers([.init(id: "mallory", name: "alice")], by: nil)
@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test func aTokenUserWhoseIdIsSomeonesNameGetsAnotherName() async throws {
-        let store = try TemporaryStore().store
+        let store = try await TemporaryStore().store
         _ = try await store.upsertUsers([.init(id: "bob", name: "carol")], by: nil)
         let carol = try await store.ensureUser("carol")
         #expect(carol.name == "carol (2)")
@@ -29,7 +29,7 @@ import Testing
 
     @Test(arguments: ["\u{202E}ecilA", "Al\u{2066}ice", "Bob\u{200F}", "x\u{061C}y"])
     func bidiControlsAreRefusedInNames(name: String) async throws {
-        let store = try TemporaryStore().store
+        let store = try await TemporaryStore().store
         await #expect(throws: ChatStoreError.self) {
             try await store.upsertUsers([.init(id: "u", name: name)], by: nil)
         }
@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func theTextLimitCountsScalarsAndBytes() async throws {
-        let temporary = try TemporaryStore()
+        let temporary = try await TemporaryStore()
         let cid = try await temporary.seeded()
         let store = temporary.store
         let marks = "a" + String(repeating: "\u{0301}", count: 15_000)  // one grapheme cluster
@@ -62,7 +62,7 @@ import Testing
         let previous = umask(0o022)
         defer { umask(previous) }
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let store = try ChatStore(path: folder + "/chat.sqlite")
+        let store = try await ChatStore.open(path: folder + "/chat.sqlite")
         _ = try await store.upsertUsers([.init(id: "alice", name: "Alice")], by: nil)
         func mode(_ path: String) throws -> Int {
             try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
@@ -94,7 +94,7 @@ import Testing
     }
 
     @Test func aRealConstraintFailureIsNamed() async throws {
-        let store = try TemporaryStore().store
+        let store = try await TemporaryStore().store
         _ = try await store.upsertUsers([.init(id: "alice", name: "Alice")], by: nil)
         do {
             _ = try await store.write { db in

@@ -8,7 +8,7 @@ import Testing
     static func store() async throws -> ChatStore {
         var options = ChatStore.Options()
         options.durability = .normal  // thousands of small writes; nothing here tests a crash
-        let store = try TemporaryStore(options: options).store
+        let store = try await TemporaryStore(options: options).store
         _ = try await store.upsertUsers([.init(id: "alice", name: "Alice"), .init(id: "bob", name: "Bob")], by: nil)
         return store
     }

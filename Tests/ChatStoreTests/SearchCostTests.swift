@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test func oneLetterTermsMatchWholeWordsOnly() async throws {
-        let temporary = try TemporaryStore()
+        let temporary = try await TemporaryStore()
         let store = temporary.store
         let cid = try await temporary.seeded()
         _ = try await store.sendMessage(NewMessage(cid: cid, author: "alice", text: "apples and a pear"))
@@ -26,7 +26,7 @@ import Testing
     @Test func onlyTheNewestCandidatesAreRanked() async throws {
         var options = ChatStore.Options()
         options.durability = .normal
-        let temporary = try TemporaryStore(options: options)
+        let temporary = try await TemporaryStore(options: options)
         let store = temporary.store
         let cid = try await temporary.seeded()
         for index in 0..<(ChatStore.searchCandidates + 100) {

@@ -7,7 +7,7 @@ import Testing
 @Suite struct SearchTests {
     /// Alice and Bob share "hike", Carol has "work" alone; messages in order, ids m1, m2, ….
     func store(_ texts: [(channel: String, author: UserID, text: String)]) async throws -> ChatStore {
-        let store = try TemporaryStore().store
+        let store = try await TemporaryStore().store
         _ = try await store.upsertUsers(
             [.init(id: "alice", name: "Alice"), .init(id: "bob", name: "Bob"), .init(id: "carol", name: "Carol")],
             by: nil)

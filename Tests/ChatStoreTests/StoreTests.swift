@@ -5,16 +5,16 @@ import Testing
 
 @Suite struct UserAndChannelTests {
     @Test func migrationsRunOnceAndSurviveReopening() async throws {
-        let temporary = try TemporaryStore()
+        let temporary = try await TemporaryStore()
         let applied = try await temporary.store.appliedMigrations()
         #expect(applied.count == 9)
         #expect(applied.last == "v9: images made by an image model")
-        let reopened = try ChatStore(path: temporary.folder + "/chat.sqlite")
+        let reopened = try await ChatStore.open(path: temporary.folder + "/chat.sqlite")
         await #expect(try reopened.appliedMigrations() == applied)
     }
 
     @Test func upsertCreatesAndRenamesOnlyYourself() async throws {
-        let store = try TemporaryStore().store
+        let store = try await TemporaryStore().store
         let created = try await store.upsertUsers([.init(id: "alice", name: " Alice ")], by: "alice")
         #expect(created.map(\.name) == ["Alice"])
         // Creating someone else is an administrator's act (actor nil), not any user's.
@@ -33,7 +33,7 @@ import Testing
 
     @Test(arguments: ["", "has space", "semi;colon", String(repeating: "x", count: 65), "émile"])
     func invalidUserIDsAreRejected(id: String) async throws {
-        let store = try TemporaryStore().store
+        let store = try await TemporaryStore().store
         await #expect(throws: ChatStoreError.self) {
             try await store.upsertUsers([.init(id: UserID(rawValue: id), name: "X")], by: nil)
         }
@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func getOrCreateReturnsTheExistingChannelToMembersOnly() async throws {
-        let temporary = try TemporaryStore()
+        let temporary = try await TemporaryStore()
         let store = temporary.store
         let cid = try await temporary.seeded()
         let again = try await store.getOrCreateChannel(cid, name: "Renamed?", members: [], by: "bob")
@@ -66,7 +66,7 @@ import Testing
 
 @Suite struct MessageTests {
     @Test func sendingIsIdempotentByID() async throws {
-        let temporary = try TemporaryStore()
+        let temporary = try await TemporaryStore()
         let store = temporary.store
         let cid = try await temporary.seeded()
         let first = try await store.sendMessage(NewMessage(id: "m-1", cid: cid, author: "alice", text: "Hi"))
@@ -86,7 +86,7 @@ import Testing
     }
 
     @Test func nonMembersCannotSendOrRead() async throws {
-        let temporary = try TemporaryStore()
+        let temporary = try await TemporaryStore()
         let cid = try await temporary.seeded()
         await #expect(throws: ChatStoreError.notMember(user: "carol", channel: cid)) {
             try await temporary.store.sendMessage(NewMessage(cid: cid, author: "carol", text: "let me in"))
@@ -101,7 +101,7 @@ import Testing
     }
 
     @Test func emptyAndOverlongTextIsRejected() async throws {
-        let temporary = try TemporaryStore()
+        let temporary = try await TemporaryStore()
         let cid = try await temporary.seeded()
         await #expect(throws: ChatStoreError.self) {
             try await temporary.store.sendMessage(NewMessage(cid: cid, author: "alice", text: " \n"))
@@ -113,7 +113,7 @@ import Testing
     }
 
     @Test func historyPagesBackwardsByMessageID() async throws {
-        let temporary = try TemporaryStore()
+        let temporary = try await TemporaryStore()
         let store = temporary.store
         let cid = try await temporary.seeded()
         for index in 0..<25 {
@@ -136,7 +136,7 @@ import Testing
     }
 
     @Test func threadRepliesNeedAParentInTheSameChannel() async throws {
-        let temporary = try TemporaryStore()
+        let temporary = try await TemporaryStore()
         let store = temporary.store
         let cid = try await temporary.seeded()
         let root = try await store.sendMessage(NewMessage(id: "root", cid: cid, author: "alice", text: "Plan?")).message
@@ -149,7 +149,7 @@ import Testing
     }
 
     @Test func unreadCountsFollowReadState() async throws {
-        let temporary = try TemporaryStore()
+        let temporary = try await TemporaryStore()
         let store = temporary.store
         let cid = try await temporary.seeded()
         for index in 0..<3 {
@@ -172,7 +172,7 @@ import Testing
     }
 
     @Test func textWithNULsAndEmojiRoundTrips() async throws {
-        let temporary = try TemporaryStore()
+        let temporary = try await TemporaryStore()
         let cid = try await temporary.seeded()
         let text = "a\u{0}b 👩‍👩‍👧 é\u{0}"
         _ = try await temporary.store.sendMessage(NewMessage(id: "nul", cid: cid, author: "alice", text: text))
@@ -182,10 +182,10 @@ import Testing
     }
 
     @Test func acknowledgedMessagesSurviveReopening() async throws {
-        let temporary = try TemporaryStore()
+        let temporary = try await TemporaryStore()
         let cid = try await temporary.seeded()
         _ = try await temporary.store.sendMessage(NewMessage(id: "kept", cid: cid, author: "alice", text: "still here"))
-        let reopened = try ChatStore(path: temporary.folder + "/chat.sqlite")
+        let reopened = try await ChatStore.open(path: temporary.folder + "/chat.sqlite")
         await #expect(try reopened.message("kept")?.text == "still here")
     }
 }
@@ -194,7 +194,7 @@ import Testing
     struct Typing: Encodable { var user_id: String }
 
     @Test func membersShareNumberedEventsAndSeeOnlyTheirOwn() async throws {
-        let temporary = try TemporaryStore()
+        let temporary = try await TemporaryStore()
         let store = temporary.store
         let cid = try await temporary.seeded()
         _ = try await store.sendMessage(NewMessage(id: "m1", cid: cid, author: "alice", text: "one"))
@@ -218,7 +218,7 @@ import Testing
     }
 
     @Test func anotherChannelsEventsAreGapsInALog() async throws {
-        let temporary = try TemporaryStore()
+        let temporary = try await TemporaryStore()
         let store = temporary.store
         let hike = try await temporary.seeded()
         let lunch = ChannelID(type: "messaging", id: "lunch")
@@ -238,7 +238,7 @@ import Testing
     }
 
     @Test func anAppendedEventNamesEachRecipientsPreviousEvent() async throws {
-        let temporary = try TemporaryStore()
+        let temporary = try await TemporaryStore()
         let store = temporary.store
         let cid = try await temporary.seeded()
         let first = try await #require(try store.sendMessage(NewMessage(cid: cid, author: "alice", text: "1")).event)
@@ -258,7 +258,7 @@ import Testing
     @Test func pruningOldEventsForcesResync() async throws {
         var options = ChatStore.Options()
         options.eventRetention = .seconds(60)
-        let temporary = try TemporaryStore(options: options)
+        let temporary = try await TemporaryStore(options: options)
         let store = temporary.store
         let cid = try await temporary.seeded()
         for index in 0..<3 { _ = try await store.sendMessage(NewMessage(cid: cid, author: "alice", text: "\(index)")) }
@@ -271,14 +271,14 @@ import Testing
         #expect(!cursor.canResume(since: 4))  // from the future: another database
         await #expect(try store.events(for: "bob", after: 0).isEmpty)
         // Numbering goes on after the pruned events, even with the log empty and the store reopened.
-        let reopened = try ChatStore(path: temporary.folder + "/chat.sqlite", options: options)
+        let reopened = try await ChatStore.open(path: temporary.folder + "/chat.sqlite", options: options)
         await #expect(try reopened.sendMessage(NewMessage(cid: cid, author: "bob", text: "later")).event?.seq == 4)
     }
 
     @Test func staleEphemeralEventsAreNotReplayed() async throws {
         var options = ChatStore.Options()
         options.ephemeralRetention = .zero
-        let temporary = try TemporaryStore(options: options)
+        let temporary = try await TemporaryStore(options: options)
         let store = temporary.store
         let cid = try await temporary.seeded()
         try await store.recordEvent(
@@ -309,7 +309,7 @@ import Testing
                 INSERT INTO user_events(user_id, seq, event_id) VALUES ('alice', 1, 6), ('alice', 2, 7);
                 """)
         }
-        let store = try ChatStore(path: path)
+        let store = try await ChatStore.open(path: path)
         let cursor = try await store.eventCursor()
         #expect(cursor == EventCursor(lastSeq: 7, prunedThrough: 7))
         #expect(!cursor.canResume(since: 2))
@@ -322,7 +322,7 @@ import Testing
 
 @Suite struct ConcurrentWriteTests {
     @Test func concurrentWritesCommitTogetherAndFailAlone() async throws {
-        let temporary = try TemporaryStore()
+        let temporary = try await TemporaryStore()
         let store = temporary.store
         let cid = try await temporary.seeded()
         let failures = Counter()
@@ -349,7 +349,7 @@ import Testing
         // One event per stored message: a write rolled back gives its seq back.
         await #expect(try store.eventCursor().lastSeq == 180)
         await #expect(try store.events(for: "bob", after: 0, limit: 500).map(\.seq) == Array(1...180))
-        let reopened = try ChatStore(path: temporary.folder + "/chat.sqlite")
+        let reopened = try await ChatStore.open(path: temporary.folder + "/chat.sqlite")
         await #expect(try reopened.messages(in: cid, for: "bob", limit: 200).messages.count == 180)
     }
 }
@@ -358,7 +358,7 @@ import Testing
     /// The message is encoded once for the event and the API's answer: both hold it whole,
     /// whatever its text, and the event's other members are those of any event.
     @Test func theEventAndTheAnswerHoldTheSameMessage() async throws {
-        let temporary = try TemporaryStore()
+        let temporary = try await TemporaryStore()
         let cid = try await temporary.seeded()
         let text = "\"quoted\" back\\slash\nnew line\ttab \u{1} é 😀 </script> {\"a\":1}"
         let result = try await temporary.store.sendMessage(
@@ -405,7 +405,7 @@ import Testing
     /// gets every committed event once, in seq order, and none of the rolled-back ones; each
     /// before its send returns.
     @Test func committedEventsReachTheSinkInOrderBeforeTheWriteReturns() async throws {
-        let temporary = try TemporaryStore()
+        let temporary = try await TemporaryStore()
         let cid = try await temporary.seeded()
         let store = temporary.store
         let seen = Seqs()
@@ -437,7 +437,7 @@ import Testing
     /// that does not exist and is rolled back alone. Each stored message is found once, the
     /// rolled-back ones never, also after the store is reopened.
     @Test func messagesCommittedTogetherAreEachIndexedOnce() async throws {
-        let temporary = try TemporaryStore()
+        let temporary = try await TemporaryStore()
         let cid = try await temporary.seeded()
         let store = temporary.store
         await withTaskGroup(of: Void.self) { group in
@@ -458,7 +458,7 @@ import Testing
             await #expect(try store.searchMessages("together", for: "bob", limit: 100).count == 32)
         }
         try await expectIndexed(temporary.store)
-        let reopened = try ChatStore(path: temporary.folder + "/chat.sqlite")
+        let reopened = try await ChatStore.open(path: temporary.folder + "/chat.sqlite")
         try await expectIndexed(reopened)
         _ = try await reopened.sendMessage(NewMessage(cid: cid, author: "bob", text: "lantern"))
         await #expect(try reopened.searchMessages("lantern", for: "alice").count == 1)
@@ -480,7 +480,7 @@ import Testing
                     ('m1', 'messaging:hike', 'alice', 'bring the lantern', 0), ('m2', 'messaging:hike', 'alice', 'and a map', 0);
                 """)
         }
-        let store = try ChatStore(path: path)
+        let store = try await ChatStore.open(path: path)
         await #expect(try store.searchMessages("lantern", for: "alice").map(\.message.id.rawValue) == ["m1"])
         _ = try await store.sendMessage(
             NewMessage(id: "m3", cid: ChannelID(type: "messaging", id: "hike"), author: "alice", text: "lantern oil"))

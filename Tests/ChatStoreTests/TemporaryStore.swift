@@ -9,9 +9,9 @@ final class TemporaryStore {
     let folder: String
     let store: ChatStore
 
-    init(options: ChatStore.Options = ChatStore.Options()) throws {
+    init(options: ChatStore.Options = ChatStore.Options()) async throws {
         folder = try TestFolders.make("store")
-        store = try ChatStore(path: folder + "/chat.sqlite", options: options)
+        store = try await ChatStore.open(path: folder + "/chat.sqlite", options: options)
     }
 
     /// alice, bob and carol; `messaging:hike` with alice and bob.

@@ -120,7 +120,7 @@ private struct StreamingResponder: HTTPResponder {
         while let chunk = try await HTTPClient.readChunk(from: socket) { rest += chunk }
         #expect(String(decoding: rest, as: UTF8.self) == "data: two\n\ndata: [DONE]\n\n")
         #expect(await socket.isClosedByPeer())
-        #expect(await log.stopped.wait(timeout: 5))
+        #expect(await log.stopped.wait())
         #expect(log.snapshot.hangUps == 0)
     }
 
@@ -146,8 +146,8 @@ private struct StreamingResponder: HTTPResponder {
             _ = try await HTTPClient.readHead(from: socket)
             await #expect(try HTTPClient.readChunk(from: socket) == Array("data: tick\n\n".utf8))
         }  // the socket closes here
-        #expect(await log.hungUp.wait(timeout: 5))
-        #expect(await log.stopped.wait(timeout: 5))
+        #expect(await log.hungUp.wait())
+        #expect(await log.stopped.wait())
         let seen = log.snapshot
         #expect(seen.refused)
         #expect(seen.hangUps == 1)
@@ -172,7 +172,7 @@ private struct StreamingResponder: HTTPResponder {
         #expect(response.status == 200)
         #expect(response.body.count == 64 * 64 * 1024)
         #expect(response.body.allSatisfy { $0 == 0x61 })
-        #expect(await log.stopped.wait(timeout: 5))
+        #expect(await log.stopped.wait())
         #expect(log.snapshot.writes == 64)
     }
 
@@ -185,7 +185,7 @@ private struct StreamingResponder: HTTPResponder {
         #expect(status == 200)
         #expect(headers["content-type"] == "text/event-stream")
         #expect(await socket.isClosedByPeer())
-        #expect(await log.stopped.wait(timeout: 5))
+        #expect(await log.stopped.wait())
         #expect(log.snapshot.refused)
     }
 

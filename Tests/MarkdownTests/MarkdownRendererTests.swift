@@ -1,4 +1,6 @@
+import Foundation
 import Markdown
+import Synchronization
 import TestSupport
 import Testing
 
@@ -9,6 +11,18 @@ import Testing
         let html = MarkdownRenderer.html(for: "| a | b |\n|---|---|\n| 1 | 2 |\n\n~~old~~ **new**")
         #expect(html.contains("<table>") && html.contains("<th>a</th>") && html.contains("<td>2</td>"))
         #expect(html.contains("<del>old</del> <strong>new</strong>"))
+    }
+
+    /// cmark-gfm's table of inline characters is global: parses on several threads at once must
+    /// still all see `~` (the renderer holds a lock for each parse).
+    @Test(.onTestThreads) func parsesOnManyThreadsAtOnceAllSeeStrikethrough() {
+        let struck = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            for _ in 0..<200 where MarkdownRenderer.html(for: "~~old~~ **new**").contains("<del>old</del>") {
+                struck.withLock { $0 += 1 }
+            }
+        }
+        #expect(struck.withLock { $0 } == 8 * 200)
     }
 
     @Test(.onTestThreads) func aCodeBlockKeepsItsLanguageAndEscapesItsText() {

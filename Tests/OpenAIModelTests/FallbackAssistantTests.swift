@@ -24,7 +24,7 @@ import Testing
             folder = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "sotto-fallback-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let store = try ChatStore(path: folder.appendingPathComponent("chat.sqlite").path)
+            let store = try await ChatStore.open(path: folder.appendingPathComponent("chat.sqlite").path)
             let url = URL(string: "http://operator:hunter2@127.0.0.1:\(endpoint.port)/v1")!
             let model = OpenAICompatibleModel(
                 endpoint: .init(baseURL: url, model: "fake", apiKey: "sk-secret", name: "the fallback server"))

@@ -20,7 +20,7 @@ final class RemoteServer: Sendable {
     init(model: String = RealModels.qwen) async throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("sotto-remote-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let store = try ChatStore(path: folder.appendingPathComponent("chat.sqlite").path)
+        let store = try await ChatStore.open(path: folder.appendingPathComponent("chat.sqlite").path)
         let system = LocalLanguageModel(model: .path(try RealModels.path(model))).system
         server = ChatServer(
             store: store, secret: "remote-secret-0123456789abcdef", suggester: nil, model: .ready(system, name: model),
@@ -155,7 +155,7 @@ final class CallLog: Sendable {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sotto-local-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try ChatStore(path: folder.appendingPathComponent("chat.sqlite").path)
+        let store = try await ChatStore.open(path: folder.appendingPathComponent("chat.sqlite").path)
         let name = "\(RealModels.qwen) at http://127.0.0.1:\(remote.port)/v1"
         let local = ChatServer(
             store: store, secret: "local-secret-0123456789abcdef",

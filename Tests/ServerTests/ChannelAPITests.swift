@@ -57,7 +57,7 @@ import Testing
         let socket = try await server.socket(alice)
         _ = try await socket.receiveJSON()
         #expect(try await server.client(bob).post(channelPath(cid, "/leave"), [String: Any]()).status == 204)
-        let event = try await socket.receive(until: { $0["type"] as? String == EventType.memberLeft }, timeout: 5)
+        let event = try await socket.receive(until: { $0["type"] as? String == EventType.memberLeft }, timeout: 30)
         #expect(event["user_id"] as? String == bob.rawValue)
         #expect(try await server.client(bob).get(channelPath(cid, "/messages")).status == 404)
         let members = try await server.client(alice).get(channelPath(cid)).json()["members"] as? [[String: Any]]

@@ -60,7 +60,7 @@ import Testing
         await #expect(try resumed.receiveJSON()?["type"] as? String == "hello")
         var replayed: [(Int, String)] = []
         while replayed.count < 3 {
-            let event = try await #require(try resumed.receiveJSON(timeout: 5))
+            let event = try await #require(try resumed.receiveJSON(timeout: 30))
             if let seq = event["seq"] as? Int, let message = event["message"] as? [String: Any] {
                 replayed.append((seq, message["text"] as? String ?? ""))
             }

@@ -3,7 +3,7 @@ import Synchronization
 
 /// Polls `condition` every 10 ms until it holds or `timeout` seconds pass; whether it held. The
 /// test's task sleeps between polls, holding no thread.
-public func eventually(timeout: Double = 5, _ condition: @Sendable () -> Bool) async -> Bool {
+public func eventually(timeout: Double = 30, _ condition: @Sendable () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while !condition() {
         guard Date() < deadline else { return false }
@@ -22,7 +22,7 @@ public final class TestSignal: Sendable {
     public func signal() { count.withLock { $0 += 1 } }
 
     /// Takes one signal, waiting at most `timeout` seconds; whether one came.
-    public func wait(timeout: Double = 5) async -> Bool {
+    public func wait(timeout: Double = 30) async -> Bool {
         await eventually(timeout: timeout) {
             count.withLock { count in
                 guard count > 0 else { return false }

@@ -1,6 +1,7 @@
 import ChatStore
 import Foundation
 import HTTPCore
+import Synchronization
 
 /// The JSON API's routes, on top of the store, the event hub and the suggestion scheduler.
 struct ChatAPI: Sendable {
@@ -345,8 +346,24 @@ struct ChatAPI: Sendable {
     }
 }
 
-/// The generated OpenAPI document, set once after the routes are built.
-final class DocumentHolder: @unchecked Sendable {
-    // @unchecked Sendable: `bytes` is written once, before the server starts, and only read after.
-    var bytes: [UInt8] = []
+/// The OpenAPI document of the server's routes, given once they are built and generated on the
+/// first request for it: generating it is tens of milliseconds of JSON that a server (or each of
+/// a test run's hundred servers) should not spend at start.
+final class DocumentHolder: Sendable {
+    private let state = Mutex<(routes: [Route], bytes: [UInt8]?)>(([], nil))
+
+    /// Sets the routes the document describes (before the server starts).
+    func describe(_ routes: [Route]) {
+        state.withLock { $0 = (routes, nil) }
+    }
+
+    /// The document, generated on first use.
+    var bytes: [UInt8] {
+        state.withLock { state in
+            if let bytes = state.bytes { return bytes }
+            let bytes = Array(OpenAPIDocument.json(for: state.routes).utf8)
+            state.bytes = bytes
+            return bytes
+        }
+    }
 }

@@ -18,6 +18,12 @@ struct StaticFiles: Sendable {
 
     private let files: [String: File]
 
+    /// The web app the server serves (`$SOTTO_WEB_ROOT` or the bundled `Web` folder), loaded on
+    /// first use and shared by every server in the process: reading and hashing it is tens of
+    /// milliseconds of file work, not to be repeated by each of a test run's hundred servers on
+    /// the cooperative pool.
+    static let app = StaticFiles()
+
     /// Loads every file under `folder`; without one, `$SOTTO_WEB_ROOT` or the bundled `Web`
     /// folder. With none of them, every path is 404 and the API still works.
     init(folder: URL? = nil) {

@@ -24,7 +24,7 @@ final class TestServer: @unchecked Sendable {
         configure: (inout ChatServer.Configuration) -> Void = { _ in }
     ) async throws {
         folder = try TestFolders.make("server")
-        store = try ChatStore(path: folder + "/chat.sqlite", options: storeOptions)
+        store = try await ChatStore.open(path: folder + "/chat.sqlite", options: storeOptions)
         var configuration = ChatServer.Configuration(port: 0)
         configuration.maxBodyBytes = 64 * 1024
         configure(&configuration)
