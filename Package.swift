@@ -155,7 +155,10 @@ let package = Package(
             swiftSettings: common),
 
         // A model for FoundationModels behind any OpenAI-compatible endpoint (the hybrid fallback).
-        .target(name: "OpenAIModel", dependencies: ["FoundationModels"], swiftSettings: common),
+        // OpenAI's chat-completion wire types, read and written by the server's OpenAI API and by
+        // OpenAIModel, the client of such an endpoint.
+        .target(name: "OpenAIWire", swiftSettings: common),
+        .target(name: "OpenAIModel", dependencies: ["FoundationModels", "OpenAIWire"], swiftSettings: common),
 
         // Chat system.
         .target(
@@ -168,7 +171,7 @@ let package = Package(
             name: "Server",
             dependencies: [
                 "ChatStore", "ChatIntelligence", "FoundationModels", "ModelStore", "Digests", "HTTPCore", "CSodium",
-                "Markdown", "JSONSyntax", "Whisper", "AudioDecoding", "Executors",
+                "Markdown", "JSONSyntax", "Whisper", "AudioDecoding", "Executors", "OpenAIWire",
             ],
             resources: [.copy("Web")], swiftSettings: common),
 
@@ -281,6 +284,7 @@ let package = Package(
                 "ModelStore", "TestSupport",
             ],
             swiftSettings: common),
+        .testTarget(name: "OpenAIWireTests", dependencies: ["OpenAIWire", "TestSupport"], swiftSettings: common),
         .testTarget(
             name: "OpenAIModelTests",
             dependencies: [

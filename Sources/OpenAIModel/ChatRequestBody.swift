@@ -1,5 +1,6 @@
 import Foundation
 import FoundationModels
+import OpenAIWire
 
 /// The body of a streamed `POST /chat/completions` for one request of the seam: the transcript
 /// as `messages`, the enabled tools as `tools`, the schema as `response_format`, the options as
@@ -11,54 +12,50 @@ enum ChatRequestBody {
     }
 
     static func make(for request: LanguageModelExecutorGenerationRequest, model: String) throws -> Data {
-        var body: [String: Any] = [
-            "model": model, "stream": true, "stream_options": ["include_usage": true],
-            "messages": try messages(request.transcript),
-        ]
+        var body = ChatCompletionRequest(model: model, messages: try messages(request.transcript))
+        body.stream = true
+        body.streamOptions = .init(includeUsage: true)
         if !request.enabledToolDefinitions.isEmpty {
-            body["tools"] = try request.enabledToolDefinitions.map { definition -> [String: Any] in
-                [
-                    "type": "function",
-                    "function": [
-                        "name": definition.name, "description": definition.description,
-                        "parameters": try json(definition.parameters.jsonSchemaString),
-                    ],
-                ]
+            body.tools = try request.enabledToolDefinitions.map { definition in
+                ChatTool(
+                    function: .init(
+                        name: definition.name, description: definition.description,
+                        parameters: try json(definition.parameters.jsonSchemaString)))
             }
             switch request.generationOptions.toolCallingMode?.kind {
             case .required? where !toolsAnswered(request.transcript):
                 // Required until the tools have answered once in this response, as the local
                 // engine does; asking again would call them forever.
-                body["tool_choice"] = "required"
-            case .disallowed?: body["tool_choice"] = "none"
-            default: body["tool_choice"] = "auto"
+                body.toolChoice = .required
+            case .disallowed?: body.toolChoice = ChatCompletionRequest.ToolChoice.none
+            default: body.toolChoice = .auto
             }
         }
         if let schema = request.schema {
-            body["response_format"] = [
-                "type": "json_schema",
-                "json_schema": [
-                    "name": jsonSchemaName(schema.root.definedName ?? "response"), "strict": true,
-                    "schema": try json(schema.jsonSchemaString),
-                ],
-            ]
+            body.responseFormat = .init(
+                type: "json_schema",
+                jsonSchema: .init(
+                    name: jsonSchemaName(schema.root.definedName ?? "response"),
+                    schema: try json(schema.jsonSchemaString), strict: true))
         }
         let options = request.generationOptions
-        if let temperature = options.temperature { body["temperature"] = temperature }
-        if let maximum = options.maximumResponseTokens { body["max_tokens"] = maximum }
+        body.temperature = options.temperature
+        body.maxTokens = options.maximumResponseTokens
         switch options.sampling?.kind {
         case .greedy?:
-            body["temperature"] = 0
+            body.temperature = 0
         case .randomTopK(_, let seed)?:
             // OpenAI's API has no top-k; the seed is kept.
-            if let seed { body["seed"] = Int64(bitPattern: seed) }
+            body.seed = seed.map { Int64(bitPattern: $0) }
         case .randomProbabilityThreshold(let threshold, let seed)?:
-            body["top_p"] = threshold
-            if let seed { body["seed"] = Int64(bitPattern: seed) }
+            body.topP = threshold
+            body.seed = seed.map { Int64(bitPattern: $0) }
         case nil:
             break
         }
-        return try JSONSerialization.data(withJSONObject: body, options: [.withoutEscapingSlashes])
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return try encoder.encode(body)
     }
 
     /// Whether tools have answered since the last prompt.
@@ -68,29 +65,27 @@ enum ChatRequestBody {
     }
 
     /// The transcript as OpenAI messages.
-    static func messages(_ transcript: Transcript) throws -> [[String: Any]] {
-        var messages: [[String: Any]] = []
+    static func messages(_ transcript: Transcript) throws -> [OpenAIMessage] {
+        var messages: [OpenAIMessage] = []
         for entry in transcript {
             switch entry {
             case .instructions(let instructions):
                 let text = try self.text(instructions.segments)
-                if !text.isEmpty { messages.append(["role": "system", "content": text]) }
+                if !text.isEmpty { messages.append(OpenAIMessage(role: "system", content: text)) }
             case .prompt(let prompt):
-                messages.append(["role": "user", "content": try text(prompt.segments)])
+                messages.append(OpenAIMessage(role: "user", content: try text(prompt.segments)))
             case .response(let response):
-                messages.append(["role": "assistant", "content": try text(response.segments)])
+                messages.append(OpenAIMessage(role: "assistant", content: try text(response.segments)))
             case .toolCalls(let calls):
-                messages.append([
-                    "role": "assistant", "content": NSNull(),
-                    "tool_calls": calls.map { call -> [String: Any] in
-                        [
-                            "id": call.id, "type": "function",
-                            "function": ["name": call.toolName, "arguments": call.arguments.jsonString],
-                        ]
-                    },
-                ])
+                messages.append(
+                    OpenAIMessage(
+                        role: "assistant", content: nil,
+                        toolCalls: calls.map { call in
+                            ToolCallValue(
+                                id: call.id, function: .init(name: call.toolName, arguments: call.arguments.jsonString))
+                        }))
             case .toolOutput(let output):
-                messages.append(["role": "tool", "tool_call_id": output.id, "content": try text(output.segments)])
+                messages.append(OpenAIMessage(role: "tool", content: try text(output.segments), toolCallID: output.id))
             case .reasoning:
                 break  // the model's own reasoning is not sent back
             }
@@ -110,8 +105,8 @@ enum ChatRequestBody {
         }.joined(separator: "\n")
     }
 
-    private static func json(_ text: String) throws -> Any {
-        try JSONSerialization.jsonObject(with: Data(text.utf8))
+    private static func json(_ text: String) throws -> JSONValue {
+        try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
     }
 
     /// OpenAI's schema names are `^[a-zA-Z0-9_-]{1,64}$`.

@@ -1,5 +1,6 @@
 import Foundation
 import FoundationModels
+import OpenAIWire
 
 /// Turns the chunks of a streamed chat completion into the seam's events: content into text,
 /// `tool_calls` deltas (keyed by `index`, the id and name in the first) into tool-call argument
@@ -12,44 +13,47 @@ struct ChunkDecoder {
     private var usage: (prompt: Int, completion: Int)?
     private var sawTokens = 0
 
+    /// A payload of the stream: a chunk, or an error the endpoint sent instead.
+    private struct Payload: Decodable {
+        var error: OpenAIErrorBody.Inner?
+    }
+
     /// The events of one `data:` payload.
     mutating func events(fromChunk data: Data) throws -> [Channel.Event] {
-        guard let chunk = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+        let decoder = JSONDecoder()
+        guard (try? JSONSerialization.jsonObject(with: data)) is [String: Any] else {
             throw OpenAIEndpointError(status: 200, message: "a stream chunk is not a JSON object")
         }
-        if let error = chunk["error"] as? [String: Any] {
-            throw OpenAIEndpointError(
-                status: 200, message: error["message"] as? String ?? "error in the stream",
-                code: error["code"] as? String)
+        if let error = try? decoder.decode(Payload.self, from: data).error {
+            throw OpenAIEndpointError(status: 200, message: error.message ?? "error in the stream", code: error.code)
+        }
+        let chunk: OpenAIChunk
+        do {
+            chunk = try decoder.decode(OpenAIChunk.self, from: data)
+        } catch {
+            throw OpenAIEndpointError(status: 200, message: "a stream chunk is not a chat completion chunk")
         }
         var events: [Channel.Event] = []
-        if let usage = chunk["usage"] as? [String: Any],
-            let prompt = usage["prompt_tokens"] as? Int, let completion = usage["completion_tokens"] as? Int
-        {
-            self.usage = (prompt, completion)
-        }
-        for choice in chunk["choices"] as? [[String: Any]] ?? [] {
-            guard let delta = choice["delta"] as? [String: Any] else { continue }
-            if let content = delta["content"] as? String, !content.isEmpty {
+        if let usage = chunk.usage { self.usage = (usage.promptTokens, usage.completionTokens) }
+        for choice in chunk.choices {
+            if let content = choice.delta.content, !content.isEmpty {
                 sawTokens += 1
                 events.append(.response(action: .appendText(content, tokenCount: 1)))
             }
-            for call in delta["tool_calls"] as? [[String: Any]] ?? [] {
-                let index = call["index"] as? Int ?? 0
-                let function = call["function"] as? [String: Any]
-                if calls[index] == nil {
-                    guard let name = function?["name"] as? String else {
+            for call in choice.delta.toolCalls ?? [] {
+                if calls[call.index] == nil {
+                    guard let name = call.function?.name else {
                         throw OpenAIEndpointError(status: 200, message: "a tool call's first delta has no name")
                     }
-                    calls[index] = (call["id"] as? String ?? "call_\(index)", name)
+                    calls[call.index] = (call.id ?? "call_\(call.index)", name)
                 }
-                let known = calls[index]!
-                let arguments = function?["arguments"] as? String ?? ""
+                let known = calls[call.index]!
                 sawTokens += 1
                 events.append(
                     .toolCalls(
                         action: .toolCall(
-                            id: known.id, name: known.name, action: .appendArguments(arguments, tokenCount: 1))))
+                            id: known.id, name: known.name,
+                            action: .appendArguments(call.function?.arguments ?? "", tokenCount: 1))))
             }
         }
         return events

@@ -1,5 +1,6 @@
 import Foundation
 import FoundationModels
+import OpenAIWire
 
 /// A chat completion request checked and mapped onto the model seam: the transcript, the tools
 /// the model may call, the schema, the options, and what the server applies itself (stop

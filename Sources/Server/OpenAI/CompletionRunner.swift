@@ -1,5 +1,6 @@
 import Foundation
 import FoundationModels
+import OpenAIWire
 
 /// Runs one planned completion on the seam: calls the model's executor, reads its channel,
 /// applies the stop sequences and hands text on as it comes. Cancelling the task that runs

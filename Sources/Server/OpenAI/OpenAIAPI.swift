@@ -1,6 +1,7 @@
 import Foundation
 import FoundationModels
 import HTTPCore
+import OpenAIWire
 import Synchronization
 
 /// The OpenAI-compatible API: `GET /v1/models` and `POST /v1/chat/completions` (streamed as
@@ -161,7 +162,11 @@ struct OpenAIAPI: Sendable {
                 }
                 for (index, call) in outcome.toolCalls.enumerated() {
                     let delta = OpenAIChunk.Delta(
-                        toolCalls: [.init(index: index, id: call.id, type: "function", function: call.function)])
+                        toolCalls: [
+                            .init(
+                                index: index, id: call.id, type: "function",
+                                function: .init(name: call.function.name, arguments: call.function.arguments))
+                        ])
                     guard await send(chunk(delta, nil)) else { return }
                 }
                 guard await send(chunk(.init(), outcome.finishReason)) else { return }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import OpenAIWire
 
 /// An error of the OpenAI-compatible API, in OpenAI's shape:
 /// `{"error": {"message", "type", "param", "code"}}`, so that OpenAI's clients raise the right
@@ -52,27 +53,9 @@ struct OpenAIError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     var response: HTTPResponse {
-        struct Envelope: Encodable {
-            struct Inner: Encodable {
-                var message: String
-                var type: String
-                var param: String?
-                var code: String?
-
-                func encode(to encoder: any Encoder) throws {
-                    // `param` and `code` are always present, as null when there is none.
-                    var container = encoder.container(keyedBy: CodingKeys.self)
-                    try container.encode(message, forKey: .message)
-                    try container.encode(type, forKey: .type)
-                    try container.encode(param, forKey: .param)
-                    try container.encode(code, forKey: .code)
-                }
-                enum CodingKeys: String, CodingKey { case message, type, param, code }
-            }
-            var error: Inner
-        }
         let body =
-            (try? JSONBody.encode(Envelope(error: .init(message: message, type: type, param: param, code: code))))
+            (try? JSONBody.encode(
+                OpenAIErrorBody(error: .init(message: message, type: type, param: param, code: code))))
             ?? []
         var response = HTTPResponse.json(bytes: body, status: status)
         if status == 401 { response.headers.append(("WWW-Authenticate", "Bearer")) }
