@@ -167,19 +167,37 @@ let package = Package(
         .target(name: "ChatIntelligence", dependencies: ["FoundationModels"], swiftSettings: common),
         // Markdown to safe HTML (cmark-gfm), for the assistant's answers.
         .target(name: "Markdown", dependencies: ["CCMarkGFM"], swiftSettings: common),
+        // What the server's products share: routes and their OpenAPI description, errors, JSON
+        // bodies, rate limits and CORS, sign-in tokens, the one model every feature uses and the
+        // model executors.
+        .target(
+            name: "ServerKit",
+            dependencies: [
+                "ChatStore", "ChatIntelligence", "FoundationModels", "ModelStore", "HTTPCore", "CSodium", "JSONSyntax",
+                "Executors",
+            ],
+            swiftSettings: common),
+        // The OpenAI-compatible API: /v1/models, /v1/chat/completions, /v1/audio/transcriptions.
+        .target(
+            name: "OpenAIServer",
+            dependencies: [
+                "ServerKit", "OpenAIWire", "FoundationModels", "HTTPCore", "Whisper", "AudioDecoding", "Executors",
+            ],
+            swiftSettings: common),
+        // The chat and the assistant, and the server that serves them with the OpenAI API and the web app.
         .target(
             name: "Server",
             dependencies: [
-                "ChatStore", "ChatIntelligence", "FoundationModels", "ModelStore", "Digests", "HTTPCore", "CSodium",
-                "Markdown", "JSONSyntax", "Whisper", "AudioDecoding", "Executors", "OpenAIWire",
+                "ServerKit", "OpenAIServer", "ChatStore", "ChatIntelligence", "FoundationModels", "ModelStore",
+                "Digests", "HTTPCore", "CSodium", "Markdown", "JSONSyntax",
             ],
             resources: [.copy("Web")], swiftSettings: common),
 
         .executableTarget(
             name: "sotto",
             dependencies: [
-                "Inference", "Kernels", "ModelStore", "Server", "ChatStore", "FoundationModels", "LocalEngine",
-                "EngineService", "OpenAIModel", "Whisper", "AudioDecoding",
+                "Inference", "Kernels", "ModelStore", "Server", "ServerKit", "OpenAIServer", "ChatStore",
+                "FoundationModels", "LocalEngine", "EngineService", "OpenAIModel", "Whisper", "AudioDecoding",
             ],
             swiftSettings: common),
 
@@ -280,15 +298,16 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "HTTPCore", "ChatIntelligence", "ChatStore", "CSodium", "FoundationModels", "LocalEngine",
-                "ModelStore", "TestSupport",
+                "Server", "ServerKit", "OpenAIServer", "HTTPCore", "ChatIntelligence", "ChatStore",
+                "CSodium", "FoundationModels", "LocalEngine", "ModelStore", "TestSupport",
             ],
             swiftSettings: common),
         .testTarget(name: "OpenAIWireTests", dependencies: ["OpenAIWire", "TestSupport"], swiftSettings: common),
         .testTarget(
             name: "OpenAIModelTests",
             dependencies: [
-                "OpenAIModel", "Server", "ChatStore", "FoundationModels", "HTTPCore", "LocalEngine", "TestSupport",
+                "OpenAIModel", "Server", "ServerKit", "ChatStore", "FoundationModels", "HTTPCore", "LocalEngine",
+                "TestSupport",
             ],
             swiftSettings: common),
         .testTarget(

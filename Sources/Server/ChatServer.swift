@@ -1,6 +1,8 @@
 import ChatStore
 import Foundation
 import HTTPCore
+import OpenAIServer
+import ServerKit
 import Synchronization
 
 /// The Sotto chat server: JSON API, `/api/connect` WebSocket events, the web app, and reply

@@ -1,4 +1,5 @@
 import ChatStore
+import OpenAIServer
 import Server
 
 /// What `sotto serve --help` says of the limits on one user, beside the options that set some.

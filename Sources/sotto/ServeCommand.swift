@@ -4,7 +4,9 @@ import FoundationModels
 import Kernels
 import LocalEngine
 import ModelStore
+import OpenAIServer
 import Server
+import ServerKit
 
 /// `sotto serve`: the chat server and web app.
 struct ServeCommand: Command {

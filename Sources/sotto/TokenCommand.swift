@@ -2,6 +2,7 @@ import ChatStore
 import Foundation
 import ModelStore
 import Server
+import ServerKit
 
 /// `sotto token <user-id> [--expires-in DURATION] [--admin]`: mints a sign-in token with the app
 /// secret; `sotto token revoke <user-id>`: revokes every token the user holds.

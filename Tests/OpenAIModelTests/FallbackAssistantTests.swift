@@ -3,6 +3,7 @@ import Foundation
 import FoundationModels
 import OpenAIModel
 import Server
+import ServerKit
 import Synchronization
 import TestSupport
 import Testing

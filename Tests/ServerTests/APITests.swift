@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import Server
+@testable import ServerKit
 
 @Suite struct APIAuthTests {
     @Test func missingForgedAndExpiredTokensGet401() async throws {

@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 
 @testable import Server
+@testable import ServerKit
 
 /// The assistant's routes: every one refuses another user's ids, conversations are kept with
 /// their settings and dividers, search and export; then answers on a real model that stream,

@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import Server
+@testable import ServerKit
 
 @Suite struct TokenTests {
     let authority = TokenAuthority(secret: "a-secret-long-enough-for-tests")

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import Server
+@testable import ServerKit
 
 /// Runs the real `sotto serve`, kills it with SIGKILL in the middle of a burst of sends, restarts
 /// it, and checks that every message the server acknowledged is stored.

@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import Server
+@testable import ServerKit
 
 /// The holes issue 14 found by probing `sotto serve`, each now closed.
 @Suite struct HardeningTests {

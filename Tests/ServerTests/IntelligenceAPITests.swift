@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 
 @testable import Server
+@testable import ServerKit
 
 /// The model features' routes: what they refuse (another user's messages, channels and jobs, bad
 /// input, no model) without a model, then jobs that run on a real one and stream over the socket.

@@ -3,6 +3,7 @@ import FoundationModels
 import TestSupport
 import Testing
 
+@testable import OpenAIServer
 @testable import Server
 
 /// A client's JSON Schema costs the server in proportion to its size, never to what it would

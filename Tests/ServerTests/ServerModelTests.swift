@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import Server
+@testable import ServerKit
 
 /// Why `sotto serve` has no model, in the words the page shows: turned off, not downloaded, a
 /// machine too small, each naming what to do; a model asked for by name must be there.

@@ -2,6 +2,7 @@ import ChatStore
 import Foundation
 import Testing
 
+@testable import OpenAIServer
 @testable import Server
 
 /// `speech` in `GET /api/me`: whether the web app offers the microphone, and if not why.

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import OpenAIServer
 @testable import Server
 
 /// The transcription route's form handling, without a model: the multipart parser and the

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import Server
+@testable import ServerKit
 
 @Suite struct WebSocketTests {
     @Test func eventsArriveLiveWithIncreasingSequenceNumbers() async throws {

@@ -1,5 +1,6 @@
 import ChatStore
 import HTTPCore
+import OpenAIServer
 
 // Request and response bodies of the JSON API. Field names are snake_case on the wire.
 

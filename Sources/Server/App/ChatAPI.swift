@@ -1,6 +1,8 @@
 import ChatStore
 import Foundation
 import HTTPCore
+import OpenAIServer
+import ServerKit
 import Synchronization
 
 /// The JSON API's routes, on top of the store, the event hub and the suggestion scheduler.

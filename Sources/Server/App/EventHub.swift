@@ -2,6 +2,7 @@ import ChatStore
 import Foundation
 import HTTPCore
 import JSONSyntax
+import ServerKit
 import Synchronization
 
 /// The `/api/connect` WebSocket: authenticates sockets, replays missed events, and pushes each

@@ -2,6 +2,7 @@ import ChatIntelligence
 import ChatStore
 import Foundation
 import HTTPCore
+import ServerKit
 
 /// The routes of the model features beyond reply suggestions: writing tools, translation,
 /// thread summaries, date actions, message search and search suggestions, and the jobs they

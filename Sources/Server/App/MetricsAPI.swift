@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import ServerKit
 
 /// What a model engine in the server's process is doing, for `/api/metrics` (`sotto serve`
 /// fills it from LocalEngine's `EngineScheduling.status`).

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import ServerKit
 
 /// `GET` and `POST /api/model/download`: the default model fetched from the web app when it is
 /// not downloaded. Only the model the server would load is offered (never a name from the

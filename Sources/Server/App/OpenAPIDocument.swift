@@ -1,4 +1,6 @@
 import Foundation
+import OpenAIServer
+import ServerKit
 
 /// The OpenAPI 3 description of the JSON API, served at `/api/openapi.json`.
 ///

@@ -1,6 +1,7 @@
 import Digests
 import Foundation
 import HTTPCore
+import ServerKit
 
 /// The web app's files (the `Web` resource folder), loaded once and served from memory.
 ///

@@ -1,6 +1,7 @@
 import ChatStore
 import Foundation
 import HTTPCore
+import ServerKit
 
 /// Images made from a prompt by the configured image model (``ImageGeneration``): each becomes a
 /// waiting upload of the conversation, as if the user had attached it, naming its model.

@@ -2,6 +2,7 @@ import ChatStore
 import Foundation
 import FoundationModels
 import HTTPCore
+import ServerKit
 
 /// The assistant's images: attached to a conversation (the body is the PNG or JPEG file, up to
 /// ``ChatServer/Configuration/maxImageBytes``; the HTTP core lets this one route's body pass the

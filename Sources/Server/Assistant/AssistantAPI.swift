@@ -2,6 +2,7 @@ import ChatStore
 import Foundation
 import FoundationModels
 import HTTPCore
+import ServerKit
 
 /// The assistant's routes, under `/api/assistant/`: a user's private conversations with the
 /// local model. Every route is authenticated and scoped to its owner: another user's

@@ -2,6 +2,7 @@ import ChatStore
 import Foundation
 import FoundationModels
 import Markdown
+import ServerKit
 
 /// The model side of the assistant: one `LanguageModelSession` per conversation, kept while the
 /// server runs and rebuilt from the stored messages when there is none (after a restart) or when

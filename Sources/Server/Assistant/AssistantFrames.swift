@@ -2,6 +2,7 @@ import ChatStore
 import Foundation
 import FoundationModels
 import Markdown
+import ServerKit
 
 /// A stored message as the API and the frames send it: assistant answers and dividers with
 /// their Markdown rendered to safe HTML on the server (``MarkdownRenderer``); a user's own text

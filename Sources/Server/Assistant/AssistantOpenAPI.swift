@@ -1,4 +1,5 @@
 import Foundation
+import ServerKit
 
 /// The assistant's part of the OpenAPI document: its path parameter and data types, merged
 /// into `components` by ``OpenAPIDocument`` (the routes themselves are described in

@@ -1,5 +1,6 @@
 import ChatStore
 import Foundation
+import ServerKit
 import Synchronization
 
 /// Keeps a server's ``AccessList`` in step with the store: every `interval` it reads the store's

@@ -2,6 +2,7 @@ import ChatIntelligence
 import ChatStore
 import Foundation
 import FoundationModels
+import ServerKit
 
 /// The server's model features as job work: each turns ChatIntelligence's stream into the
 /// results ``ModelJobs`` publishes, every result naming the model that produced it.

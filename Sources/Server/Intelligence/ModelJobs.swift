@@ -1,6 +1,7 @@
 import ChatIntelligence
 import ChatStore
 import Foundation
+import ServerKit
 
 /// What a model job has produced so far (each field for the kinds that make it).
 struct JobResult: Encodable, Sendable, Equatable {

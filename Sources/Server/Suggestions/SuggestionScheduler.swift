@@ -1,5 +1,6 @@
 import ChatStore
 import Foundation
+import ServerKit
 import Synchronization
 
 /// Where the suggestions for one user in one channel stand.

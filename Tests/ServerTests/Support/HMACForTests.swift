@@ -1,6 +1,7 @@
 import CSodium
 
 @testable import Server
+@testable import ServerKit
 
 /// HMAC-SHA-256 through libsodium, to sign hand-made JWT payloads in tests.
 enum HMACForTests {

@@ -4,6 +4,7 @@ import HTTPCore
 import TestSupport
 
 @testable import Server
+@testable import ServerKit
 
 /// A chat server on a free loopback port with a fresh temporary database.
 ///

@@ -1,20 +1,21 @@
 import Foundation
 import HTTPCore
 import OpenAIWire
+import ServerKit
 
 /// An error of the OpenAI-compatible API, in OpenAI's shape:
 /// `{"error": {"message", "type", "param", "code"}}`, so that OpenAI's clients raise the right
 /// exception (`AuthenticationError` for 401, `BadRequestError` with `param` for 400, …).
-struct OpenAIError: Error, Equatable, Sendable, CustomStringConvertible {
-    var status: Int
-    var message: String
-    var type: String
-    var param: String?
-    var code: String?
+package struct OpenAIError: Error, Equatable, Sendable, CustomStringConvertible {
+    package var status: Int
+    package var message: String
+    package var type: String
+    package var param: String?
+    package var code: String?
 
-    var description: String { "\(status) \(type): \(message)" + (param.map { " (\($0))" } ?? "") }
+    package var description: String { "\(status) \(type): \(message)" + (param.map { " (\($0))" } ?? "") }
 
-    init(status: Int, message: String, type: String, param: String?, code: String?) {
+    package init(status: Int, message: String, type: String, param: String?, code: String?) {
         self.status = status
         self.message = message
         self.type = type
@@ -24,19 +25,19 @@ struct OpenAIError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// A request the HTTP layer refused on its own (413 body too large, 400 framing, 408), in
     /// this shape for a route of the API.
-    init(framing error: HTTPFramingError) {
+    package init(framing error: HTTPFramingError) {
         self.init(
             status: error.status, message: error.message,
             type: error.status >= 500 ? "server_error" : "invalid_request_error", param: nil, code: error.code)
     }
 
-    static func invalidRequest(_ message: String, param: String?, code: String? = nil) -> OpenAIError {
+    package static func invalidRequest(_ message: String, param: String?, code: String? = nil) -> OpenAIError {
         OpenAIError(status: 400, message: message, type: "invalid_request_error", param: param, code: code)
     }
 
     /// The answer for any error thrown while serving an OpenAI route: the API's own errors as
     /// they are, the server's (`APIError`: a bad token, a 413) translated, the rest opaque.
-    init(_ error: any Error, requestID: String) {
+    package init(_ error: any Error, requestID: String) {
         switch error {
         case let error as OpenAIError:
             self = error
@@ -52,7 +53,7 @@ struct OpenAIError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    var response: HTTPResponse {
+    package var response: HTTPResponse {
         let body =
             (try? JSONBody.encode(
                 OpenAIErrorBody(error: .init(message: message, type: type, param: param, code: code))))

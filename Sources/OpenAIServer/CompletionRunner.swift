@@ -1,12 +1,13 @@
 import Foundation
 import FoundationModels
 import OpenAIWire
+import ServerKit
 
 /// Runs one planned completion on the seam: calls the model's executor, reads its channel,
 /// applies the stop sequences and hands text on as it comes. Cancelling the task that runs
 /// `run` (a client that hung up) cancels the executor, which stops the engine within a token.
-struct CompletionRunner: Sendable {
-    struct Outcome: Sendable {
+package struct CompletionRunner: Sendable {
+    package struct Outcome: Sendable {
         var text = ""
         var toolCalls: [ToolCallValue] = []
         var finishReason = "stop"
@@ -14,11 +15,11 @@ struct CompletionRunner: Sendable {
         var completionTokens = 0
     }
 
-    let model: SystemLanguageModel
+    package let model: SystemLanguageModel
 
     /// Generates `plan`; `onText` gets each piece of content to send (false: stop, the client
     /// is gone). Throws `CancellationError` when stopped.
-    func run(_ plan: CompletionPlan, onText: @Sendable (String) async -> Bool) async throws -> Outcome {
+    package func run(_ plan: CompletionPlan, onText: @Sendable (String) async -> Bool) async throws -> Outcome {
         let channel = LanguageModelExecutorGenerationChannel()
         let executor = SystemLanguageModel.Executor(configuration: model.executorConfiguration)
         let model = self.model

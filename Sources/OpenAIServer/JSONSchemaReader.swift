@@ -1,4 +1,5 @@
 import FoundationModels
+import ServerKit
 
 /// Reads a JSON Schema as OpenAI clients send it (`response_format.json_schema.schema`, a tool's
 /// `parameters`) into a ``GenerationSchema``, so that the engine enforces it by the same
@@ -13,14 +14,14 @@ import FoundationModels
 /// naming the schema path, and so is a schema that would expand past ``SchemaExpansion/limit``
 /// automaton states or nests past ``maximumDepth``: reading costs time in proportion to the
 /// request's size, never to what it expands to.
-enum JSONSchemaReader {
-    struct Failure: Error, CustomStringConvertible {
+package enum JSONSchemaReader {
+    package struct Failure: Error, CustomStringConvertible {
         var path: String
         var message: String
-        var description: String { "\(path): \(message)" }
+        package var description: String { "\(path): \(message)" }
     }
 
-    static func schema(from content: GeneratedContent, name: String, path: String) throws -> GenerationSchema {
+    package static func schema(from content: GeneratedContent, name: String, path: String) throws -> GenerationSchema {
         let normalized = try normalize(content, path: path)
         let schema: GenerationSchema
         do {
@@ -67,7 +68,7 @@ enum JSONSchemaReader {
     }
 
     /// How deeply schemas may nest (objects in objects, items, choices, definitions).
-    static let maximumDepth = 32
+    package static let maximumDepth = 32
 
     /// The schema rewritten into the shapes `GenerationSchema(jsonSchema:)` reads. Each node is
     /// read once: a list of types shares the node's children among its choices (already

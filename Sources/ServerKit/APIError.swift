@@ -62,7 +62,7 @@ public struct APIError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The JSON body of this error.
-    var body: [UInt8] {
+    package var body: [UInt8] {
         struct Envelope: Encodable {
             struct Inner: Encodable {
                 var status: Int
@@ -74,7 +74,7 @@ public struct APIError: Error, Equatable, Sendable, CustomStringConvertible {
         return (try? JSONBody.encode(Envelope(error: .init(status: status, code: code, message: message)))) ?? []
     }
 
-    var response: HTTPResponse {
+    package var response: HTTPResponse {
         var response = HTTPResponse.json(bytes: body, status: status)
         if status == 401 { response.headers.append(("WWW-Authenticate", "Bearer")) }
         if let retryAfter { response.headers.append(("Retry-After", String(retryAfter))) }

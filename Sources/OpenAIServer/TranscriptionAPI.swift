@@ -1,6 +1,7 @@
 import AudioDecoding
 import Foundation
 import HTTPCore
+import ServerKit
 import Whisper
 
 /// OpenAI's `POST /v1/audio/transcriptions` on Sotto's own Whisper: a multipart form with
@@ -8,22 +9,29 @@ import Whisper
 /// `audio/L16;rate=16000` or `audio/pcm`), `model`, `language`,
 /// `prompt`, `response_format` (`json`, `text`, `verbose_json`) and `temperature`. The API key
 /// is a Sotto token, as on the other `/v1` routes; errors are in OpenAI's shape.
-struct TranscriptionAPI: Sendable {
-    let service: TranscriptionService
-    let authenticate: @Sendable (HTTPRequest) async throws -> TokenClaims
+package struct TranscriptionAPI: Sendable {
+    package let service: TranscriptionService
+    package let authenticate: @Sendable (HTTPRequest) async throws -> TokenClaims
 
-    static let path = "/v1/audio/transcriptions"
+    package static let path = "/v1/audio/transcriptions"
     /// The largest upload (OpenAI's limit): 25 MB, about 13 minutes of 16 kHz 16-bit WAV.
-    static let maxBytes = 25 * 1024 * 1024
+    package static let maxBytes = 25 * 1024 * 1024
     /// The longest audio transcribed.
-    static let maxSeconds = 30 * 60.0
+    package static let maxSeconds = 30 * 60.0
     /// OpenAI's model name, which clients send by default: it means this server's speech model.
-    static let openAIModelName = "whisper-1"
+    package static let openAIModelName = "whisper-1"
+
+    package init(
+        service: TranscriptionService, authenticate: @escaping @Sendable (HTTPRequest) async throws -> TokenClaims
+    ) {
+        self.service = service
+        self.authenticate = authenticate
+    }
 
     /// Whether a request head is an upload to this route (its body may pass the usual limit).
-    static func isUpload(method: String, path: String) -> Bool { method == "POST" && path == Self.path }
+    package static func isUpload(method: String, path: String) -> Bool { method == "POST" && path == Self.path }
 
-    func add(to routes: inout RouteList) {
+    package func add(to routes: inout RouteList) {
         routes.add(
             "POST", Self.path, authenticated: false,
             APIOperation(
@@ -91,7 +99,7 @@ struct TranscriptionAPI: Sendable {
         }
     }
 
-    static let requestSchema = ##"""
+    package static let requestSchema = ##"""
         {"type": "object", "required": ["file", "model"], "properties": {
           "file": {"type": "string", "format": "binary"},
           "model": {"type": "string"},
@@ -101,7 +109,7 @@ struct TranscriptionAPI: Sendable {
           "temperature": {"type": "number", "minimum": 0, "maximum": 1}}}
         """##
 
-    static let responseSchema = ##"""
+    package static let responseSchema = ##"""
         {"type": "object", "required": ["text"], "properties": {
           "text": {"type": "string"}, "task": {"type": "string"}, "language": {"type": "string"},
           "duration": {"type": "number"},
@@ -110,18 +118,18 @@ struct TranscriptionAPI: Sendable {
 }
 
 /// The form of a transcription request, read and checked.
-struct TranscriptionRequest: Sendable {
-    enum ResponseFormat: String {
+package struct TranscriptionRequest: Sendable {
+    package enum ResponseFormat: String {
         case json, text
         case verboseJSON = "verbose_json"
     }
 
-    var model: String
-    var file: MultipartForm.Part
-    var responseFormat: ResponseFormat
-    var options: TranscriptionOptions
+    package var model: String
+    package var file: MultipartForm.Part
+    package var responseFormat: ResponseFormat
+    package var options: TranscriptionOptions
 
-    init(body: [UInt8], contentType: String?) throws {
+    package init(body: [UInt8], contentType: String?) throws {
         let form: MultipartForm
         do { form = try MultipartForm(body: body, contentType: contentType) } catch {
             throw OpenAIError.invalidRequest("The body must be a multipart form: \(error).", param: nil)
@@ -167,7 +175,7 @@ struct TranscriptionRequest: Sendable {
     }
 
     /// The file's 16 kHz samples: WAV by its header, raw 16-bit PCM by its content type.
-    func samples() throws -> [Float] {
+    package func samples() throws -> [Float] {
         let type = (file.contentType ?? "").lowercased()
         do {
             if !WAVFile.matches(file.bytes), let raw = Self.rawPCM(type) {
@@ -183,7 +191,7 @@ struct TranscriptionRequest: Sendable {
     /// Rate and channels of a raw PCM content type: `audio/L16;rate=48000;channels=2`, or
     /// `audio/pcm` (16 kHz mono unless it says). Nothing else is taken as raw samples: any bytes
     /// would decode as noise.
-    static func rawPCM(_ type: String) -> (rate: Int, channels: Int)? {
+    package static func rawPCM(_ type: String) -> (rate: Int, channels: Int)? {
         let pieces = type.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
         guard let media = pieces.first, ["audio/l16", "audio/pcm"].contains(media) else {
             return nil
@@ -199,13 +207,13 @@ struct TranscriptionRequest: Sendable {
     }
 }
 
-struct TranscriptionJSON: Encodable {
-    var text: String
+package struct TranscriptionJSON: Encodable {
+    package var text: String
 }
 
 /// OpenAI's `verbose_json`: the text, the language (its code), the duration and the segments.
-struct VerboseTranscriptionJSON: Encodable {
-    struct Segment: Encodable {
+package struct VerboseTranscriptionJSON: Encodable {
+    package struct Segment: Encodable {
         var id: Int
         var seek: Int
         var start: Double
@@ -218,13 +226,13 @@ struct VerboseTranscriptionJSON: Encodable {
         var no_speech_prob: Float
     }
 
-    var task: String
-    var language: String
-    var duration: Double
-    var text: String
-    var segments: [Segment]
+    package var task: String
+    package var language: String
+    package var duration: Double
+    package var text: String
+    package var segments: [Segment]
 
-    init(_ result: Transcription, task: TranscriptionOptions.Task) {
+    package init(_ result: Transcription, task: TranscriptionOptions.Task) {
         self.task = task.rawValue
         language = result.language
         duration = result.duration

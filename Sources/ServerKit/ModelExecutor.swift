@@ -3,14 +3,14 @@ import Executors
 /// The threads the server's model work runs on, one per kind of work, so none of it lands on
 /// Swift's cooperative pool (whose few threads anything in the process may be using) and a long
 /// summary never holds up the chips.
-enum ModelExecutor {
+package enum ModelExecutor {
     /// Reply suggestions, one generation at a time (`SuggestionScheduler`).
-    static let suggestions = ThreadExecutor(name: "sotto.suggestions")
+    package static let suggestions = ThreadExecutor(name: "sotto.suggestions")
     /// Writing tools, translations, summaries and the other requested jobs (`ModelJobs`).
-    static let jobs = ThreadExecutor(name: "sotto.model-jobs")
+    package static let jobs = ThreadExecutor(name: "sotto.model-jobs")
     /// The assistant's answers, token counts and titles (`AssistantEngine`).
-    static let assistant = ThreadExecutor(name: "sotto.assistant")
+    package static let assistant = ThreadExecutor(name: "sotto.assistant")
     /// The OpenAI-compatible API's completions (`OpenAIAPI`): their tasks mostly wait for the
     /// engine and the client, so they share one thread.
-    static let completions = ThreadExecutor(name: "sotto.completions")
+    package static let completions = ThreadExecutor(name: "sotto.completions")
 }

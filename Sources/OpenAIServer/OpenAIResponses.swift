@@ -1,14 +1,15 @@
 import OpenAIWire
+import ServerKit
 
 extension OpenAIUsage {
-    init(_ outcome: CompletionRunner.Outcome) {
+    package init(_ outcome: CompletionRunner.Outcome) {
         self.init(promptTokens: outcome.promptTokens, completionTokens: outcome.completionTokens)
     }
 }
 
 /// The JSON schemas of the OpenAI routes in the OpenAPI document.
-enum OpenAISchemas {
-    static let modelList = ##"""
+package enum OpenAISchemas {
+    package static let modelList = ##"""
         {"type": "object", "required": ["object", "data"], "properties": {
           "object": {"type": "string"},
           "data": {"type": "array", "items": {"type": "object", "properties": {
@@ -16,7 +17,7 @@ enum OpenAISchemas {
             "owned_by": {"type": "string"}}}}}}
         """##
 
-    static let chatCompletionRequest = ##"""
+    package static let chatCompletionRequest = ##"""
         {"type": "object", "required": ["model", "messages"], "properties": {
           "model": {"type": "string"},
           "messages": {"type": "array", "minItems": 1, "items": {"type": "object", "required": ["role"], "properties": {
@@ -50,7 +51,7 @@ enum OpenAISchemas {
           "tool_choice": {"type": "string", "enum": ["auto", "none", "required"]}}}
         """##
 
-    static let chatCompletion = ##"""
+    package static let chatCompletion = ##"""
         {"type": "object", "required": ["id", "object", "created", "model", "choices"], "properties": {
           "id": {"type": "string"}, "object": {"type": "string"}, "created": {"type": "integer"},
           "model": {"type": "string"},

@@ -1,4 +1,5 @@
 import Foundation
+import ServerKit
 
 /// A `multipart/form-data` body (RFC 7578) split into its parts, without I/O: each part's
 /// `name`, `filename`, content type and bytes.
@@ -7,8 +8,8 @@ import Foundation
 /// let form = try MultipartForm(body: request.body, contentType: request.header("Content-Type"))
 /// form.part(named: "file")?.bytes
 /// ```
-struct MultipartForm: Sendable {
-    struct Part: Sendable {
+package struct MultipartForm: Sendable {
+    package struct Part: Sendable {
         var name: String
         var filename: String?
         var contentType: String?
@@ -19,17 +20,17 @@ struct MultipartForm: Sendable {
     }
 
     /// Why a body is not a form.
-    struct Malformed: Error, Equatable, CustomStringConvertible {
-        let description: String
+    package struct Malformed: Error, Equatable, CustomStringConvertible {
+        package let description: String
     }
 
-    let parts: [Part]
+    package let parts: [Part]
 
     /// The first part called `name`.
-    func part(named name: String) -> Part? { parts.first { $0.name == name } }
+    package func part(named name: String) -> Part? { parts.first { $0.name == name } }
 
     /// The boundary of a `multipart/form-data` content type, or nil.
-    static func boundary(of contentType: String?) -> String? {
+    package static func boundary(of contentType: String?) -> String? {
         guard let contentType else { return nil }
         let pieces = contentType.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
         guard pieces.first?.lowercased() == "multipart/form-data" else { return nil }
@@ -45,7 +46,7 @@ struct MultipartForm: Sendable {
         return nil
     }
 
-    init(body: [UInt8], contentType: String?) throws(Malformed) {
+    package init(body: [UInt8], contentType: String?) throws(Malformed) {
         guard let boundary = Self.boundary(of: contentType) else {
             throw Malformed(description: "the body is not multipart/form-data with a boundary")
         }
@@ -93,7 +94,7 @@ struct MultipartForm: Sendable {
     }
 
     /// `key="value"` (or unquoted) among a header value's parameters.
-    static func parameter(_ key: String, in value: String) -> String? {
+    package static func parameter(_ key: String, in value: String) -> String? {
         for piece in value.split(separator: ";").dropFirst() {
             let pair = piece.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             guard pair.count == 2, pair[0].lowercased() == key else { continue }
@@ -107,7 +108,7 @@ struct MultipartForm: Sendable {
     }
 
     /// The first index of `needle` in `haystack` at or after `from`.
-    static func find(_ needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
+    package static func find(_ needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
         guard let first = needle.first, haystack.count >= needle.count else { return nil }
         var i = from
         let last = haystack.count - needle.count

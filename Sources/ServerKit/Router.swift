@@ -35,9 +35,9 @@ public struct Route: Sendable {
     public var operation: APIOperation
     public var handler: @Sendable (RequestContext) async throws -> HTTPResponse
     /// The pattern split at `/`, once: every request is matched against every route.
-    let segments: [Substring]
+    package let segments: [Substring]
 
-    init(
+    package init(
         method: String, pattern: String, authenticated: Bool, operation: APIOperation,
         handler: @escaping @Sendable (RequestContext) async throws -> HTTPResponse
     ) {
@@ -49,7 +49,7 @@ public struct Route: Sendable {
         segments = pattern.split(separator: "/")
     }
     /// `{name}` parts of the pattern.
-    var pathParameters: [String] {
+    package var pathParameters: [String] {
         segments.filter { $0.hasPrefix("{") && $0.hasSuffix("}") }.map { String($0.dropFirst().dropLast()) }
     }
 }
@@ -78,11 +78,11 @@ public final class Router: HTTPResponder {
     public let routes: [Route]
     private let authenticate: @Sendable (HTTPRequest) async throws -> TokenClaims
     private let fallback: (@Sendable (HTTPRequest) -> HTTPResponse)?
-    let limiter: RateLimiter
-    let cors: CORSPolicy
+    package let limiter: RateLimiter
+    package let cors: CORSPolicy
     private let log: @Sendable (String) -> Void
 
-    init(
+    package init(
         routes: RouteList, authenticate: @escaping @Sendable (HTTPRequest) async throws -> TokenClaims,
         limiter: RateLimiter = RateLimiter(rate: 0, burst: 1), cors: CORSPolicy = CORSPolicy(allowedOrigins: []),
         log: @escaping @Sendable (String) -> Void = Router.standardErrorLog,
@@ -151,7 +151,7 @@ public final class Router: HTTPResponder {
     }
 
     /// The client's answer to `error`; an internal one is logged with the request id.
-    func answer(_ error: any Error, request: HTTPRequest, requestID: String) -> HTTPResponse {
+    package func answer(_ error: any Error, request: HTTPRequest, requestID: String) -> HTTPResponse {
         let apiError = APIError(error, requestID: requestID)
         if apiError.status >= 500 {
             log("request \(requestID) \(request.method) \(request.path.prefix(200)): \(apiError.status): \(error)")
@@ -159,11 +159,11 @@ public final class Router: HTTPResponder {
         return apiError.response
     }
 
-    static func makeRequestID() -> String {
+    package static func makeRequestID() -> String {
         String(UInt64.random(in: 0...UInt64.max), radix: 16)
     }
 
-    static func match(_ pattern: [Substring], _ segments: [String]) -> [String: String]? {
+    package static func match(_ pattern: [Substring], _ segments: [String]) -> [String: String]? {
         guard pattern.count == segments.count else { return nil }
         var parameters: [String: String] = [:]
         for (part, segment) in zip(pattern, segments) {

@@ -1,16 +1,17 @@
 import Foundation
 import FoundationModels
 import OpenAIWire
+import ServerKit
 
 /// A chat completion request checked and mapped onto the model seam: the transcript, the tools
 /// the model may call, the schema, the options, and what the server applies itself (stop
 /// sequences).
-struct CompletionPlan: Sendable {
-    var generation: LanguageModelExecutorGenerationRequest
-    var stream: Bool
-    var includeUsage: Bool
-    var stopSequences: [String]
-    var maximumTokens: Int?
+package struct CompletionPlan: Sendable {
+    package var generation: LanguageModelExecutorGenerationRequest
+    package var stream: Bool
+    package var includeUsage: Bool
+    package var stopSequences: [String]
+    package var maximumTokens: Int?
 }
 
 extension ChatCompletionRequest {
@@ -18,7 +19,7 @@ extension ChatCompletionRequest {
     /// (for schemas).
     ///
     /// - Throws: `OpenAIError` 400 naming the parameter at fault.
-    func plan(body: GeneratedContent) throws -> CompletionPlan {
+    package func plan(body: GeneratedContent) throws -> CompletionPlan {
         func bad(_ message: String, _ param: String) -> OpenAIError { .invalidRequest(message, param: param) }
         if let n, n != 1 { throw bad("only n = 1 is supported", "n") }
         if let temperature, !(0...2).contains(temperature) {
@@ -148,7 +149,7 @@ extension ChatCompletionRequest {
     /// `messages` as a transcript: system and developer messages become the instructions (with
     /// every tool's definition), user messages prompts, assistant messages responses or tool
     /// calls, tool messages the outputs of the calls they answer.
-    static func transcript(
+    package static func transcript(
         _ messages: [OpenAIMessage], tools: [Transcript.ToolDefinition], options: GenerationOptions,
         schema: GenerationSchema?, context: ContextOptions, extraInstruction: String?
     ) throws -> Transcript {

@@ -2,6 +2,7 @@ import Foundation
 import FoundationModels
 import HTTPCore
 import OpenAIWire
+import ServerKit
 import Synchronization
 
 /// The OpenAI-compatible API: `GET /v1/models` and `POST /v1/chat/completions` (streamed as
@@ -10,21 +11,30 @@ import Synchronization
 ///
 /// The routes authenticate themselves (with the server's token check) so that a bad key gets
 /// OpenAI's 401, not the chat API's.
-struct OpenAIAPI: Sendable {
-    let model: ServerModel
-    let authenticate: @Sendable (HTTPRequest) async throws -> TokenClaims
+package struct OpenAIAPI: Sendable {
+    package let model: ServerModel
+    package let authenticate: @Sendable (HTTPRequest) async throws -> TokenClaims
     /// Completions admitted at once (running or waiting for the engine); more get 429.
-    let queue: CompletionQueue
+    package let queue: CompletionQueue
 
     /// How many completions a server admits at once, running or waiting for the engine: the
     /// engine decodes up to 16 sequences of a model in one batch.
-    static let defaultQueueCapacity = 16
+    package static let defaultQueueCapacity = 16
+
+    package init(
+        model: ServerModel, authenticate: @escaping @Sendable (HTTPRequest) async throws -> TokenClaims,
+        queue: CompletionQueue
+    ) {
+        self.model = model
+        self.authenticate = authenticate
+        self.queue = queue
+    }
 
     /// Whether `path` is under the API (`/v1/…`): errors there are in OpenAI's shape, the HTTP
     /// layer's own included.
-    static func owns(_ path: String) -> Bool { path == "/v1" || path.hasPrefix("/v1/") }
+    package static func owns(_ path: String) -> Bool { path == "/v1" || path.hasPrefix("/v1/") }
 
-    func add(to routes: inout RouteList) {
+    package func add(to routes: inout RouteList) {
         routes.add(
             "GET", "/v1/models", authenticated: false,
             APIOperation(
@@ -230,7 +240,7 @@ struct OpenAIAPI: Sendable {
     }
 
     /// The engine's errors as OpenAI's: what the request asked for wrongly is a 400.
-    static func translate(_ error: any Error) -> any Error {
+    package static func translate(_ error: any Error) -> any Error {
         guard let error = error as? LanguageModelSession.GenerationError else { return error }
         switch error {
         case .exceededContextWindowSize:
@@ -251,15 +261,15 @@ struct OpenAIAPI: Sendable {
 }
 
 /// Completions admitted at once; beyond `capacity`, new ones are refused (429).
-final class CompletionQueue: Sendable {
-    let capacity: Int
+package final class CompletionQueue: Sendable {
+    package let capacity: Int
     private let count = Mutex(0)
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = capacity
     }
 
-    func admit() -> Bool {
+    package func admit() -> Bool {
         count.withLock { count in
             guard count < capacity else { return false }
             count += 1
@@ -267,10 +277,10 @@ final class CompletionQueue: Sendable {
         }
     }
 
-    func leave() {
+    package func leave() {
         count.withLock { $0 -= 1 }
     }
 
     /// Completions running or waiting now.
-    var admitted: Int { count.withLock { $0 } }
+    package var admitted: Int { count.withLock { $0 } }
 }

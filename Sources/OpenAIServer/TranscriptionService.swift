@@ -1,5 +1,6 @@
 import Executors
 import Foundation
+import ServerKit
 import Synchronization
 import Whisper
 
@@ -8,7 +9,7 @@ import Whisper
 /// (running or waiting). A request's task awaits its result without holding a thread.
 public final class TranscriptionService: Sendable {
     /// Why a transcription was not run.
-    enum Refusal: Error, Equatable {
+    package enum Refusal: Error, Equatable {
         /// No speech model: the reason says how to get one.
         case unavailable(String)
         /// `capacity` transcriptions are already admitted.
@@ -47,13 +48,13 @@ public final class TranscriptionService: Sendable {
     public var isAvailable: Bool { worker != nil }
 
     /// What the web app needs to know to offer dictation (`speech` in `GET /api/me`).
-    var state: SpeechState {
+    package var state: SpeechState {
         SpeechState(available: isAvailable, model: isAvailable ? modelID : nil, message: unavailableReason)
     }
 
     /// Decodes the audio (`samples`) and transcribes it on the model's thread. Throws a
     /// ``Refusal``, or what `samples` throws.
-    func transcribe(
+    package func transcribe(
         options: TranscriptionOptions, samples: @escaping @Sendable () throws -> [Float]
     ) async throws -> Transcription {
         guard let worker else { throw Refusal.unavailable(unavailableReason) }
@@ -73,13 +74,13 @@ public final class TranscriptionService: Sendable {
 }
 
 /// Speech to text as the web app sees it: whether the composers offer the microphone.
-struct SpeechState: Encodable, Sendable {
+package struct SpeechState: Encodable, Sendable {
     /// Whether a speech model is configured (it loads at the first transcription).
-    var available: Bool
+    package var available: Bool
     /// The speech model's id, e.g. `whisper-base`.
-    var model: String?
+    package var model: String?
     /// Why there is none and what to do; empty when there is one.
-    var message: String
+    package var message: String
 }
 
 /// The speech model, loaded on first use by the one thread that owns the slot.
@@ -87,11 +88,11 @@ private final class SpeechModelSlot {
     private let directory: URL
     private var loaded: Result<WhisperModel, TranscriptionService.Refusal>?
 
-    init(directory: URL) {
+    package init(directory: URL) {
         self.directory = directory
     }
 
-    func model() -> Result<WhisperModel, TranscriptionService.Refusal> {
+    package func model() -> Result<WhisperModel, TranscriptionService.Refusal> {
         if let loaded { return loaded }
         let result: Result<WhisperModel, TranscriptionService.Refusal>
         do {

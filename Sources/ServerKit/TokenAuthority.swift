@@ -215,12 +215,12 @@ public struct TokenAuthority: Sendable {
 
 /// A token's payload as signed, before the times are checked against the clock.
 private struct SignedClaims: Sendable {
-    var user: UserID
-    var issuedAt: Int64?
-    var expiresAt: Int64?
-    var isAdmin: Bool
-    var authTime: Int64?
-    var generation: Int64
+    package var user: UserID
+    package var issuedAt: Int64?
+    package var expiresAt: Int64?
+    package var isAdmin: Bool
+    package var authTime: Int64?
+    package var generation: Int64
 }
 
 /// The claims of tokens whose signature was checked, by signature; bounded (emptied when full).
@@ -228,11 +228,11 @@ private final class VerifiedTokens: Sendable {
     private let entries = Mutex<[[UInt8]: SignedClaims]>([:])
     private let capacity = 65_536
 
-    func claims(signature: [UInt8]) -> SignedClaims? {
+    package func claims(signature: [UInt8]) -> SignedClaims? {
         entries.withLock { $0[signature] }
     }
 
-    func insert(_ claims: SignedClaims, signature: [UInt8]) {
+    package func insert(_ claims: SignedClaims, signature: [UInt8]) {
         entries.withLock { entries in
             if entries.count >= capacity { entries.removeAll() }
             entries[signature] = claims

@@ -1,4 +1,5 @@
 import FoundationModels
+import ServerKit
 
 /// How large a client's schema grows once the engine compiles it, estimated before any model
 /// work, so that a small request cannot make the server build an enormous automaton.
@@ -11,16 +12,16 @@ import FoundationModels
 /// automaton states it needs (the bytes of its keys, choices and pattern, a constant per
 /// value), and stops as soon as the total passes ``limit``: estimating costs at most about
 /// `limit` steps, whatever the schema.
-struct SchemaExpansion {
+package struct SchemaExpansion {
     /// The most estimated automaton states a schema may expand to. A tool's arguments or a
     /// response of a few hundred fields stay far below it; the grammar compiler has its own,
     /// larger bounds (`Grammar.defaultStateLimit`) for what this estimate misses.
-    static let limit = 200_000
+    package static let limit = 200_000
     /// How many times the engine unrolls a recursive reference (`guidanceSchema(maximumDepth:)`).
-    static let inliningDepth = 3
+    package static let inliningDepth = 3
 
     /// The schema grew past the limit.
-    struct TooLarge: Error {}
+    package struct TooLarge: Error {}
 
     private let definitions: [String: SchemaNode]
     private var expanding: [String: Int] = [:]
@@ -34,7 +35,7 @@ struct SchemaExpansion {
     }
 
     /// The estimated size of `schema`, or nil when it passes `limit`.
-    static func estimate(_ schema: GenerationSchema, limit: Int = limit) -> Int? {
+    package static func estimate(_ schema: GenerationSchema, limit: Int = limit) -> Int? {
         var walk = SchemaExpansion(schema)
         return try? walk.weight(of: schema.root, budget: limit)
     }
@@ -100,7 +101,7 @@ struct SchemaExpansion {
     /// A pattern's bytes, plus the upper bound of each counted repetition (`{n}`, `{n,m}`) as
     /// the states it unrolls to. Nested repetitions multiply in the compiler; the grammar's own
     /// bounds catch what this sum misses.
-    static func patternWeight(_ pattern: String) -> Int {
+    package static func patternWeight(_ pattern: String) -> Int {
         var weight = pattern.utf8.count
         var number = 0
         var inBraces = false

@@ -1,5 +1,5 @@
 /// Base64url without padding (RFC 4648 §5), as JWTs use it.
-enum Base64URL {
+package enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
     private static let values: [UInt8] = {
         var table = [UInt8](repeating: 0xFF, count: 256)
@@ -7,7 +7,7 @@ enum Base64URL {
         return table
     }()
 
-    static func encode(_ bytes: some Collection<UInt8>) -> String {
+    package static func encode(_ bytes: some Collection<UInt8>) -> String {
         let input = Array(bytes)
         var output: [UInt8] = []
         output.reserveCapacity((input.count * 4 + 2) / 3)
@@ -32,7 +32,7 @@ enum Base64URL {
 
     /// Decodes unpadded base64url; nil on any character outside the alphabet, a length that
     /// cannot occur, or non-zero trailing bits.
-    static func decode(_ text: some StringProtocol) -> [UInt8]? {
+    package static func decode(_ text: some StringProtocol) -> [UInt8]? {
         let input = Array(text.utf8)
         guard input.count % 4 != 1 else { return nil }
         var output: [UInt8] = []

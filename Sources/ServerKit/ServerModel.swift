@@ -41,24 +41,24 @@ public struct ServerModel: Sendable {
     }
 
     /// The model a feature runs on: the local one when it is there, else the fallback.
-    struct Choice: Sendable {
-        let model: any LanguageModel
+    package struct Choice: Sendable {
+        package let model: any LanguageModel
         /// What each result says produced it.
-        let name: String
+        package let name: String
         /// The local model when it is the one chosen: what only it can answer (token counts, its
         /// context size, its languages, loading) is asked of it.
-        let local: SystemLanguageModel?
+        package let local: SystemLanguageModel?
     }
 
     /// What the features run on now; nil when neither the local model nor a fallback is there.
-    var choice: Choice? {
+    package var choice: Choice? {
         if let model { return Choice(model: model, name: name ?? "local", local: model) }
         if let fallback { return Choice(model: fallback.model, name: fallback.name, local: nil) }
         return nil
     }
 
     /// The model for a route that needs one, or the API's 409 `model_unavailable` with `message`.
-    func required() throws -> Choice {
+    package func required() throws -> Choice {
         guard let choice else { throw APIError(status: 409, code: "model_unavailable", message: message) }
         return choice
     }

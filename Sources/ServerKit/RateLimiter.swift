@@ -2,28 +2,28 @@ import ChatStore
 import Foundation
 
 /// Per-user token buckets: `rate` requests a second on average, bursts up to `burst`.
-final class RateLimiter: @unchecked Sendable {
+package final class RateLimiter: @unchecked Sendable {
     // @unchecked Sendable: `buckets` is only touched inside `lock`.
 
-    struct Bucket {
+    package struct Bucket {
         var tokens: Double
         var updated: Double
     }
 
-    let rate: Double
-    let burst: Double
+    package let rate: Double
+    package let burst: Double
     private let lock = NSLock()
     private var buckets: [UserID: Bucket] = [:]
     private var lastSweep: Double = 0
 
     /// `rate` 0 turns limiting off.
-    init(rate: Double, burst: Double) {
+    package init(rate: Double, burst: Double) {
         self.rate = rate
         self.burst = max(1, burst)
     }
 
     /// Takes one token for `user`; nil when allowed, else the seconds until one is free.
-    func take(_ user: UserID, now: Double = ProcessInfo.processInfo.systemUptime) -> Int? {
+    package func take(_ user: UserID, now: Double = ProcessInfo.processInfo.systemUptime) -> Int? {
         guard rate > 0 else { return nil }
         lock.lock()
         defer { lock.unlock() }

@@ -2,19 +2,19 @@ import Foundation
 import HTTPCore
 
 /// Reading request bodies and writing response bodies as JSON.
-enum JSONBody {
-    static let encoder: JSONEncoder = {
+package enum JSONBody {
+    package static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         return encoder
     }()
 
-    static func encode(_ value: some Encodable) throws -> [UInt8] {
+    package static func encode(_ value: some Encodable) throws -> [UInt8] {
         Array(try encoder.encode(value))
     }
 
     /// A JSON response with `value` as body.
-    static func response(_ value: some Encodable, status: Int = 200) -> HTTPResponse {
+    package static func response(_ value: some Encodable, status: Int = 200) -> HTTPResponse {
         do {
             return .json(bytes: try encode(value), status: status)
         } catch {
@@ -23,7 +23,9 @@ enum JSONBody {
     }
 
     /// Decodes the request body; throws `APIError` 400 (or 415) with a reason naming the field.
-    static func decode<T: Decodable>(_ type: T.Type, from request: HTTPRequest, emptyAs empty: T? = nil) throws -> T {
+    package static func decode<T: Decodable>(_ type: T.Type, from request: HTTPRequest, emptyAs empty: T? = nil) throws
+        -> T
+    {
         if let contentType = request.header("Content-Type"), !contentType.lowercased().contains("json") {
             throw APIError(status: 415, code: "unsupported_media_type", message: "send the body as application/json")
         }
@@ -45,7 +47,7 @@ enum JSONBody {
     }
 
     /// A short reason for a decoding failure, e.g. "missing field 'text'".
-    static func reason(_ error: DecodingError) -> String {
+    package static func reason(_ error: DecodingError) -> String {
         func path(_ context: DecodingError.Context, _ extra: (any CodingKey)? = nil) -> String {
             let keys = context.codingPath + (extra.map { [$0] } ?? [])
             let text = keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
