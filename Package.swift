@@ -184,19 +184,27 @@ let package = Package(
                 "ServerKit", "OpenAIWire", "FoundationModels", "HTTPCore", "Whisper", "AudioDecoding", "Executors",
             ],
             swiftSettings: common),
-        // The chat and the assistant, and the server that serves them with the OpenAI API and the web app.
+        // The private assistant: its routes under /api/assistant/, its sessions and turns, images.
+        .target(
+            name: "AssistantServer",
+            dependencies: [
+                "ServerKit", "ChatStore", "FoundationModels", "HTTPCore", "Markdown",
+            ],
+            swiftSettings: common),
+        // The chat, and the server that serves it with the assistant, the OpenAI API and the web app.
         .target(
             name: "Server",
             dependencies: [
-                "ServerKit", "OpenAIServer", "ChatStore", "ChatIntelligence", "FoundationModels", "ModelStore",
-                "Digests", "HTTPCore", "CSodium", "Markdown", "JSONSyntax",
+                "ServerKit", "OpenAIServer", "AssistantServer", "ChatStore", "ChatIntelligence", "FoundationModels",
+                "ModelStore", "Digests", "HTTPCore", "CSodium", "JSONSyntax",
             ],
             resources: [.copy("Web")], swiftSettings: common),
 
         .executableTarget(
             name: "sotto",
             dependencies: [
-                "Inference", "Kernels", "ModelStore", "Server", "ServerKit", "OpenAIServer", "ChatStore",
+                "Inference", "Kernels", "ModelStore", "Server", "ServerKit", "OpenAIServer", "AssistantServer",
+                "ChatStore",
                 "FoundationModels", "LocalEngine", "EngineService", "OpenAIModel", "Whisper", "AudioDecoding",
             ],
             swiftSettings: common),
@@ -298,7 +306,7 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "ServerKit", "OpenAIServer", "HTTPCore", "ChatIntelligence", "ChatStore",
+                "Server", "ServerKit", "OpenAIServer", "AssistantServer", "HTTPCore", "ChatIntelligence", "ChatStore",
                 "CSodium", "FoundationModels", "LocalEngine", "ModelStore", "TestSupport",
             ],
             swiftSettings: common),

@@ -1,3 +1,4 @@
+import AssistantServer
 import Foundation
 import OpenAIModel
 import Server

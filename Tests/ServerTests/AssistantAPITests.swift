@@ -5,6 +5,7 @@ import LocalEngine
 import TestSupport
 import Testing
 
+@testable import AssistantServer
 @testable import Server
 @testable import ServerKit
 

@@ -5,6 +5,7 @@ import LocalEngine
 import TestSupport
 import Testing
 
+@testable import AssistantServer
 @testable import Server
 
 /// The assistant's images through the API: PNG and JPEG are taken (their first bytes decide),

@@ -4,6 +4,7 @@ import Synchronization
 import TestSupport
 import Testing
 
+@testable import AssistantServer
 @testable import Server
 
 /// Images made on request by a configured image model (`sotto serve --image-url`), through the

@@ -1,6 +1,8 @@
+import AssistantServer
 import ChatStore
 import HTTPCore
 import OpenAIServer
+import ServerKit
 
 // Request and response bodies of the JSON API. Field names are snake_case on the wire.
 

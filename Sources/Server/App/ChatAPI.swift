@@ -1,3 +1,4 @@
+import AssistantServer
 import ChatStore
 import Foundation
 import HTTPCore

@@ -400,38 +400,3 @@ struct SearchResponse: Encodable {
     var query: String
     var results: [SearchHit]
 }
-
-/// The model as the web app sees it.
-struct ModelState: Encodable, Sendable {
-    struct Tool: Encodable, Sendable {
-        var id: String
-        var title: String
-    }
-
-    /// Whether the features work: the local model is there, or the fallback stands in for it.
-    var available: Bool
-    /// The model the features use (the fallback's "m at http://host/v1" when it stands in).
-    var name: String?
-    /// True when the features run on the fallback: what is written is sent to its endpoint.
-    var fallback: Bool
-    /// Why the local model is unavailable: `not_downloaded`, `machine_too_small`, `turned_off` or
-    /// `no_model` (also when the fallback stands in for it).
-    var reason: String?
-    /// What is wrong with the local model and what to do about it; empty when it is there.
-    var message: String
-    var tools: [Tool]
-    /// The languages offered: those the local model supports, or all of them for a fallback
-    /// (whose languages the server cannot know).
-    var languages: [TranslationLanguage]
-
-    init(_ model: ServerModel) {
-        let choice = model.choice
-        available = choice != nil
-        name = choice?.name
-        fallback = choice != nil && choice?.local == nil
-        reason = model.unavailability?.rawValue
-        message = model.message
-        tools = WritingTool.allCases.map { .init(id: $0.rawValue, title: $0.title) }
-        languages = model.model.map { TranslationLanguage.supported(by: $0) } ?? TranslationLanguage.all
-    }
-}

@@ -1,3 +1,4 @@
+import AssistantServer
 import Foundation
 import OpenAIServer
 import ServerKit

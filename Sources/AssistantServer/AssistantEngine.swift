@@ -16,29 +16,29 @@ import ServerKit
 ///   within a token (a stream nobody reads stops), and the partial answer is stored, marked
 ///   stopped.
 /// - A turn that would not fit the window is refused before any generation (``ContextFull``).
-final class AssistantEngine: @unchecked Sendable {
+package final class AssistantEngine: @unchecked Sendable {
     // @unchecked Sendable: `sessions` and `turns` are only touched inside `lock`.
 
     /// Tokens kept free for the answer: a turn is refused when the window would have fewer.
-    static let answerReserve = 512
+    package static let answerReserve = 512
     /// What a divider's text starts with when the new session starts from a summary.
-    static let summaryPrefix = "Summary of the conversation so far: "
+    package static let summaryPrefix = "Summary of the conversation so far: "
     /// What a divider says when new settings started a new session.
-    static let resetText =
+    package static let resetText =
         "New settings: the model's memory was reset. Earlier messages stay visible, but the model no longer sees them."
     /// Frames are sent at most this often per answer (the last one always).
-    static let frameInterval: TimeInterval = 0.05
+    package static let frameInterval: TimeInterval = 0.05
 
-    static func isSummary(_ dividerText: String) -> Bool { dividerText.hasPrefix(summaryPrefix) }
+    package static func isSummary(_ dividerText: String) -> Bool { dividerText.hasPrefix(summaryPrefix) }
 
     /// How many turns (answers, summaries, continuations) one user may have running at once.
-    static let defaultMaxTurnsPerUser = 2
+    package static let defaultMaxTurnsPerUser = 2
     /// Seconds a user over ``maxTurnsPerUser`` is told to wait (`Retry-After`).
-    static let turnRetrySeconds = 2
+    package static let turnRetrySeconds = 2
 
-    let store: ChatStore
-    let model: ServerModel
-    let maxTurnsPerUser: Int
+    package let store: ChatStore
+    package let model: ServerModel
+    package let maxTurnsPerUser: Int
     private let publish: @Sendable (UserID, String) -> Void
 
     private struct CachedSession {
@@ -63,7 +63,7 @@ final class AssistantEngine: @unchecked Sendable {
     private var background: [UUID: (owner: UserID, task: Task<Void, Never>)] = [:]
 
     /// `publish` sends a frame's JSON to a user's sockets.
-    init(
+    package init(
         store: ChatStore, model: ServerModel, maxTurnsPerUser: Int = AssistantEngine.defaultMaxTurnsPerUser,
         publish: @escaping @Sendable (UserID, String) -> Void
     ) {
@@ -74,7 +74,7 @@ final class AssistantEngine: @unchecked Sendable {
     }
 
     /// The turn would not fit the session's window.
-    struct ContextFull: Error {
+    package struct ContextFull: Error {
         var used: Int
         var needed: Int
         var size: Int
@@ -83,7 +83,7 @@ final class AssistantEngine: @unchecked Sendable {
     // MARK: - Sessions
 
     /// The instructions a session of `conversation` is created with.
-    static func instructions(for conversation: AssistantConversation, summary: String?) -> String {
+    package static func instructions(for conversation: AssistantConversation, summary: String?) -> String {
         var text = conversation.instructions
         if let code = conversation.language, let language = AssistantLanguage.named(code) {
             text += "\nAlways answer in \(language.name), whatever language the user writes in."
@@ -95,7 +95,7 @@ final class AssistantEngine: @unchecked Sendable {
     }
 
     /// The messages the current session sees: those after the last divider, and that divider.
-    static func currentSession(of messages: [AssistantMessage]) -> (
+    package static func currentSession(of messages: [AssistantMessage]) -> (
         divider: AssistantMessage?, history: [AssistantMessage]
     ) {
         guard let last = messages.lastIndex(where: { $0.role == .divider }) else { return (nil, messages) }
@@ -104,7 +104,7 @@ final class AssistantEngine: @unchecked Sendable {
 
     /// The session for `conversation` whose transcript is `history` (user and assistant
     /// messages, oldest first): the kept one when it still matches, else a new one.
-    func session(
+    package func session(
         for conversation: AssistantConversation, divider: AssistantMessage?, history: [AssistantMessage],
         model: any LanguageModel
     ) async -> LanguageModelSession {
@@ -151,14 +151,14 @@ final class AssistantEngine: @unchecked Sendable {
     }
 
     /// Forgets the kept session (a deleted conversation).
-    func forget(_ conversationID: String) {
+    package func forget(_ conversationID: String) {
         withLock { _ = sessions.removeValue(forKey: conversationID) }
     }
 
     /// The tokens the conversation's session holds now, instructions included, of its window; nil
     /// without the local model: the seam counts tokens only for a system model, and a fallback's
     /// endpoint does not say its window (it refuses a request that overflows it, with its error).
-    func context(of conversation: AssistantConversation, for owner: UserID) async throws -> AssistantContext? {
+    package func context(of conversation: AssistantConversation, for owner: UserID) async throws -> AssistantContext? {
         guard let model = model.model else { return nil }
         let messages = try await store.assistantMessages(in: conversation.id, for: owner)
         let (divider, history) = Self.currentSession(of: messages)
@@ -171,7 +171,7 @@ final class AssistantEngine: @unchecked Sendable {
 
     /// Throws the 429 that starting a turn now would, before a route stores anything for it (a
     /// prompt, or deletes the answer it regenerates); the turn's start checks again.
-    func checkCapacity(for owner: UserID) throws {
+    package func checkCapacity(for owner: UserID) throws {
         try withLock { try admissionRefusal(for: owner).map { throw $0 } }
     }
 
@@ -189,11 +189,11 @@ final class AssistantEngine: @unchecked Sendable {
     }
 
     /// Whether an answer is being written in the conversation.
-    func isAnswering(_ conversationID: String) -> Bool { withLock { turns[conversationID] != nil } }
+    package func isAnswering(_ conversationID: String) -> Bool { withLock { turns[conversationID] != nil } }
 
     /// A user's message as the model's prompt: each image as a `FoundationModels` image
     /// attachment (the engine reads it as "[Image context: …]"), then the text.
-    static func prompt(_ text: String, images: [AssistantImage]) -> Prompt {
+    package static func prompt(_ text: String, images: [AssistantImage]) -> Prompt {
         Prompt {
             images.map { Attachment(imageData: Data($0.bytes)) }
             question(text, images: images.count)
@@ -202,7 +202,7 @@ final class AssistantEngine: @unchecked Sendable {
 
     /// What the model is asked: the user's text, or for images sent without any, a request to
     /// describe them (the stored message keeps what the user wrote: nothing).
-    static func question(_ text: String, images: Int) -> String {
+    package static func question(_ text: String, images: Int) -> String {
         guard images > 0, text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return text }
         return images == 1 ? "What does this image show?" : "What do these images show?"
     }
@@ -210,7 +210,8 @@ final class AssistantEngine: @unchecked Sendable {
     /// Checks that `prompt` and an answer fit after what the session holds, before any work.
     ///
     /// - Throws: ``ContextFull`` when they would not.
-    func checkFits(_ prompt: Prompt, in session: LanguageModelSession, model: SystemLanguageModel) async throws {
+    package func checkFits(_ prompt: Prompt, in session: LanguageModelSession, model: SystemLanguageModel) async throws
+    {
         let used = try await model.tokenCount(for: session.transcript)
         let promptTokens = try await model.tokenCount(for: prompt)
         let size = model.contextSize
@@ -224,7 +225,7 @@ final class AssistantEngine: @unchecked Sendable {
     ///
     /// - Throws: `APIError` 409 when the conversation is already answering, 429 when the owner
     ///   already has ``maxTurnsPerUser`` turns running.
-    func startAnswer(
+    package func startAnswer(
         _ prompt: Prompt, in session: LanguageModelSession, conversation: AssistantConversation, owner: UserID,
         stream: Bool, modelName: String
     ) async throws -> AssistantTurnView {
@@ -262,7 +263,7 @@ final class AssistantEngine: @unchecked Sendable {
 
     /// Summarizes the conversation into a new session ("Continue in a new session"): a fresh
     /// session with summarizer instructions writes it, and a divider holding it is stored.
-    func startContinuation(
+    package func startContinuation(
         of conversation: AssistantConversation, messages: [AssistantMessage], owner: UserID, model: any LanguageModel
     ) async throws -> AssistantTurnView {
         let text = Self.conversationText(messages, characterLimit: 6000)
@@ -280,7 +281,7 @@ final class AssistantEngine: @unchecked Sendable {
     }
 
     /// A 3-sentence summary for the Summarize panel, from a fresh session; nothing is stored.
-    func startSummary(
+    package func startSummary(
         of conversation: AssistantConversation, messages: [AssistantMessage], owner: UserID, model: any LanguageModel
     ) throws -> AssistantTurnView {
         let text = Self.conversationText(messages, characterLimit: 6000)
@@ -292,7 +293,7 @@ final class AssistantEngine: @unchecked Sendable {
 
     /// Stops the conversation's answer and waits until what was written is stored (the engine
     /// stops within a token of the cancellation). False when nothing was being answered.
-    func stop(_ conversationID: String, for owner: UserID) async -> Bool {
+    package func stop(_ conversationID: String, for owner: UserID) async -> Bool {
         guard let turn = withLock({ turns[conversationID] }), turn.owner == owner else { return false }
         turn.task.cancel()
         await turn.task.value
@@ -300,12 +301,12 @@ final class AssistantEngine: @unchecked Sendable {
     }
 
     /// Waits until no answer is being written (tests).
-    func waitUntilIdle(timeout: TimeInterval = 120) async {
+    package func waitUntilIdle(timeout: TimeInterval = 120) async {
         let deadline = Date().addingTimeInterval(timeout)
         while withLock({ !turns.isEmpty }), Date() < deadline { try? await Task.sleep(for: .milliseconds(10)) }
     }
 
-    typealias Work =
+    package typealias Work =
         @Sendable (_ update: @escaping @Sendable (String, Int) -> Void) async throws -> (
             String, LanguageModelSession.Usage?
         )

@@ -7,33 +7,44 @@ import ServerKit
 /// The assistant's routes, under `/api/assistant/`: a user's private conversations with the
 /// local model. Every route is authenticated and scoped to its owner: another user's
 /// conversation is not found, exactly as a missing one.
-struct AssistantAPI: Sendable {
-    let store: ChatStore
-    let engine: AssistantEngine
-    let modelState: @Sendable () -> ModelState
+package struct AssistantAPI: Sendable {
+    package let store: ChatStore
+    package let engine: AssistantEngine
+    package let modelState: @Sendable () -> ModelState
     /// The largest image a conversation takes (the upload route's body limit).
-    var maxImageBytes = AssistantAPI.defaultMaxImageBytes
+    package var maxImageBytes = AssistantAPI.defaultMaxImageBytes
     /// The image model images are made with on request; nil: none (the route answers 404).
-    var imageGeneration: ImageGeneration? = nil
-    let imageGate = ImageGenerationGate()
+    package var imageGeneration: ImageGeneration? = nil
+    package let imageGate = ImageGenerationGate()
 
-    static let defaultTitle = "New chat"
+    package init(
+        store: ChatStore, engine: AssistantEngine, modelState: @escaping @Sendable () -> ModelState,
+        maxImageBytes: Int = AssistantAPI.defaultMaxImageBytes, imageGeneration: ImageGeneration? = nil
+    ) {
+        self.store = store
+        self.engine = engine
+        self.modelState = modelState
+        self.maxImageBytes = maxImageBytes
+        self.imageGeneration = imageGeneration
+    }
+
+    package static let defaultTitle = "New chat"
     /// Longest message a user sends, in characters.
-    static let maxMessageLength = 4000
+    package static let maxMessageLength = 4000
 
     /// The preferences the assistant's settings are kept under.
-    enum Setting: String, CaseIterable {
+    package enum Setting: String, CaseIterable {
         case stream = "assistant.stream"
         case showTokens = "assistant.show_tokens"
         case language = "assistant.language"
         case appearance = "assistant.appearance"
     }
 
-    static let appearances = ["system", "light", "dark"]
+    package static let appearances = ["system", "light", "dark"]
 
-    var model: ServerModel { engine.model }
+    package var model: ServerModel { engine.model }
 
-    func add(to routes: inout RouteList) {
+    package func add(to routes: inout RouteList) {
         let ref = AssistantOpenAPI.ref
         routes.add(
             "GET", "/api/assistant",
@@ -353,10 +364,10 @@ struct AssistantAPI: Sendable {
 
     // MARK: - Helpers
 
-    static let answering = APIError(
+    package static let answering = APIError(
         status: 409, code: "answering", message: "this conversation is still answering; wait for it or stop it first")
 
-    func conversationID(_ context: RequestContext) throws -> String {
+    package func conversationID(_ context: RequestContext) throws -> String {
         try Self.checkedID(context.parameter("conversation_id"), field: "conversation_id")
     }
 
@@ -375,7 +386,7 @@ struct AssistantAPI: Sendable {
     }
 
     /// `1234` as `1,234`.
-    static func grouped(_ number: Int) -> String {
+    package static func grouped(_ number: Int) -> String {
         let digits = Array(String(number.magnitude))
         var text = ""
         for (index, digit) in digits.enumerated() {
@@ -385,7 +396,7 @@ struct AssistantAPI: Sendable {
         return (number < 0 ? "-" : "") + text
     }
 
-    func state(for user: UserID) async throws -> AssistantState {
+    package func state(for user: UserID) async throws -> AssistantState {
         await AssistantState(
             model: modelState(), personas: AssistantPersona.presets, languages: AssistantLanguage.all,
             settings: try settings(of: user),
@@ -394,7 +405,7 @@ struct AssistantAPI: Sendable {
             max_image_bytes: maxImageBytes)
     }
 
-    func settings(of user: UserID) async throws -> SettingsView {
+    package func settings(of user: UserID) async throws -> SettingsView {
         let stored = try await store.preferences(for: user)
         return SettingsView(
             stream_responses: stored[Setting.stream.rawValue] != "false",
@@ -403,7 +414,7 @@ struct AssistantAPI: Sendable {
             appearance: stored[Setting.appearance.rawValue] ?? "system")
     }
 
-    func detail(_ id: String, for user: UserID) async throws -> ConversationDetail {
+    package func detail(_ id: String, for user: UserID) async throws -> ConversationDetail {
         let conversation = try await store.assistantConversation(id, for: user)
         let messages = try await store.assistantMessages(in: id, for: user)
         let context = try? await engine.context(of: conversation, for: user)
@@ -413,7 +424,9 @@ struct AssistantAPI: Sendable {
     }
 
     /// The settings a body asks for, over `current` (or the defaults for a new conversation).
-    static func settings(from body: ConversationSettingsBody, language: String?, current: AssistantConversation?)
+    package static func settings(
+        from body: ConversationSettingsBody, language: String?, current: AssistantConversation?
+    )
         throws -> AssistantSettings
     {
         let personaID = body.persona ?? current?.persona ?? "general"

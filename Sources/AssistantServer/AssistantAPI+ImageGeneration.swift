@@ -6,12 +6,12 @@ import ServerKit
 /// Images made from a prompt by the configured image model (``ImageGeneration``): each becomes a
 /// waiting upload of the conversation, as if the user had attached it, naming its model.
 extension AssistantAPI {
-    struct GenerateImageBody: Decodable {
+    package struct GenerateImageBody: Decodable {
         var prompt: String
         var size: String?
     }
 
-    func addImageGenerationRoutes(to routes: inout RouteList) {
+    package func addImageGenerationRoutes(to routes: inout RouteList) {
         routes.add(
             "POST", "/api/assistant/conversations/{conversation_id}/images/generations",
             APIOperation(
@@ -59,7 +59,7 @@ extension AssistantAPI {
         }
     }
 
-    static func imagesOff() -> APIError {
+    package static func imagesOff() -> APIError {
         APIError(
             status: 404, code: "images_off",
             message:
@@ -67,7 +67,7 @@ extension AssistantAPI {
         )
     }
 
-    static func imageInProgress() -> APIError {
+    package static func imageInProgress() -> APIError {
         APIError(
             status: 429, code: "image_in_progress",
             message: "An image of yours is being made; wait for it before asking for another.", retryAfter: 5)

@@ -1,10 +1,11 @@
 import ChatStore
 import Foundation
+import ServerKit
 
 /// A conversation as a Markdown file: the title, its settings, then every message in order
 /// (answers as the model wrote them, dividers as rules with what they say).
-enum AssistantExport {
-    static func markdown(_ conversation: AssistantConversation, _ messages: [AssistantMessage]) -> String {
+package enum AssistantExport {
+    package static func markdown(_ conversation: AssistantConversation, _ messages: [AssistantMessage]) -> String {
         let persona = AssistantPersona.preset(conversation.persona)?.title ?? "Custom instructions"
         var lines = [
             "# \(conversation.title)", "",
@@ -24,7 +25,7 @@ enum AssistantExport {
     }
 
     /// A file name from the title: letters, digits and dashes, ending in `.md`.
-    static func filename(for conversation: AssistantConversation) -> String {
+    package static func filename(for conversation: AssistantConversation) -> String {
         let slug = conversation.title.lowercased().unicodeScalars.map {
             CharacterSet.alphanumerics.contains($0) && $0.isASCII ? Character($0) : "-"
         }

@@ -4,12 +4,12 @@ import ServerKit
 /// The assistant's part of the OpenAPI document: its path parameter and data types, merged
 /// into `components` by ``OpenAPIDocument`` (the routes themselves are described in
 /// ``AssistantAPI``).
-enum AssistantOpenAPI {
-    static func ref(_ name: String) -> String { APIOperation.ref(name) }
+package enum AssistantOpenAPI {
+    package static func ref(_ name: String) -> String { APIOperation.ref(name) }
 
-    static let idPattern = "^[A-Za-z0-9_-]{1,64}$"
+    package static let idPattern = "^[A-Za-z0-9_-]{1,64}$"
 
-    static let settingsBody = ##"""
+    package static let settingsBody = ##"""
         {"type": "object", "properties": {
           "stream_responses": {"type": "boolean"},
           "show_token_counts": {"type": "boolean"},
@@ -17,7 +17,7 @@ enum AssistantOpenAPI {
           "appearance": {"type": "string", "enum": ["system", "light", "dark"]}}}
         """##
 
-    static let conversationBody = ##"""
+    package static let conversationBody = ##"""
         {"type": "object", "properties": {
           "title": {"type": "string", "minLength": 1, "maxLength": 120, "pattern": "\\S"},
           "persona": {"type": "string", "enum": ["general", "writing_coach", "swift_reviewer", "translator", "concise", "custom"]},
@@ -27,17 +27,17 @@ enum AssistantOpenAPI {
         """##
 
     /// An image file, as the body of an upload and of its download.
-    static let imageBody = ##"{"type": "string", "format": "binary"}"##
-    static let imageMediaTypes = ["image/png", "image/jpeg"]
+    package static let imageBody = ##"{"type": "string", "format": "binary"}"##
+    package static let imageMediaTypes = ["image/png", "image/jpeg"]
 
-    static let generateImageBody = ##"""
+    package static let generateImageBody = ##"""
         {"type": "object", "required": ["prompt"], "properties": {
           "prompt": {"type": "string", "minLength": 1, "maxLength": 1000},
           "size": {"type": "string", "description": "One of the sizes /api/me lists under images.sizes."}}}
         """##
 
     /// `components.parameters` entries.
-    static var parameters: [String: Any] {
+    package static var parameters: [String: Any] {
         [
             "conversation_id": [
                 "name": "conversation_id", "in": "path", "required": true,
@@ -53,7 +53,7 @@ enum AssistantOpenAPI {
     }
 
     /// `components.schemas` entries.
-    static var schemas: [String: Any] {
+    package static var schemas: [String: Any] {
         guard let value = try? JSONSerialization.jsonObject(with: Data(schemasJSON.utf8)) as? [String: Any] else {
             preconditionFailure("AssistantOpenAPI.schemasJSON is not a JSON object")
         }

@@ -9,35 +9,35 @@ import ServerKit
 /// usual limit), shown as thumbnails, and sent with a message that names them (`image_ids`),
 /// whose prompt then carries them as `FoundationModels` image attachments.
 extension AssistantAPI {
-    static let defaultMaxImageBytes = 8 * 1024 * 1024
+    package static let defaultMaxImageBytes = 8 * 1024 * 1024
     private static let conversationsPrefix = "/api/assistant/conversations/"
 
     /// Whether a request head is an image upload: the route whose body may be larger than the
     /// others' (decided before the body is read, so a larger one is refused with 413 at once).
-    static func isImageUpload(method: String, path: String) -> Bool {
+    package static func isImageUpload(method: String, path: String) -> Bool {
         guard method == "POST", path.hasPrefix(conversationsPrefix), path.hasSuffix("/images") else { return false }
         let id = path.dropFirst(conversationsPrefix.count).dropLast("/images".count)
         return (try? ChatStore.validatedAssistantID(String(id))) != nil
     }
 
     /// The image type the first bytes say (PNG's signature, JPEG's start-of-image marker), or nil.
-    static func imageType(of bytes: [UInt8]) -> String? {
+    package static func imageType(of bytes: [UInt8]) -> String? {
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "image/png" }
         if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
         return nil
     }
 
-    static func notAnImage() -> APIError {
+    package static func notAnImage() -> APIError {
         APIError(status: 400, code: "not_an_image", message: "That file is not a PNG or JPEG image.")
     }
 
-    static func imageTooLarge(_ limit: Int) -> APIError {
+    package static func imageTooLarge(_ limit: Int) -> APIError {
         APIError(
             status: 413, code: "image_too_large",
             message: "That image is larger than \(limit / (1024 * 1024)) MB; attach a smaller one.")
     }
 
-    func addImageRoutes(to routes: inout RouteList) {
+    package func addImageRoutes(to routes: inout RouteList) {
         let ref = AssistantOpenAPI.ref
         routes.add(
             "POST", "/api/assistant/conversations/{conversation_id}/images",
@@ -95,7 +95,7 @@ extension AssistantAPI {
     }
 
     /// An id from outside, or a 400 naming the field.
-    static func checkedID(_ text: String, field: String) throws -> String {
+    package static func checkedID(_ text: String, field: String) throws -> String {
         do {
             return try ChatStore.validatedAssistantID(text, field: field)
         } catch let error as ChatStoreError {
@@ -104,7 +104,8 @@ extension AssistantAPI {
     }
 
     /// The images a message names, checked before anything is stored or computed.
-    func images(named ids: [String], in conversation: String, for user: UserID) async throws -> [AssistantImage] {
+    package func images(named ids: [String], in conversation: String, for user: UserID) async throws -> [AssistantImage]
+    {
         guard ids.count <= ChatStore.maxAssistantImages else {
             throw APIError.badRequest("image_ids: at most \(ChatStore.maxAssistantImages) images on a message")
         }

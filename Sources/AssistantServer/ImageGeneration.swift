@@ -1,4 +1,5 @@
 import ChatStore
+import ServerKit
 import Synchronization
 
 /// An image model the server calls when a user asks for an image (`sotto serve --image-url`).
@@ -16,7 +17,7 @@ public struct ImageGeneration: Sendable {
     public var model: String
     /// The sizes a request may ask for.
     public var sizes: [String]
-    let make: Make
+    package let make: Make
 
     public init(model: String, sizes: [String], make: @escaping Make) {
         self.model = model
@@ -25,16 +26,16 @@ public struct ImageGeneration: Sendable {
     }
 
     /// The longest prompt taken, in characters.
-    static let maxPromptLength = 1000
+    package static let maxPromptLength = 1000
 }
 
 /// Whether images can be made, as `/api/me` reports it (the assistant composer's image button).
-struct ImageGenerationState: Encodable, Sendable {
-    var available: Bool
-    var model: String?
-    var sizes: [String]?
+package struct ImageGenerationState: Encodable, Sendable {
+    package var available: Bool
+    package var model: String?
+    package var sizes: [String]?
 
-    init(_ generation: ImageGeneration?) {
+    package init(_ generation: ImageGeneration?) {
         available = generation != nil
         model = generation?.model
         sizes = generation?.sizes
@@ -43,11 +44,11 @@ struct ImageGenerationState: Encodable, Sendable {
 
 /// The users with an image being made: one at a time each (an image takes tens of seconds of
 /// someone else's machine).
-final class ImageGenerationGate: Sendable {
+package final class ImageGenerationGate: Sendable {
     private let busy = Mutex<Set<UserID>>([])
 
     /// Marks `user` busy; false when they already were.
-    func enter(_ user: UserID) -> Bool { busy.withLock { $0.insert(user).inserted } }
+    package func enter(_ user: UserID) -> Bool { busy.withLock { $0.insert(user).inserted } }
 
-    func leave(_ user: UserID) { _ = busy.withLock { $0.remove(user) } }
+    package func leave(_ user: UserID) { _ = busy.withLock { $0.remove(user) } }
 }

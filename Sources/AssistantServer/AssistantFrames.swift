@@ -7,22 +7,22 @@ import ServerKit
 /// A stored message as the API and the frames send it: assistant answers and dividers with
 /// their Markdown rendered to safe HTML on the server (``MarkdownRenderer``); a user's own text
 /// is sent as text only, for the page to show escaped.
-struct AssistantMessageView: Encodable, Sendable, Equatable {
-    var id: String
-    var conversation_id: String
-    var role: String
-    var text: String
-    var html: String?
-    var input_tokens: Int?
-    var output_tokens: Int?
-    var model: String?
-    var stopped: Bool
-    var created_at: Timestamp
-    var images: [AssistantImageInfo]
+package struct AssistantMessageView: Encodable, Sendable, Equatable {
+    package var id: String
+    package var conversation_id: String
+    package var role: String
+    package var text: String
+    package var html: String?
+    package var input_tokens: Int?
+    package var output_tokens: Int?
+    package var model: String?
+    package var stopped: Bool
+    package var created_at: Timestamp
+    package var images: [AssistantImageInfo]
     /// Dividers: the new session starts from a summary of the conversation.
-    var summary: Bool?
+    package var summary: Bool?
 
-    init(_ message: AssistantMessage) {
+    package init(_ message: AssistantMessage) {
         id = message.id
         conversation_id = message.conversationID
         role = message.role.rawValue
@@ -39,17 +39,17 @@ struct AssistantMessageView: Encodable, Sendable, Equatable {
 }
 
 /// The context used of the session's window, instructions included.
-struct AssistantContext: Encodable, Sendable, Equatable {
-    var used: Int
-    var size: Int
+package struct AssistantContext: Encodable, Sendable, Equatable {
+    package var used: Int
+    package var size: Int
 }
 
 /// An answer being written (or just finished), as `assistant.updated` frames carry it.
-struct AssistantTurnView: Encodable, Sendable, Equatable {
-    enum Status: String, Encodable, Sendable {
+package struct AssistantTurnView: Encodable, Sendable, Equatable {
+    package enum Status: String, Encodable, Sendable {
         case streaming, done, stopped, failed
     }
-    enum Kind: String, Encodable, Sendable {
+    package enum Kind: String, Encodable, Sendable {
         /// An answer to the user's message.
         case answer
         /// The summary a new session starts from ("Continue in a new session").
@@ -58,49 +58,49 @@ struct AssistantTurnView: Encodable, Sendable, Equatable {
         case summary
     }
 
-    var id: String
-    var kind: Kind
-    var status: Status
-    var text: String
-    var html: String
-    var output_tokens: Int
+    package var id: String
+    package var kind: Kind
+    package var status: Status
+    package var text: String
+    package var html: String
+    package var output_tokens: Int
     /// Once finished: the tokens the model read for this turn, and how many of them it had
     /// already (the session's earlier turns, kept in its cache, are not read again).
-    var input_tokens: Int?
-    var cached_tokens: Int?
+    package var input_tokens: Int?
+    package var cached_tokens: Int?
     /// Why it failed, for the user, and a stable code (`context_full`, `guardrail_violation`, …).
-    var error: String?
-    var error_code: String?
+    package var error: String?
+    package var error_code: String?
     /// The stored message, once finished (answers and continuations).
-    var message: AssistantMessageView?
+    package var message: AssistantMessageView?
 }
 
 /// `{"type": "assistant.updated", …}`: an answer's progress, sent to its owner's sockets.
-struct AssistantFrame: Encodable, Sendable {
-    var type = "assistant.updated"
-    var conversation_id: String
-    var turn: AssistantTurnView
-    var context: AssistantContext?
+package struct AssistantFrame: Encodable, Sendable {
+    package var type = "assistant.updated"
+    package var conversation_id: String
+    package var turn: AssistantTurnView
+    package var context: AssistantContext?
 }
 
 /// `{"type": "assistant.replies", …}`: smart-reply chips after an answer.
-struct AssistantRepliesFrame: Encodable, Sendable {
-    var type = "assistant.replies"
-    var conversation_id: String
+package struct AssistantRepliesFrame: Encodable, Sendable {
+    package var type = "assistant.replies"
+    package var conversation_id: String
     /// The answer they follow.
-    var message_id: String
-    var replies: [String]
+    package var message_id: String
+    package var replies: [String]
 }
 
 /// `{"type": "assistant.conversation", …}`: a conversation changed (its generated title).
-struct AssistantConversationFrame: Encodable, Sendable {
-    var type = "assistant.conversation"
-    var conversation: AssistantConversation
+package struct AssistantConversationFrame: Encodable, Sendable {
+    package var type = "assistant.conversation"
+    package var conversation: AssistantConversation
 }
 
 /// Each `GenerationError` case in words a user can act on, with a stable code.
-enum AssistantErrorText {
-    static func describe(_ error: any Error) -> (code: String, message: String) {
+package enum AssistantErrorText {
+    package static func describe(_ error: any Error) -> (code: String, message: String) {
         guard let error = error as? LanguageModelSession.GenerationError else {
             Router.standardErrorLog("assistant turn failed: \(error)")
             return ("internal", "The model could not answer: \(String(describing: error).prefix(200))")

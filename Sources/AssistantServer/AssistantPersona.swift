@@ -1,12 +1,13 @@
 import FoundationModels
+import ServerKit
 
 /// A preset for the assistant's instructions, or `custom` for the user's own.
-struct AssistantPersona: Encodable, Sendable, Equatable {
-    var id: String
-    var title: String
-    var instructions: String
+package struct AssistantPersona: Encodable, Sendable, Equatable {
+    package var id: String
+    package var title: String
+    package var instructions: String
 
-    static let presets: [AssistantPersona] = [
+    package static let presets: [AssistantPersona] = [
         AssistantPersona(
             id: "general", title: "General assistant",
             instructions:
@@ -33,38 +34,38 @@ struct AssistantPersona: Encodable, Sendable, Equatable {
         ),
     ]
 
-    static let customID = "custom"
+    package static let customID = "custom"
 
-    static func preset(_ id: String) -> AssistantPersona? { presets.first { $0.id == id } }
+    package static func preset(_ id: String) -> AssistantPersona? { presets.first { $0.id == id } }
 
-    static var ids: [String] { presets.map(\.id) + [customID] }
+    package static var ids: [String] { presets.map(\.id) + [customID] }
 }
 
 /// A language the model can be told to answer in.
-struct AssistantLanguage: Encodable, Sendable, Equatable {
-    var code: String
-    var name: String
+package struct AssistantLanguage: Encodable, Sendable, Equatable {
+    package var code: String
+    package var name: String
 
-    static let all: [AssistantLanguage] = [
+    package static let all: [AssistantLanguage] = [
         ("en", "English"), ("fr", "French"), ("de", "German"), ("es", "Spanish"), ("it", "Italian"),
         ("pt", "Portuguese"), ("nl", "Dutch"), ("ja", "Japanese"), ("zh", "Chinese"), ("ko", "Korean"),
     ].map { AssistantLanguage(code: $0.0, name: $0.1) }
 
-    static func named(_ code: String) -> AssistantLanguage? { all.first { $0.code == code.lowercased() } }
+    package static func named(_ code: String) -> AssistantLanguage? { all.first { $0.code == code.lowercased() } }
 }
 
 /// The conversation's title, written by the model after the first exchange.
 @Generable(description: "A short title for a chat conversation")
-struct AssistantTitle: Sendable, Equatable {
+package struct AssistantTitle: Sendable, Equatable {
     @Guide(description: "Two to five words naming the topic, no quotes", .pattern(/^[A-Za-z0-9][^\n\r"\\]{1,40}$/))
-    var title: String
+    package var title: String
 }
 
 /// Replies the user might send next, offered as chips after an answer.
 @Generable(description: "Short replies a user might send next in a chat with an assistant")
-struct AssistantReplies: Sendable, Equatable {
+package struct AssistantReplies: Sendable, Equatable {
     @Guide(
         description: "Three different short replies or follow-up questions the user might send next",
         .count(3), .element(.pattern(/^[A-Za-z0-9][^\n\r"\\]{1,60}$/)))
-    var replies: [String]
+    package var replies: [String]
 }

@@ -2,17 +2,18 @@ import ChatStore
 import Foundation
 import FoundationModels
 import HTTPCore
+import ServerKit
 
 /// The assistant API's request and response bodies.
 extension AssistantAPI {
-    struct SettingsUpdate: Decodable {
+    package struct SettingsUpdate: Decodable {
         var stream_responses: Bool?
         var show_token_counts: Bool?
         var response_language: String?
         var appearance: String?
     }
 
-    struct ConversationSettingsBody: Decodable {
+    package struct ConversationSettingsBody: Decodable {
         var title: String?
         var persona: String?
         var instructions: String?
@@ -20,24 +21,24 @@ extension AssistantAPI {
         var language: String?
     }
 
-    struct RenameBody: Decodable {
+    package struct RenameBody: Decodable {
         var title: String
     }
 
-    struct SendBody: Decodable {
+    package struct SendBody: Decodable {
         var text: String
         var stream: Bool?
         var image_ids: [String]?
     }
 
-    struct SettingsView: Encodable {
+    package struct SettingsView: Encodable {
         var stream_responses: Bool
         var show_token_counts: Bool
         var response_language: String
         var appearance: String
     }
 
-    struct AssistantState: Encodable {
+    package struct AssistantState: Encodable {
         var model: ModelState
         var personas: [AssistantPersona]
         var languages: [AssistantLanguage]
@@ -48,11 +49,11 @@ extension AssistantAPI {
         var max_image_bytes: Int
     }
 
-    struct ConversationList: Encodable {
+    package struct ConversationList: Encodable {
         var conversations: [AssistantConversation]
     }
 
-    struct ConversationDetail: Encodable {
+    package struct ConversationDetail: Encodable {
         var conversation: AssistantConversation
         var messages: [AssistantMessageView]
         var context: AssistantContext?
@@ -60,26 +61,26 @@ extension AssistantAPI {
         var pending_images: [AssistantImageInfo]
     }
 
-    struct SettingsChange: Encodable {
+    package struct SettingsChange: Encodable {
         var conversation: AssistantConversation
         var divider: AssistantMessageView?
     }
 
-    struct TurnStarted: Encodable {
+    package struct TurnStarted: Encodable {
         var message: AssistantMessageView?
         var turn: AssistantTurnView
     }
 
-    struct Stopped: Encodable {
+    package struct Stopped: Encodable {
         var stopped: Bool
         var conversation: ConversationDetail
     }
 
-    struct SearchResults: Encodable {
+    package struct SearchResults: Encodable {
         var results: [SearchResultView]
     }
 
-    struct SearchResultView: Encodable {
+    package struct SearchResultView: Encodable {
         var message: AssistantMessageView
         var conversation_title: String
         var highlights: [[Int]]

@@ -2,12 +2,13 @@ import ChatStore
 import Foundation
 import FoundationModels
 import Markdown
+import ServerKit
 
 /// What the assistant engine makes of a conversation's text: the summarizer's input and work,
 /// and suggested replies without repeats.
 extension AssistantEngine {
     /// The conversation as plain lines for a summarizer, its newest `characterLimit` characters.
-    static func conversationText(_ messages: [AssistantMessage], characterLimit: Int) -> String {
+    package static func conversationText(_ messages: [AssistantMessage], characterLimit: Int) -> String {
         let lines = messages.compactMap { message -> String? in
             switch message.role {
             case .user: "User: \(message.text)"
@@ -18,7 +19,7 @@ extension AssistantEngine {
         return String(lines.joined(separator: "\n").suffix(characterLimit))
     }
 
-    static func summaryWork(_ text: String, sentences: Int, model: any LanguageModel) -> Work {
+    package static func summaryWork(_ text: String, sentences: Int, model: any LanguageModel) -> Work {
         { update in
             let session = LanguageModelSession(
                 model: model,
@@ -36,7 +37,7 @@ extension AssistantEngine {
     }
 
     /// The replies without repeats (a small model writes the same one three times), in order.
-    static func distinct(_ replies: [String]) -> [String] {
+    package static func distinct(_ replies: [String]) -> [String] {
         var seen = Set<String>()
         return replies.filter { seen.insert($0.trimmingCharacters(in: .whitespaces).lowercased()).inserted }
     }
