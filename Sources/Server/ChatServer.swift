@@ -151,32 +151,22 @@ public final class ChatServer: Sendable {
         MetricsAPI(
             engines: configuration.engineMetrics, suggestions: { scheduler.load }, sockets: { hub.connectionCount }
         ).add(to: &routes)
+        // One sign-in check for every route: the router's, and the OpenAI routes' own (which answer
+        // a bad key in OpenAI's shape). A token names a user the operator vouched for: make sure
+        // they exist before any route relies on it (not only after they called /api/me).
+        let authenticate: @Sendable (HTTPRequest) async throws -> TokenClaims = { request in
+            let claims = try Self.authenticate(request, tokens: tokens)
+            try await store.ensureUserExists(claims.user)
+            return claims
+        }
         OpenAIAPI(
-            model: model,
-            authenticate: { request in
-                let claims = try Self.authenticate(request, tokens: tokens)
-                try await store.ensureUserExists(claims.user)
-                return claims
-            }, queue: CompletionQueue(capacity: configuration.completionQueueCapacity)
+            model: model, authenticate: authenticate,
+            queue: CompletionQueue(capacity: configuration.completionQueueCapacity)
         ).add(to: &routes)
-        TranscriptionAPI(
-            service: configuration.transcription,
-            authenticate: { request in
-                let claims = try Self.authenticate(request, tokens: tokens)
-                try await store.ensureUserExists(claims.user)
-                return claims
-            }
-        ).add(to: &routes)
+        TranscriptionAPI(service: configuration.transcription, authenticate: authenticate).add(to: &routes)
         router = Router(
-            routes: routes,
-            authenticate: { request in
-                let claims = try Self.authenticate(request, tokens: tokens)
-                // A token names a user the operator vouched for: make sure they exist before
-                // any route relies on it (not only after they called /api/me).
-                try await store.ensureUserExists(claims.user)
-                return claims
-            },
-            limiter: limiter, cors: cors, fallback: { files.respond(to: $0) })
+            routes: routes, authenticate: authenticate, limiter: limiter, cors: cors,
+            fallback: { files.respond(to: $0) })
         document.describe(router.routes)
         var httpConfiguration = HTTPServer.Configuration(host: configuration.host, port: configuration.port)
         httpConfiguration.limits.maxBodyBytes = configuration.maxBodyBytes
