@@ -13,25 +13,37 @@ struct ChunkDecoder {
     private var usage: (prompt: Int, completion: Int)?
     private var sawTokens = 0
 
-    /// A payload of the stream: a chunk, or an error the endpoint sent instead.
+    /// One `data:` payload, read in one pass: the chunk, unless the endpoint sent an error
+    /// instead. What cannot be read throws the error to report.
     private struct Payload: Decodable {
-        var error: OpenAIErrorBody.Inner?
+        var chunk: OpenAIChunk
+
+        private enum Key: String, CodingKey { case error }
+
+        init(from decoder: any Decoder) throws {
+            guard let container = try? decoder.container(keyedBy: Key.self) else {
+                throw OpenAIEndpointError(status: 200, message: "a stream chunk is not a JSON object")
+            }
+            if let error = try? container.decode(OpenAIErrorBody.Inner.self, forKey: .error) {
+                throw OpenAIEndpointError(
+                    status: 200, message: error.message ?? "error in the stream", code: error.code)
+            }
+            do {
+                chunk = try OpenAIChunk(from: decoder)
+            } catch {
+                throw OpenAIEndpointError(status: 200, message: "a stream chunk is not a chat completion chunk")
+            }
+        }
     }
 
     /// The events of one `data:` payload.
     mutating func events(fromChunk data: Data) throws -> [Channel.Event] {
-        let decoder = JSONDecoder()
-        guard (try? JSONSerialization.jsonObject(with: data)) is [String: Any] else {
-            throw OpenAIEndpointError(status: 200, message: "a stream chunk is not a JSON object")
-        }
-        if let error = try? decoder.decode(Payload.self, from: data).error {
-            throw OpenAIEndpointError(status: 200, message: error.message ?? "error in the stream", code: error.code)
-        }
         let chunk: OpenAIChunk
         do {
-            chunk = try decoder.decode(OpenAIChunk.self, from: data)
-        } catch {
-            throw OpenAIEndpointError(status: 200, message: "a stream chunk is not a chat completion chunk")
+            chunk = try JSONDecoder().decode(Payload.self, from: data).chunk
+        } catch is DecodingError {
+            // Not JSON at all (what is JSON but not an object is reported by `Payload`).
+            throw OpenAIEndpointError(status: 200, message: "a stream chunk is not a JSON object")
         }
         var events: [Channel.Event] = []
         if let usage = chunk.usage { self.usage = (usage.promptTokens, usage.completionTokens) }
