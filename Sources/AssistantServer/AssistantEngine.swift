@@ -3,6 +3,7 @@ import Foundation
 import FoundationModels
 import Markdown
 import ServerKit
+import Synchronization
 
 /// The model side of the assistant: one `LanguageModelSession` per conversation, kept while the
 /// server runs and rebuilt from the stored messages when there is none (after a restart) or when
@@ -17,7 +18,7 @@ import ServerKit
 ///   stopped.
 /// - A turn that would not fit the window is refused before any generation (``ContextFull``).
 package final class AssistantEngine: @unchecked Sendable {
-    // @unchecked Sendable: `sessions` and `turns` are only touched inside `lock`.
+    // @unchecked Sendable: `sessions`, `turns` and `background` are only touched inside `lock`.
 
     /// Tokens kept free for the answer: a turn is refused when the window would have fewer.
     package static let answerReserve = 512
@@ -47,16 +48,11 @@ package final class AssistantEngine: @unchecked Sendable {
         var key: String
     }
 
-    private struct Turn {
-        var id: String
-        var owner: UserID
-        /// Writes the answer and stores it; ends after the outcome is stored and published.
-        var task: Task<Void, Never>
-    }
-
     private let lock = NSLock()
     private var sessions: [String: CachedSession] = [:]
-    private var turns: [String: Turn] = [:]
+    /// The running turns; each handle is the task that writes the answer and stores it, and
+    /// ends after the outcome is stored and published.
+    private var turns: TurnBook<Task<Void, Never>>
     /// Smart replies and titles being written, by id: cancelled by their owner's next turn in any
     /// conversation, so they never hold up a prompt (the engine would share its steps with them).
     /// A title cancelled so is written after a later answer.
@@ -71,6 +67,7 @@ package final class AssistantEngine: @unchecked Sendable {
         self.model = model
         self.maxTurnsPerUser = maxTurnsPerUser
         self.publish = publish
+        turns = TurnBook(maxPerOwner: maxTurnsPerUser, retrySeconds: Self.turnRetrySeconds)
     }
 
     /// The turn would not fit the session's window.
@@ -172,24 +169,11 @@ package final class AssistantEngine: @unchecked Sendable {
     /// Throws the 429 that starting a turn now would, before a route stores anything for it (a
     /// prompt, or deletes the answer it regenerates); the turn's start checks again.
     package func checkCapacity(for owner: UserID) throws {
-        try withLock { try admissionRefusal(for: owner).map { throw $0 } }
-    }
-
-    /// The 429 for an owner who has ``maxTurnsPerUser`` turns running (call inside `lock`).
-    private func admissionRefusal(for owner: UserID) -> APIError? {
-        // Each turn holds a model request (on a fallback, a connection to its endpoint): one
-        // user's turns across many conversations must not take them all.
-        let running = turns.values.reduce(0) { $0 + ($1.owner == owner ? 1 : 0) }
-        guard running >= maxTurnsPerUser else { return nil }
-        return APIError(
-            status: 429, code: "too_many_turns",
-            message:
-                "you already have \(running) answers being written (at most \(maxTurnsPerUser) at once); wait for one to finish or stop it",
-            retryAfter: Self.turnRetrySeconds)
+        try withLock { try turns.refusal(for: owner).map { throw $0 } }
     }
 
     /// Whether an answer is being written in the conversation.
-    package func isAnswering(_ conversationID: String) -> Bool { withLock { turns[conversationID] != nil } }
+    package func isAnswering(_ conversationID: String) -> Bool { withLock { turns.entry(for: conversationID) != nil } }
 
     /// A user's message as the model's prompt: each image as a `FoundationModels` image
     /// attachment (the engine reads it as "[Image context: …]"), then the text.
@@ -247,13 +231,13 @@ package final class AssistantEngine: @unchecked Sendable {
         }
         return try begin(
             turnID, kind: .answer, conversation: conversation, owner: owner, work: work
-        ) { [self] text, inputTokens, outputTokens, stopped in
+        ) { [self] outcome in
             let message = try await store.appendAssistantMessage(
                 NewAssistantMessage(
-                    role: .assistant, text: text, inputTokens: inputTokens, outputTokens: outputTokens,
-                    model: modelName, stopped: stopped),
+                    role: .assistant, text: outcome.text, inputTokens: outcome.inputTokens,
+                    outputTokens: outcome.outputTokens, model: modelName, stopped: outcome.stopped),
                 to: conversation.id, for: owner)
-            if !stopped {
+            if !outcome.stopped {
                 await titleIfFirst(conversation, owner: owner)
                 suggestReplies(after: message, in: conversation, owner: owner)
             }
@@ -270,10 +254,10 @@ package final class AssistantEngine: @unchecked Sendable {
         let work = Self.summaryWork(text, sentences: 4, model: model)
         return try begin(
             UUID().uuidString.lowercased(), kind: .continuation, conversation: conversation, owner: owner, work: work
-        ) { [self] summary, _, _, stopped in
-            guard !stopped else { return nil }
+        ) { [self] outcome in
+            guard !outcome.stopped else { return nil }
             let divider = try await store.appendAssistantMessage(
-                NewAssistantMessage(role: .divider, text: Self.summaryPrefix + summary), to: conversation.id,
+                NewAssistantMessage(role: .divider, text: Self.summaryPrefix + outcome.text), to: conversation.id,
                 for: owner)
             forget(conversation.id)
             return divider
@@ -288,15 +272,15 @@ package final class AssistantEngine: @unchecked Sendable {
         return try begin(
             UUID().uuidString.lowercased(), kind: .summary, conversation: conversation, owner: owner,
             work: Self.summaryWork(text, sentences: 3, model: model)
-        ) { _, _, _, _ in nil }
+        ) { _ in nil }
     }
 
     /// Stops the conversation's answer and waits until what was written is stored (the engine
     /// stops within a token of the cancellation). False when nothing was being answered.
     package func stop(_ conversationID: String, for owner: UserID) async -> Bool {
-        guard let turn = withLock({ turns[conversationID] }), turn.owner == owner else { return false }
-        turn.task.cancel()
-        await turn.task.value
+        guard let turn = withLock({ turns.entry(for: conversationID) }), turn.owner == owner else { return false }
+        turn.handle.cancel()
+        await turn.handle.value
         return true
     }
 
@@ -312,99 +296,61 @@ package final class AssistantEngine: @unchecked Sendable {
         )
 
     /// Runs `work` as the conversation's one turn, publishing its progress; `finish` stores the
-    /// outcome (text, input and output tokens, stopped) and returns the stored message.
+    /// outcome and returns the stored message.
     private func begin(
         _ turnID: String, kind: AssistantTurnView.Kind, conversation: AssistantConversation, owner: UserID,
-        work: @escaping Work,
-        finish: @escaping @Sendable (String, Int?, Int, Bool) async throws -> AssistantMessage?
+        work: @escaping Work, finish: @escaping @Sendable (AssistantTurn.Outcome) async throws -> AssistantMessage?
     ) throws -> AssistantTurnView {
-        let started = AssistantTurnView(
-            id: turnID, kind: kind, status: .streaming, text: "", html: "", output_tokens: 0)
+        let turn = AssistantTurn(id: turnID, kind: kind, frameInterval: Self.frameInterval)
         // Checked, started and noted under one lock: a stop always finds the task, and the
         // task's own removal of the turn (at its end) cannot come before it is noted.
         try withLock {
-            guard turns[conversation.id] == nil else {
-                throw APIError(
-                    status: 409, code: "answering",
-                    message: "this conversation is still answering; wait for it or stop it first")
+            try turns.admit(turnID, owner: owner, in: conversation.id) {
+                for (id, entry) in background where entry.owner == owner {
+                    entry.task.cancel()
+                    background[id] = nil
+                }
+                return run(turn, conversation: conversation, owner: owner, work: work, finish: finish)
             }
-            if let refusal = admissionRefusal(for: owner) { throw refusal }
-            for (id, entry) in background where entry.owner == owner {
-                entry.task.cancel()
-                background[id] = nil
-            }
-            let task = run(turnID, kind: kind, conversation: conversation, owner: owner, work: work, finish: finish)
-            turns[conversation.id] = Turn(id: turnID, owner: owner, task: task)
         }
-        return started
+        return turn.view
     }
 
-    /// The task of one turn: the work, its frames, and the outcome stored and published.
+    /// The task of one turn: the work, its frames, and the outcome stored and published. The
+    /// task owns the turn's state (``AssistantTurn``); the work's progress reaches it through
+    /// `state`, on the same task.
     private func run(
-        _ turnID: String, kind: AssistantTurnView.Kind, conversation: AssistantConversation, owner: UserID,
-        work: @escaping Work, finish: @escaping @Sendable (String, Int?, Int, Bool) async throws -> AssistantMessage?
+        _ turn: AssistantTurn, conversation: AssistantConversation, owner: UserID, work: @escaping Work,
+        finish: @escaping @Sendable (AssistantTurn.Outcome) async throws -> AssistantMessage?
     ) -> Task<Void, Never> {
-        let progress = TurnProgress()
+        let state = Mutex(turn)
+        let turnID = turn.view.id
         return Task.detached(executorPreference: ModelExecutor.assistant) { [self] in
-            let outcome: Result<(String, LanguageModelSession.Usage?), any Error>
+            let ending: AssistantTurn.Ending
             do {
-                outcome = .success(
-                    try await work { text, tokens in
-                        progress.set(text, tokens)
-                        guard progress.due(Self.frameInterval) else { return }
-                        self.send(
-                            owner, conversation.id,
-                            AssistantTurnView(
-                                id: turnID, kind: kind, status: .streaming, text: text,
-                                html: MarkdownRenderer.html(for: text), output_tokens: tokens))
-                    })
-            } catch {
-                outcome = .failure(error)
-            }
-            var view = AssistantTurnView(
-                id: turnID, kind: kind, status: .done, text: "", html: "", output_tokens: 0)
-            let stopped: Bool
-            let text: String
-            let usage: LanguageModelSession.Usage?
-            switch outcome {
-            case .success(let result):
-                (text, usage, stopped) = (result.0, result.1, false)
-            case .failure(let error) where error is CancellationError || Task.isCancelled:
-                let partial = progress.value
-                (text, usage, stopped) = (partial.text, nil, true)
-                view.output_tokens = partial.tokens
-            case .failure(let error):
-                let (code, message) = AssistantErrorText.describe(error)
-                view.status = .failed
-                view.error = message
-                view.error_code = code
-                (text, usage, stopped) = (progress.value.text, nil, false)
-            }
-            view.text = text
-            view.html = MarkdownRenderer.html(for: text)
-            if view.status != .failed {
-                view.status = stopped ? .stopped : .done
-                if let usage {
-                    view.output_tokens = usage.output.totalTokenCount
-                    view.input_tokens = usage.input.totalTokenCount
-                    view.cached_tokens = usage.input.cachedTokenCount
+                let (text, usage) = try await work { text, tokens in
+                    if let frame = state.withLock({ $0.progress(text, tokens: tokens, at: Date()) }) {
+                        self.send(owner, conversation.id, frame)
+                    }
                 }
+                ending = .finished(text, usage)
+            } catch {
+                ending = error is CancellationError || Task.isCancelled ? .cancelled : .failed(error)
+            }
+            if let outcome = state.withLock({ $0.end(ending) }) {
                 do {
-                    let stored = try await finish(text, usage?.input.totalTokenCount, view.output_tokens, stopped)
-                    view.message = stored.map(AssistantMessageView.init)
+                    let stored = try await finish(outcome)
+                    state.withLock { $0.stored(stored) }
                 } catch {
-                    // The conversation was deleted meanwhile: nothing to store the answer in.
-                    view.status = .failed
-                    view.error = "The conversation is gone; the answer was not kept."
-                    view.error_code = "not_found"
+                    state.withLock { $0.storeFailed() }
                 }
             }
             var context: AssistantContext?
             if let current = try? await store.assistantConversation(conversation.id, for: owner) {
                 context = try? await self.context(of: current, for: owner)
             }
-            self.withLock { _ = self.turns.removeValue(forKey: conversation.id) }
-            self.send(owner, conversation.id, view, context: context)
+            self.withLock { self.turns.remove(turnID, in: conversation.id) }
+            self.send(owner, conversation.id, state.withLock { $0.view }, context: context)
         }
     }
 
