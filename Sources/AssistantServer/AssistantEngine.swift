@@ -70,6 +70,16 @@ package final class AssistantEngine: @unchecked Sendable {
         turns = TurnBook(maxPerOwner: maxTurnsPerUser, retrySeconds: Self.turnRetrySeconds)
     }
 
+    /// An engine whose frames go to their owners' open sockets.
+    package convenience init(
+        store: ChatStore, model: ServerModel, maxTurnsPerUser: Int = AssistantEngine.defaultMaxTurnsPerUser,
+        live: some LiveFrames
+    ) {
+        self.init(store: store, model: model, maxTurnsPerUser: maxTurnsPerUser) { user, json in
+            live.sendLive(to: user, json: json, suggestions: false)
+        }
+    }
+
     /// The turn would not fit the session's window.
     package struct ContextFull: Error {
         var used: Int

@@ -103,30 +103,9 @@ public final class ChatServer: Sendable {
         // socket gets its events in order and seldom has to read the log.
         // (Weakly: the store holds the sink, and the hub holds the store.)
         store.deliverEvents { [weak hub] event in hub?.deliver(event) }
-        scheduler = SuggestionScheduler(suggester: suggester, maxRunning: configuration.maxSuggestionsAtOnce) {
-            key, snapshot in
-            let fields = SuggestionEventFields(
-                user_id: key.user, status: snapshot.status, suggestions: snapshot.suggestions,
-                signature: snapshot.signature, model: suggester?.modelName)
-            do {
-                try await store.recordEvent(
-                    type: EventType.suggestionsUpdated, fields: fields, to: .user(key.user, cid: key.cid),
-                    ephemeral: true)
-            } catch {
-                // Suggestions are best-effort; the client can still GET them.
-            }
-        } publishPartial: { key, signature, chips in
-            let frame = SuggestionPartialFrame(
-                cid: key.cid, user_id: key.user, signature: signature, suggestions: chips)
-            if let bytes = try? JSONBody.encode(frame) {
-                hub.sendLive(to: key.user, json: String(decoding: bytes, as: UTF8.self), suggestions: true)
-            }
-        }
-        let jobs = ModelJobs { user, snapshot in
-            if let bytes = try? JSONBody.encode(JobFrame(job: snapshot)) {
-                hub.sendLive(to: user, json: String(decoding: bytes, as: UTF8.self))
-            }
-        }
+        scheduler = SuggestionScheduler(
+            suggester: suggester, maxRunning: configuration.maxSuggestionsAtOnce, store: store, live: hub)
+        let jobs = ModelJobs(live: hub)
         self.jobs = jobs
         let document = DocumentHolder()
         let intelligence = IntelligenceAPI(store: store, model: model, jobs: jobs)
@@ -139,8 +118,7 @@ public final class ChatServer: Sendable {
         var routes = api.routes
         intelligence.add(to: &routes)
         let assistant = AssistantEngine(
-            store: store, model: model, maxTurnsPerUser: configuration.maxAssistantTurnsPerUser
-        ) { user, json in hub.sendLive(to: user, json: json) }
+            store: store, model: model, maxTurnsPerUser: configuration.maxAssistantTurnsPerUser, live: hub)
         self.assistant = assistant
         AssistantAPI(
             store: store, engine: assistant, modelState: { intelligence.state },

@@ -16,7 +16,7 @@ import Synchronization
 ///   events, each with `seq` (the server's event log numbers every event once, so a user's
 ///   seqs increase with gaps: events of channels they are not in);
 /// - clients may send `{"type":"ping"}` (→ `pong`) and `{"type":"typing.start"|"typing.stop","cid"}`.
-final class EventHub: WebSocketResponder, @unchecked Sendable {
+final class EventHub: WebSocketResponder, LiveFrames, @unchecked Sendable {
     // @unchecked Sendable: `typingHandler` is set once, before the server starts; the rest is
     // immutable or a Mutex.
 

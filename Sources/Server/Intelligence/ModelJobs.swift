@@ -92,6 +92,11 @@ final class ModelJobs: @unchecked Sendable {
         self.describe = describe
     }
 
+    /// Jobs whose snapshots go to their owners' sockets as `job.updated` frames.
+    convenience init(live: some LiveFrames) {
+        self.init { user, snapshot in live.send(JobFrame(job: snapshot), to: user) }
+    }
+
     /// Queues `work` for `user`.
     ///
     /// - Throws: `APIError` 429 when the user already has ``perUserLimit`` unfinished jobs.

@@ -75,6 +75,29 @@ public final class SuggestionScheduler: Sendable {
         state = Mutex(State(queue: SuggestionQueue(maxRunning: maxRunning)))
     }
 
+    /// The server's scheduler: a result that becomes current (or a withdrawal) is recorded as a
+    /// `suggestions.updated` event for its user and channel (ephemeral: sent in order with the
+    /// log, not kept), and chips still streaming go to the user's sockets that take suggestions.
+    convenience init(suggester: (any ReplySuggester)?, maxRunning: Int, store: ChatStore, live: some LiveFrames) {
+        let modelName = suggester?.modelName
+        self.init(suggester: suggester, maxRunning: maxRunning) { key, snapshot in
+            let fields = SuggestionEventFields(
+                user_id: key.user, status: snapshot.status, suggestions: snapshot.suggestions,
+                signature: snapshot.signature, model: modelName)
+            do {
+                try await store.recordEvent(
+                    type: EventType.suggestionsUpdated, fields: fields, to: .user(key.user, cid: key.cid),
+                    ephemeral: true)
+            } catch {
+                // Suggestions are best-effort; the client can still GET them.
+            }
+        } publishPartial: { key, signature, chips in
+            live.send(
+                SuggestionPartialFrame(cid: key.cid, user_id: key.user, signature: signature, suggestions: chips),
+                to: key.user, suggestions: true)
+        }
+    }
+
     /// Generations waiting and running (for the metrics).
     var load: (queued: Int, running: Int) { state.withLock { $0.queue.load } }
 
