@@ -81,6 +81,12 @@ package struct SpeechState: Encodable, Sendable {
     package var model: String?
     /// Why there is none and what to do; empty when there is one.
     package var message: String
+
+    package init(available: Bool, model: String?, message: String) {
+        self.available = available
+        self.model = model
+        self.message = message
+    }
 }
 
 /// The speech model, loaded on first use by the one thread that owns the slot.

@@ -61,17 +61,23 @@ public struct APIError: Error, Equatable, Sendable, CustomStringConvertible {
         APIError(status: 404, code: "not_found", message: message)
     }
 
+    /// An error as its JSON body writes it: `{"error": {"status", "code", "message"}}`.
+    package struct Body: Encodable {
+        package struct Inner: Encodable {
+            var status: Int
+            var code: String
+            var message: String
+        }
+        package var error: Inner
+
+        package init(status: Int, code: String, message: String) {
+            error = Inner(status: status, code: code, message: message)
+        }
+    }
+
     /// The JSON body of this error.
     package var body: [UInt8] {
-        struct Envelope: Encodable {
-            struct Inner: Encodable {
-                var status: Int
-                var code: String
-                var message: String
-            }
-            var error: Inner
-        }
-        return (try? JSONBody.encode(Envelope(error: .init(status: status, code: code, message: message)))) ?? []
+        (try? JSONBody.encode(Body(status: status, code: code, message: message))) ?? []
     }
 
     package var response: HTTPResponse {

@@ -7,7 +7,7 @@ import ModelStore
 /// called (`sotto serve` restarts itself with the same options, which loads it).
 public final class ModelDownload: @unchecked Sendable {
     /// Where a download is.
-    public enum Status: String, Encodable, Sendable {
+    public enum Status: String, Encodable, Sendable, CaseIterable {
         /// Not started.
         case idle
         /// pip is fetching a part.

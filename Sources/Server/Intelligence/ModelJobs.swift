@@ -32,7 +32,7 @@ struct JobResult: Encodable, Sendable, Equatable {
 
 /// Where one job stands, as the API and the `job.updated` frames show it.
 struct JobSnapshot: Encodable, Sendable, Equatable {
-    enum Status: String, Encodable, Sendable {
+    enum Status: String, Encodable, Sendable, CaseIterable {
         case queued, running, done, failed, cancelled
         var isFinished: Bool { self == .done || self == .failed || self == .cancelled }
     }

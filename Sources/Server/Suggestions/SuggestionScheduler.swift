@@ -5,7 +5,7 @@ import Synchronization
 
 /// Where the suggestions for one user in one channel stand.
 public struct SuggestionSnapshot: Hashable, Sendable, Codable {
-    public enum Status: String, Sendable, Codable {
+    public enum Status: String, Sendable, Codable, CaseIterable {
         /// `suggestions` answer the conversation as it is now.
         case ready
         /// A generation is queued or running; a `suggestions.updated` event will follow.
