@@ -46,10 +46,10 @@ package struct AssistantContext: Encodable, Sendable, Equatable {
 
 /// An answer being written (or just finished), as `assistant.updated` frames carry it.
 package struct AssistantTurnView: Encodable, Sendable, Equatable {
-    package enum Status: String, Encodable, Sendable {
+    package enum Status: String, Encodable, Sendable, CaseIterable {
         case streaming, done, stopped, failed
     }
-    package enum Kind: String, Encodable, Sendable {
+    package enum Kind: String, Encodable, Sendable, CaseIterable {
         /// An answer to the user's message.
         case answer
         /// The summary a new session starts from ("Continue in a new session").

@@ -1,3 +1,4 @@
+import ChatStore
 import Foundation
 import ServerKit
 
@@ -52,75 +53,93 @@ package enum AssistantOpenAPI {
         ]
     }
 
-    /// `components.schemas` entries.
-    package static var schemas: [String: Any] {
-        guard let value = try? JSONSerialization.jsonObject(with: Data(schemasJSON.utf8)) as? [String: Any] else {
-            preconditionFailure("AssistantOpenAPI.schemasJSON is not a JSON object")
-        }
-        return value
-    }
+    /// Adds the schemas of what the assistant's routes answer with, generated from their types
+    /// (``WireSchemas``). `ModelState` is the chat's, named by the caller.
+    package static func register(_ schemas: inout WireSchemas) throws {
+        schemas.inline(AssistantTurnView.Kind.self)
+        schemas.inline(AssistantTurnView.Status.self)
+        // The store's types have no public memberwise initializers: the examples are read as a
+        // client would send them back.
+        let conversation = try JSONDecoder().decode(
+            AssistantConversation.self,
+            from: Data(
+                #"""
+                {"id": "c1", "owner": "ada", "title": "Trip", "persona": "general", "instructions": "Be brief.",
+                 "temperature": 0.7, "language": "fr", "created_at": "2026-01-01T10:00:00Z",
+                 "updated_at": "2026-01-01T10:00:00Z", "opened_at": "2026-01-01T10:00:00Z"}
+                """#.utf8))
+        let image = AssistantImage(id: "i1", mimeType: "image/png", bytes: [1], generatedBy: "flux").info
+        let stored = try JSONDecoder().decode(
+            AssistantMessage.self,
+            from: Data(
+                #"""
+                {"id": "m1", "conversation_id": "c1", "role": "divider", "text": "Summary of the conversation so far: x",
+                 "input_tokens": 9, "output_tokens": 3, "model": "qwen", "stopped": false,
+                 "created_at": "2026-01-01T10:00:00Z", "images": []}
+                """#.utf8))
+        var message = AssistantMessageView(stored)
+        message.images = [image]
+        message.html = "<p>x</p>"
+        var turn = AssistantTurnView(
+            id: "t1", kind: .answer, status: .done, text: "Hi", html: "<p>Hi</p>", output_tokens: 1)
+        (turn.input_tokens, turn.cached_tokens, turn.error, turn.error_code) = (5, 2, "none", "none")
+        turn.message = message
+        let settings = AssistantAPI.SettingsView(
+            stream_responses: true, show_token_counts: false, response_language: "", appearance: "system")
+        let detail = AssistantAPI.ConversationDetail(
+            conversation: conversation, messages: [message], context: AssistantContext(used: 10, size: 4096),
+            answering: false, pending_images: [image])
+        let languages = ["", "en", "fr", "de", "es", "it", "pt", "nl", "ja", "zh", "ko"]
 
-    private static let schemasJSON = ##"""
-        {
-          "AssistantConversation": {"type": "object",
-            "required": ["id", "owner", "title", "persona", "instructions", "temperature", "created_at", "updated_at", "opened_at"],
-            "properties": {"id": {"type": "string"}, "owner": {"type": "string"}, "title": {"type": "string"},
-              "persona": {"type": "string"}, "instructions": {"type": "string"}, "temperature": {"type": "number"},
-              "language": {"type": "string"}, "created_at": {"type": "string"}, "updated_at": {"type": "string"},
-              "opened_at": {"type": "string"}}},
-          "AssistantMessage": {"type": "object", "required": ["id", "conversation_id", "role", "text", "stopped", "created_at", "images"],
-            "properties": {"id": {"type": "string"}, "conversation_id": {"type": "string"},
-              "role": {"type": "string", "enum": ["user", "assistant", "divider"]}, "text": {"type": "string"},
-              "html": {"type": "string", "description": "Answers and dividers: the Markdown as sanitized HTML."},
-              "input_tokens": {"type": "integer"}, "output_tokens": {"type": "integer"}, "model": {"type": "string"},
-              "stopped": {"type": "boolean"}, "created_at": {"type": "string"}, "summary": {"type": "boolean"},
-              "images": {"type": "array", "items": {"$ref": "#/components/schemas/AssistantImage"}}}},
-          "AssistantImage": {"type": "object", "required": ["id", "mime_type", "byte_count"],
-            "properties": {"id": {"type": "string"}, "mime_type": {"type": "string", "enum": ["image/png", "image/jpeg"]},
-              "byte_count": {"type": "integer"},
-              "generated_by": {"type": "string", "description": "The image model that made it; absent on your own files."}}},
-          "AssistantContext": {"type": "object", "required": ["used", "size"],
-            "properties": {"used": {"type": "integer"}, "size": {"type": "integer"}}},
-          "AssistantTurn": {"type": "object", "required": ["id", "kind", "status", "text", "html", "output_tokens"],
-            "properties": {"id": {"type": "string"}, "kind": {"type": "string", "enum": ["answer", "continuation", "summary"]},
-              "status": {"type": "string", "enum": ["streaming", "done", "stopped", "failed"]},
-              "text": {"type": "string"}, "html": {"type": "string"}, "output_tokens": {"type": "integer"},
-              "input_tokens": {"type": "integer"}, "cached_tokens": {"type": "integer"},
-              "error": {"type": "string"}, "error_code": {"type": "string"},
-              "message": {"$ref": "#/components/schemas/AssistantMessage"}}},
-          "AssistantSettings": {"type": "object", "required": ["stream_responses", "show_token_counts", "response_language", "appearance"],
-            "properties": {"stream_responses": {"type": "boolean"}, "show_token_counts": {"type": "boolean"},
-              "response_language": {"type": "string"}, "appearance": {"type": "string"}}},
-          "AssistantState": {"type": "object", "required": ["model", "personas", "languages", "settings"],
-            "properties": {"model": {"$ref": "#/components/schemas/ModelState"},
-              "personas": {"type": "array", "items": {"type": "object"}},
-              "languages": {"type": "array", "items": {"type": "object"}},
-              "settings": {"$ref": "#/components/schemas/AssistantSettings"},
-              "last_conversation_id": {"type": "string"}, "context_size": {"type": "integer"},
-              "max_image_bytes": {"type": "integer", "description": "The largest image a conversation takes."}}},
-          "AssistantConversationList": {"type": "object", "required": ["conversations"],
-            "properties": {"conversations": {"type": "array", "items": {"$ref": "#/components/schemas/AssistantConversation"}}}},
-          "AssistantConversationDetail": {"type": "object", "required": ["conversation", "messages", "answering"],
-            "properties": {"conversation": {"$ref": "#/components/schemas/AssistantConversation"},
-              "messages": {"type": "array", "items": {"$ref": "#/components/schemas/AssistantMessage"}},
-              "context": {"$ref": "#/components/schemas/AssistantContext"}, "answering": {"type": "boolean"},
-              "pending_images": {"type": "array", "description": "Images attached and not sent yet.",
-                "items": {"$ref": "#/components/schemas/AssistantImage"}}}},
-          "AssistantSettingsChange": {"type": "object", "required": ["conversation"],
-            "properties": {"conversation": {"$ref": "#/components/schemas/AssistantConversation"},
-              "divider": {"$ref": "#/components/schemas/AssistantMessage"}}},
-          "AssistantTurnStarted": {"type": "object", "required": ["turn"],
-            "properties": {"message": {"$ref": "#/components/schemas/AssistantMessage"},
-              "turn": {"$ref": "#/components/schemas/AssistantTurn"}}},
-          "AssistantStopped": {"type": "object", "required": ["stopped", "conversation"],
-            "properties": {"stopped": {"type": "boolean"},
-              "conversation": {"$ref": "#/components/schemas/AssistantConversationDetail"}}},
-          "AssistantSearchResults": {"type": "object", "required": ["results"],
-            "properties": {"results": {"type": "array", "items": {"type": "object",
-              "required": ["message", "conversation_title", "highlights"],
-              "properties": {"message": {"$ref": "#/components/schemas/AssistantMessage"},
-                "conversation_title": {"type": "string"},
-                "highlights": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}}}}}}}
-        }
-        """##
+        schemas.add("AssistantConversation", example: conversation)
+        schemas.add(
+            "AssistantMessage", example: message,
+            notes: [
+                "role": ["enum": ["user", "assistant", "divider"]],
+                "html": ["description": "Answers and dividers: the Markdown as sanitized HTML."],
+                "summary": ["description": "Dividers: the new session starts from a summary of the conversation."],
+            ])
+        schemas.add(
+            "AssistantImage", example: image,
+            notes: [
+                "mime_type": ["enum": imageMediaTypes],
+                "generated_by": ["description": "The image model that made it; absent on your own files."],
+            ])
+        schemas.add("AssistantContext", example: AssistantContext(used: 10, size: 4096))
+        schemas.add("AssistantTurn", example: turn)
+        schemas.add(
+            "AssistantSettings", example: settings,
+            notes: ["response_language": ["enum": languages], "appearance": ["enum": ["system", "light", "dark"]]])
+        schemas.add(
+            "AssistantState",
+            example: AssistantAPI.AssistantState(
+                model: ModelState(.none), personas: [AssistantPersona.presets[0]],
+                languages: [AssistantLanguage.all[0]],
+                settings: settings, last_conversation_id: "c1", context_size: 4096, model_loading: false,
+                max_image_bytes: 8 << 20),
+            notes: ["max_image_bytes": ["description": "The largest image a conversation takes."]])
+        schemas.add("AssistantConversationList", example: AssistantAPI.ConversationList(conversations: [conversation]))
+        schemas.add(
+            "AssistantConversationDetail", example: detail,
+            notes: ["pending_images": ["description": "Images attached and not sent yet."]])
+        schemas.add(
+            "AssistantSettingsChange",
+            example: AssistantAPI.SettingsChange(conversation: conversation, divider: message))
+        schemas.add("AssistantTurnStarted", example: AssistantAPI.TurnStarted(message: message, turn: turn))
+        schemas.add("AssistantStopped", example: AssistantAPI.Stopped(stopped: true, conversation: detail))
+        let hit = try JSONDecoder().decode(
+            AssistantSearchHit.self,
+            from: Data(
+                #"""
+                {"message": {"id": "m1", "conversation_id": "c1", "role": "user", "text": "trip", "stopped": false,
+                 "created_at": "2026-01-01T10:00:00Z", "images": []},
+                 "conversation_title": "Trip", "score": 1, "highlights": [[0, 4]]}
+                """#.utf8))
+        schemas.add(
+            "AssistantSearchResults",
+            example: AssistantAPI.SearchResults(results: [AssistantAPI.SearchResultView(hit)]),
+            notes: [
+                "results[].highlights": ["description": "Matched words as [start, end) UTF-16 offsets in the text."]
+            ])
+    }
 }

@@ -94,7 +94,7 @@ enum OpenAPIDocument {
     }
 
     /// The shared components: the sign-in scheme, path parameters, error answers and schemas,
-    /// with the assistant's (``AssistantOpenAPI``) merged in.
+    /// with the assistant's (``AssistantOpenAPI``) among them.
     private static var components: [String: Any] {
         let schemas: [String: Any]
         do {
@@ -119,7 +119,7 @@ enum OpenAPIDocument {
             "securitySchemes": ["bearerAuth": ["type": "http", "scheme": "bearer", "bearerFormat": "JWT"]],
             "parameters": parameters,
             "responses": responses,
-            "schemas": schemas.merging(AssistantOpenAPI.schemas) { _, new in new },
+            "schemas": schemas,
         ]
     }
 

@@ -17,6 +17,7 @@ enum OpenAPISchemas {
         schemas.inline(JobSnapshot.Status.self)
         schemas.inline(ModelDownload.Status.self)
         answers(&schemas)
+        try AssistantOpenAPI.register(&schemas)
         return try schemas.build()
     }
 
