@@ -275,6 +275,26 @@ package enum Schema {
                 ALTER TABLE assistant_images ADD COLUMN generated_by TEXT;
                 """)
         }
+        migrator.registerMigration("v10: passwords and one-time links") { db in
+            // Sign-in with a password (argon2id strings: the parameters and salt inside) and the
+            // setup, invite and reset links that set one. A link is kept as the SHA-256 of its
+            // secret, never the secret itself; it is used once, before it expires.
+            try db.execute(
+                """
+                ALTER TABLE users ADD COLUMN password_hash TEXT;
+                ALTER TABLE users ADD COLUMN is_admin INTEGER NOT NULL DEFAULT 0;
+                CREATE TABLE account_links(
+                    secret_hash TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL,
+                    kind TEXT NOT NULL CHECK (kind IN ('setup', 'invite', 'reset')),
+                    created_by TEXT,
+                    created_at INTEGER NOT NULL,
+                    expires_at INTEGER NOT NULL,
+                    used_at INTEGER
+                ) WITHOUT ROWID;
+                CREATE INDEX account_links_by_user ON account_links(user_id);
+                """)
+        }
         return migrator
     }
 }
