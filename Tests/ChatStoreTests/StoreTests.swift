@@ -7,8 +7,8 @@ import Testing
     @Test func migrationsRunOnceAndSurviveReopening() async throws {
         let temporary = try await TemporaryStore()
         let applied = try await temporary.store.appliedMigrations()
-        #expect(applied.count == 9)
-        #expect(applied.last == "v9: images made by an image model")
+        #expect(applied.count == 10)
+        #expect(applied.last == "v10: passwords and one-time links")
         let reopened = try await ChatStore.open(path: temporary.folder + "/chat.sqlite")
         await #expect(try reopened.appliedMigrations() == applied)
     }
