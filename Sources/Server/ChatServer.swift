@@ -54,6 +54,9 @@ public final class ChatServer: Sendable {
         /// Reply suggestions generated at once: the engine decodes them in one batch, reading
         /// the weights once per step for all of them.
         public var maxSuggestionsAtOnce = 8
+        /// Hashes and checks passwords (nil: argon2id with libsodium's interactive limits; tests
+        /// pass ``PasswordHasher/forTests()``).
+        package var passwordHasher: PasswordHasher?
         /// What the model engines in this process are doing, for `/api/metrics` (none: no engine here).
         public var engineMetrics: @Sendable () -> [EngineMetrics] = { [] }
 
@@ -125,6 +128,11 @@ public final class ChatServer: Sendable {
             maxImageBytes: configuration.maxImageBytes, imageGeneration: configuration.imageGeneration
         ).add(to: &routes)
         ModelDownloadAPI(download: configuration.modelDownload).add(to: &routes)
+        let accessMonitor = self.accessMonitor
+        AccountAPI(
+            store: store, tokens: tokens, hasher: configuration.passwordHasher ?? PasswordHasher(),
+            accessChanged: { await accessMonitor.refresh() }
+        ).add(to: &routes)
         let scheduler = self.scheduler
         MetricsAPI(
             engines: configuration.engineMetrics, suggestions: { scheduler.load }, sockets: { hub.connectionCount }
@@ -208,12 +216,19 @@ public final class ChatServer: Sendable {
     /// Whether replies can be suggested.
     public var suggestionsAvailable: Bool { scheduler.isAvailable }
 
+    /// The claims of the request's bearer token or, for a browser, of its session cookie under
+    /// the CSRF rule (``SessionCookie``).
     static func authenticate(_ request: HTTPRequest, tokens: TokenAuthority) throws -> TokenClaims {
-        guard let header = request.header("Authorization") else { throw AuthError.missing }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
-            throw AuthError.malformed("expected 'Authorization: Bearer <token>'")
+        if let header = request.header("Authorization") {
+            let parts = header.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+                throw AuthError.malformed("expected 'Authorization: Bearer <token>'")
+            }
+            return try tokens.verify(parts[1].trimmingCharacters(in: .whitespaces))
         }
-        return try tokens.verify(parts[1].trimmingCharacters(in: .whitespaces))
+        guard let token = SessionCookie.token(in: request) else { throw AuthError.missing }
+        let claims = try tokens.verify(token)
+        try SessionCookie.checkCSRF(request, claims: claims, tokens: tokens)
+        return claims
     }
 }

@@ -27,7 +27,11 @@ public struct APIError: Error, Equatable, Sendable, CustomStringConvertible {
         case let error as APIError:
             self = error
         case let error as AuthError:
-            self.init(status: 401, code: error.code, message: error.description)
+            if case .csrfRejected = error {
+                self.init(status: 403, code: error.code, message: error.description)
+            } else {
+                self.init(status: 401, code: error.code, message: error.description)
+            }
         case let error as ChatStoreError:
             switch error {
             case .invalidArgument: self.init(status: 400, code: "invalid_argument", message: error.description)

@@ -33,7 +33,7 @@ public struct TokenClaims: Hashable, Sendable {
     }
 }
 
-/// Why a token was refused. Each maps to 401 with its `code`.
+/// Why a token was refused. Each maps to 401 with its `code`, but a broken CSRF rule to 403.
 public enum AuthError: Error, Equatable, Sendable, CustomStringConvertible {
     case missing
     case malformed(String)
@@ -44,6 +44,8 @@ public enum AuthError: Error, Equatable, Sendable, CustomStringConvertible {
     case revoked
     /// The user is disabled (`sotto user disable`).
     case userDisabled
+    /// A request on a browser's cookie session broke the CSRF rule (``SessionCookie``): 403.
+    case csrfRejected(String)
 
     /// A stable machine-readable code.
     public var code: String {
@@ -55,18 +57,20 @@ public enum AuthError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notYetValid: "token_not_yet_valid"
         case .revoked: "token_revoked"
         case .userDisabled: "user_disabled"
+        case .csrfRejected: "csrf_rejected"
         }
     }
 
     public var description: String {
         switch self {
-        case .missing: "no token: send 'Authorization: Bearer <token>'"
+        case .missing: "not signed in: sign in, or send 'Authorization: Bearer <token>'"
         case .malformed(let reason): "malformed token: \(reason)"
         case .badSignature: "token signature does not match"
         case .expired: "token has expired"
         case .notYetValid: "token is issued in the future"
         case .revoked: "this token was revoked: ask for a new one"
         case .userDisabled: "this user is disabled on this server"
+        case .csrfRejected(let reason): "refused: \(reason)"
         }
     }
 }
@@ -203,7 +207,7 @@ public struct TokenAuthority: Sendable {
         return Int64(value)
     }
 
-    private func mac(_ message: [UInt8]) -> [UInt8] {
+    func mac(_ message: [UInt8]) -> [UInt8] {
         var state = crypto_auth_hmacsha256_state()
         var output = [UInt8](repeating: 0, count: Int(crypto_auth_hmacsha256_BYTES))
         crypto_auth_hmacsha256_init(&state, key, key.count)

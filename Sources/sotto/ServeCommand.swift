@@ -29,7 +29,11 @@ struct ServeCommand: Command {
           --canned-suggestions  fixed stand-in replies instead of a model (to try the web app; the
                               other model features are off)
           --demo              seed the demo conversation if the store has no channels, and print
-                              sign-in tokens for alice and bob (valid 24 hours)
+                              one-time links for alice (the first administrator) and bob while
+                              they have no password
+
+        On a data directory with no administrator yet, serve makes one: it prints a one-time
+        setup link (user 'admin'; with --demo, 'alice') that sets the password and signs in.
           --kernels SET       avx512, avx2, portable or scalar for the model (default: $SOTTO_KERNELS,
                               else the best set this CPU runs)
           --compute-threads N threads the model computes on, shared by every request (default: the
@@ -166,22 +170,15 @@ struct ServeCommand: Command {
         configuration.imageGeneration = imageGeneration
         let store = try await data.openChatStore(durability: durability)
         let secret = try data.loadSecret()
-        var signIn = "Sign in with a token from: sotto token <user-id>"
-        if arguments.has("demo") {
-            if try await store.channelCount() == 0 {
-                try await DemoSeed.seed(into: store)
-            }
-            let tokens = TokenAuthority(secret: secret)
-            signIn = """
-                Demo: open the address above in two windows and sign in with these tokens (24 h):
-                  alice  \(tokens.token(for: "alice", lifetime: 86_400))
-                  bob    \(tokens.token(for: "bob", lifetime: 86_400))
-                """
+        if arguments.has("demo"), try await store.channelCount() == 0 {
+            try await DemoSeed.seed(into: store)
         }
         let server = ChatServer(
             store: store, secret: secret, suggester: suggestions.suggester, model: suggestions.model,
             configuration: configuration)
         let bound = try await server.start()
+        let signIn = try await Self.signInText(
+            store: store, demo: arguments.has("demo"), url: Self.linkBase(host: configuration.host, port: bound))
         let threadCount = ThreadPool.shared.threadCount
         // Unbuffered, so whoever started us (a script, a test) sees the port at once.
         FileHandle.standardOutput.write(
@@ -204,6 +201,38 @@ struct ServeCommand: Command {
 
     /// Replaces this process with `sotto serve` run again with the same options on the port it
     /// listens on now (it loads the model downloaded meanwhile); the web app reconnects.
+    /// How people sign in, for the banner: a setup link while there is no administrator; with
+    /// --demo, a link for each demo user who has no password yet (a new one each start, which
+    /// replaces the last); otherwise the address.
+    static func signInText(store: ChatStore, demo: Bool, url: String) async throws -> String {
+        var lines: [String] = []
+        var needsAdministrator = try await !store.hasAdministrator()
+        let people: [(UserID, String)] =
+            demo ? [("alice", "Alice"), ("bob", "Bob")] : needsAdministrator ? [("admin", "Administrator")] : []
+        for (user, name) in people {
+            if try await store.user(user) == nil {
+                _ = try await store.upsertUsers([UserUpdate(id: user, name: name)], by: nil)
+            }
+            guard try await store.credentials(login: user.rawValue)?.passwordHash == nil || needsAdministrator else {
+                continue
+            }
+            let kind: AccountLink.Kind = needsAdministrator ? .setup : .invite
+            needsAdministrator = false
+            let link = try await OneTimeLink.make(for: user, kind: kind, by: nil, lifetime: 72 * 3600, in: store)
+            let role = kind == .setup ? "the first administrator: set a password, then invite your team" : "a demo user"
+            lines.append("Open to sign in as \(user), \(role):\n  \(url)\(link.path)")
+        }
+        if lines.isEmpty { lines.append("Sign in at \(url) (invite people with: sotto user invite <user-id>)") }
+        lines.append("Scripts and API clients: sotto token <user-id>")
+        return lines.joined(separator: "\n")
+    }
+
+    /// The address people open: a wildcard listening address is reached on loopback here.
+    static func linkBase(host: String, port: Int) -> String {
+        let shown = ["0.0.0.0", "::", "[::]", ""].contains(host) ? "127.0.0.1" : host
+        return "http://\(shown.contains(":") && !shown.hasPrefix("[") ? "[\(shown)]" : shown):\(port)"
+    }
+
     static func startAgain(port: Int) throws -> Never {
         let arguments = CommandLine.arguments + ["--port", String(port)]
         FileHandle.standardOutput.write(Data("Model downloaded: starting again to load it\n".utf8))

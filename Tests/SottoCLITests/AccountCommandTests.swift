@@ -59,4 +59,22 @@ struct AccountCommandTests {
         #expect(lookalike.status != 0)
         #expect(lookalike.stderr.contains("mixes"), "\(lookalike.stderr)")
     }
+
+    @Test(.onTestThreads) func anInvitationIsAOneTimeLinkForANewOrExistingUser() throws {
+        let home = try TemporaryHome()
+        let invite = try SottoBinary.run(
+            ["user", "invite", "dana", "--name", "Dana", "--url", "https://chat.example/"], home: home.url)
+        #expect(invite.status == 0, "\(invite.stderr)")
+        let link = try #require(invite.stdout.split(separator: "\n").first.map(String.init))
+        #expect(link.hasPrefix("https://chat.example/#join="))
+        #expect(link.count == "https://chat.example/#join=".count + 43)
+        #expect(invite.stdout.contains("works once, until"))
+        #expect(try SottoBinary.run(["user", "list"], home: home.url).stdout.contains("dana\tDana"))
+
+        let reset = try SottoBinary.run(["user", "invite", "dana", "--reset", "--expires-in", "1h"], home: home.url)
+        #expect(reset.stdout.hasPrefix("http://127.0.0.1:8080/#join="))
+        #expect(try SottoBinary.run(["user", "invite", "ghost", "--reset"], home: home.url).status != 0)
+        #expect(try SottoBinary.run(["user", "admin", "dana"], home: home.url).stdout.contains("now an administrator"))
+        #expect(try SottoBinary.run(["user", "admin", "ghost"], home: home.url).status != 0)
+    }
 }

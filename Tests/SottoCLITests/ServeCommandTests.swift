@@ -55,6 +55,20 @@ struct ServeCommandTests {
     }
 }
 
+extension ServeCommandTests {
+    /// A fresh data directory gets its first administrator from a setup link, not raw tokens.
+    @Test(.onTestThreads) func aFreshDataDirectoryPrintsASetupLink() throws {
+        let home = try TemporaryHome()
+        let lines = try SottoBinary.firstLines(
+            9, of: ["serve", "--port", "0", "--demo"], home: home.url, extra: ["SOTTO_MODEL": "off"])
+        let port = try #require(lines.first?.split(separator: ":").last.map(String.init))
+        let setup = try #require(lines.firstIndex { $0.hasPrefix("Open to sign in as alice, the first administrator") })
+        #expect(lines[setup + 1].hasPrefix("  http://127.0.0.1:\(port)/#join="))
+        #expect(lines.contains { $0.hasPrefix("Open to sign in as bob, a demo user") })
+        #expect(!lines.joined().contains("eyJ"))  // no token in the banner
+    }
+}
+
 extension SottoBinary {
     /// Starts `sotto` and returns the first `count` lines it prints, then stops it with SIGTERM.
     /// Fails after `timeLimit` rather than waiting for lines that never come.

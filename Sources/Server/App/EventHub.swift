@@ -9,7 +9,8 @@ import Synchronization
 /// user's event log to their open sockets as it grows.
 ///
 /// Protocol (JSON text messages):
-/// - connect with `?token=<jwt>` (or send `{"type":"auth","token":…}` first), optionally
+/// - connect with `?token=<jwt>` (or send `{"type":"auth","token":…}` first; a page on its cookie
+///   session sends `"token": null`, and the upgrade's cookie is used), optionally
 ///   `&since=<seq>` (last seq seen) and `&suggestions=off`;
 /// - the server answers `{"type":"hello","connection_id","user_id","last_seq"}`, then either
 ///   the events after `since` or `{"type":"resync","last_seq"}` when they are gone, then live
@@ -99,7 +100,7 @@ final class EventHub: WebSocketResponder, LiveFrames, @unchecked Sendable {
 
     func shouldAccept(_ request: HTTPRequest) -> HTTPResponse? {
         // A browser always sends Origin: a page elsewhere must not ride on the user's session.
-        if let origin = request.header("Origin"), !Self.isSameOrigin(origin, host: request.header("Host")),
+        if let origin = request.header("Origin"), !SessionCookie.isSameOrigin(origin, host: request.header("Host")),
             !cors.allows(origin)
         {
             return APIError(
@@ -149,12 +150,13 @@ final class EventHub: WebSocketResponder, LiveFrames, @unchecked Sendable {
         }
     }
 
-    /// Whether `origin` is this server as the client reached it (`http(s)://` + Host).
-    static func isSameOrigin(_ origin: String, host: String?) -> Bool {
-        guard let host, !host.isEmpty else { return false }
-        let lower = origin.lowercased()
-        let hostLower = host.lowercased()
-        return lower == "http://" + hostLower || lower == "https://" + hostLower
+    /// The session cookie of an upgrade request from this server's own pages (or one without an
+    /// Origin, which is no browser's).
+    static func cookieToken(_ request: HTTPRequest) -> String? {
+        if let origin = request.header("Origin"), !SessionCookie.isSameOrigin(origin, host: request.header("Host")) {
+            return nil
+        }
+        return SessionCookie.token(in: request)
     }
 
     func opened(_ socket: WebSocket) async {
@@ -181,7 +183,9 @@ final class EventHub: WebSocketResponder, LiveFrames, @unchecked Sendable {
             return
         }
         if registry.withLock({ $0.waiting[socket.id] != nil }) {
-            guard type == "auth", let token = message["token"] as? String else {
+            // A browser on a cookie session sends `"token": null`: the upgrade request's cookie
+            // is the session (SameSite keeps it off other sites' sockets; the Origin was checked).
+            guard type == "auth", let token = message["token"] as? String ?? Self.cookieToken(socket.request) else {
                 fail(socket, APIError(AuthError.missing), closeCode: 4401)
                 return
             }

@@ -25,10 +25,10 @@ enum OpenAPIDocument {
             "info": [
                 "title": "Sotto chat API", "version": "0.2.0",
                 "description":
-                    "Self-hosted messaging with on-device reply suggestions. Authenticate with 'Authorization: Bearer <token>' (mint one with 'sotto token <user-id>'). Errors are {\"error\": {\"status\", \"code\", \"message\"}}.",
+                    "Self-hosted messaging with on-device reply suggestions. Authenticate with 'Authorization: Bearer <token>' (mint one with 'sotto token <user-id>'), or in a browser with the session cookie POST /api/session sets (with its CSRF token in X-CSRF-Token on requests other than GET). Errors are {\"error\": {\"status\", \"code\", \"message\"}}.",
             ],
             "servers": [["url": "/"]],
-            "security": [["bearerAuth": [String]()]],
+            "security": [["bearerAuth": [String]()], ["cookieAuth": [String]()]],
             "paths": paths,
             "components": components,
         ]
@@ -106,6 +106,9 @@ enum OpenAPIDocument {
             "cid": pathParameter("cid", "Channel address type:id.", WireSchemas.ref("ChannelID")),
             "message_id": pathParameter("message_id", "A message id.", WireSchemas.ref("MessageID")),
             "job_id": pathParameter("job_id", "A model job's id.", ["type": "string", "pattern": "^[0-9a-f-]{1,40}$"]),
+            "secret": pathParameter(
+                "secret", "A one-time link's secret (after #join= in the link).",
+                ["type": "string", "pattern": "^[A-Za-z0-9_-]{43}$"]),
         ]
         parameters.merge(AssistantOpenAPI.parameters) { _, new in new }
         var responses: [String: Any] = [:]
@@ -116,7 +119,14 @@ enum OpenAPIDocument {
             ]
         }
         return [
-            "securitySchemes": ["bearerAuth": ["type": "http", "scheme": "bearer", "bearerFormat": "JWT"]],
+            "securitySchemes": [
+                "bearerAuth": ["type": "http", "scheme": "bearer", "bearerFormat": "JWT"],
+                "cookieAuth": [
+                    "type": "apiKey", "in": "cookie", "name": SessionCookie.name,
+                    "description":
+                        "The web app's session, set by POST /api/session; requests other than GET also send the session's CSRF token in X-CSRF-Token.",
+                ],
+            ],
             "parameters": parameters,
             "responses": responses,
             "schemas": schemas,

@@ -91,6 +91,35 @@ enum OpenAPISchemas {
                 speech: SpeechState(available: true, model: "whisper-base", message: ""),
                 images: images))
         schemas.add(
+            "Session",
+            example: SessionResponse(user: user, csrf_token: "c2Vzc2lvbg", expires_at: 1_764_604_800, admin: false),
+            notes: [
+                "csrf_token": [
+                    "description":
+                        "Send it in X-CSRF-Token with every request but GET while signed in with the cookie; keep it in memory only."
+                ],
+                "expires_at": [
+                    "nullable": true, "description": "When the session ends unless refreshed, seconds since 1970.",
+                ],
+                "admin": ["description": "Whether this user may invite people and reset passwords."],
+            ])
+        schemas.add(
+            "AccountLink",
+            example: LinkResponse(user: user.id, name: "Ada", kind: "invite", expires_at: time),
+            notes: [
+                "kind": ["enum": ["setup", "invite", "reset"]], "name": ["description": "The user's display name."],
+            ])
+        schemas.add(
+            "Invite",
+            example: InviteResponse(user: user.id, kind: "invite", path: "/#join=SECRET", expires_at: time),
+            notes: [
+                "kind": ["enum": ["invite", "reset"]],
+                "path": [
+                    "description":
+                        "The link on this server: give it to the person; the secret after #join= is shown this once."
+                ],
+            ])
+        schemas.add(
             "ImageGenerationState", example: images,
             notes: [
                 "available": [
