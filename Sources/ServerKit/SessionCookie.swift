@@ -11,7 +11,8 @@ import HTTPCore
 /// - a request that carries an `Origin` must come from this server's own origin;
 /// - a request that may change something (any method but GET, HEAD and OPTIONS) must carry
 ///   `X-CSRF-Token`, a value derived from the session by the server's secret, which the page
-///   receives in the sign-in answer and keeps in memory (another origin cannot read it).
+///   receives in the sign-in answer and keeps in memory (another origin cannot read it); when
+///   a GET carries one, it must match too.
 ///
 /// Bearer tokens in `Authorization` are not affected: a browser never adds that header by itself.
 public enum SessionCookie {
@@ -73,12 +74,14 @@ public enum SessionCookie {
         if let origin = request.header("Origin"), !isSameOrigin(origin, host: request.header("Host")) {
             throw AuthError.csrfRejected("a request from another origin cannot use this browser's session")
         }
-        guard !isSafe(request.method) else { return }
         guard let sent = request.header(csrfHeader) else {
+            if isSafe(request.method) { return }
             throw AuthError.csrfRejected("send the session's CSRF token in '\(csrfHeader)'")
         }
+        // Checked whenever it is sent, GET too: a page whose cookie was replaced by another
+        // sign-in (another window of the same browser) learns it at its next request.
         guard tokens.isCSRFToken(sent, for: claims) else {
-            throw AuthError.csrfRejected("the '\(csrfHeader)' header does not match this session")
+            throw AuthError.csrfRejected("the '\(csrfHeader)' header does not match this browser's session")
         }
     }
 }

@@ -206,7 +206,8 @@ struct ServeCommand: Command {
     /// replaces the last); otherwise the address.
     static func signInText(store: ChatStore, demo: Bool, url: String) async throws -> String {
         var lines: [String] = []
-        var needsAdministrator = try await !store.hasAdministrator()
+        let hadAdministrator = try await store.hasAdministrator()
+        var needsAdministrator = !hadAdministrator
         let people: [(UserID, String)] =
             demo ? [("alice", "Alice"), ("bob", "Bob")] : needsAdministrator ? [("admin", "Administrator")] : []
         for (user, name) in people {
@@ -222,7 +223,10 @@ struct ServeCommand: Command {
             let role = kind == .setup ? "the first administrator: set a password, then invite your team" : "a demo user"
             lines.append("Open to sign in as \(user), \(role):\n  \(url)\(link.path)")
         }
-        if lines.isEmpty { lines.append("Sign in at \(url) (invite people with: sotto user invite <user-id>)") }
+        if hadAdministrator {
+            lines.insert(
+                "Sign in at \(url) (invite people from Account in the web app, or: sotto user invite <user-id>)", at: 0)
+        }
         lines.append("Scripts and API clients: sotto token <user-id>")
         return lines.joined(separator: "\n")
     }

@@ -138,6 +138,10 @@ import Testing
         // Reading from another origin is refused too (its answer would be someone's data).
         await #expect(
             try browser.request("GET", "/api/me", csrf: false, origin: "http://evil.example").status == 403)
+        // A GET may leave the token out, but one it sends must match: a page whose cookie another
+        // sign-in replaced learns it.
+        await #expect(try forged.request("GET", "/api/me").errorCode == "csrf_rejected")
+        await #expect(try browser.request("GET", "/api/me").status == 200)
         // Another user's CSRF token does not fit this session.
         let other = try await signIn(server, try await user(server).rawValue, "correct horse")
         forged.csrf = other.csrf

@@ -17,6 +17,8 @@ import langid
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -82,6 +84,23 @@ def start_server(extra=(), env_overrides=None, seed=True, link_models=True):
         process.kill()
         pytest.fail("sotto serve did not report its address")
     return Server(binary, home, env, process, base_url)
+
+
+def sign_in_with_token(driver, server, token, before=None):
+    """Signs the browser in with a token ("Sign in with a token" on the sign-in page), after
+    dropping the session cookie it may hold (cookies are per host, not per port: every test
+    server on loopback sees it). `before` runs on the page first (to clear localStorage)."""
+    driver.get(server.base_url + "/")
+    driver.delete_all_cookies()
+    if before:
+        before(driver)
+    driver.get(server.base_url + "/")
+    WebDriverWait(driver, 10).until(lambda d: d.find_element(By.ID, "signin").is_displayed())
+    details = driver.find_element(By.ID, "token-signin")
+    if not details.get_attribute("open"):
+        details.find_element(By.TAG_NAME, "summary").click()
+    driver.find_element(By.ID, "token-input").send_keys(token)
+    driver.find_element(By.XPATH, "//button[normalize-space()='Sign in']").click()
 
 
 def start_model_server():

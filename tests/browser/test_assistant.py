@@ -23,7 +23,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from conftest import REPORT, js_errors, language_of, make_driver, start_model_server, stop_server
+from conftest import REPORT, js_errors, language_of, make_driver, sign_in_with_token, start_model_server, stop_server
 
 MODEL_TIMEOUT = float(os.environ.get("SOTTO_SUGGESTION_TIMEOUT", "300"))
 TIMEOUT = 15
@@ -130,10 +130,8 @@ def assistant_server():
 @pytest.fixture(scope="module")
 def page(assistant_server, downloads):
     driver = make_driver(downloads)
-    driver.get(assistant_server.base_url + "/")
-    driver.execute_script("localStorage.clear()")
-    driver.find_element(By.ID, "token-input").send_keys(assistant_server.token("alice"))
-    button(driver, "Sign in").click()
+    sign_in_with_token(driver, assistant_server, assistant_server.token("alice"),
+                       before=lambda d: d.execute_script("localStorage.clear()"))
     wait(driver, lambda d: d.find_element(By.ID, "assistant-nav").is_displayed())
     yield driver
     errors = js_errors(driver)
@@ -332,9 +330,7 @@ def test_reload_reopens_the_last_conversation(page, assistant_server):
     # A second browser opens it too (the server remembers, not the page).
     second = make_driver()
     try:
-        second.get(assistant_server.base_url + "/")
-        second.find_element(By.ID, "token-input").send_keys(assistant_server.token("alice"))
-        button(second, "Sign in").click()
+        sign_in_with_token(second, assistant_server, assistant_server.token("alice"))
         wait(second, lambda d: d.find_element(By.ID, "assistant-nav").is_displayed())
         button(second, "Assistant").click()
         wait(second, lambda d: current_title(d) == first_title, TIMEOUT, "the second browser opened another chat")

@@ -8,6 +8,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
+from conftest import sign_in_with_token
+
 FIRST = "Hey! Are we still on for the hike this weekend?"
 SECOND = "Yeah! Saturday morning works for me."
 TIMEOUT = 15
@@ -51,9 +53,7 @@ def unread_badge(driver):
 
 
 def sign_in_and_open(driver, server, user, unread=None, expires_in="1h"):
-    driver.get(server.base_url + "/")
-    labelled(driver, "Token").send_keys(server.token(user, expires_in))
-    driver.find_element(By.XPATH, "//button[normalize-space()='Sign in']").click()
+    sign_in_with_token(driver, server, server.token(user, expires_in))
     channel = wait(driver, lambda d: d.find_element(By.XPATH, "//nav//button[.//span[text()='Weekend Hike']]"))
     if unread is not None:
         assert unread_badge(driver) == unread
@@ -127,15 +127,17 @@ def test_two_people_chat_live(server, browsers):
 
 
 def test_an_expiring_token_is_refreshed_and_the_socket_resumes(server, browsers):
-    """The server closes a socket when its token expires; the page refreshes its token before
-    that, reconnects with the new one and misses nothing."""
+    """The server closes a socket when its session expires; the page refreshes its session cookie
+    before that (a session made from a token lives no longer than the token), reconnects with
+    the new one and misses nothing."""
     alice, bob = browsers["alice"], browsers["bob"]
-    alice.execute_script("sessionStorage.clear()")
     sign_in_and_open(alice, server, "alice", expires_in="6s")
-    before = alice.execute_script("return sessionStorage.getItem('sotto.token')")
-    time.sleep(8)  # past the first token's expiry
-    after = alice.execute_script("return sessionStorage.getItem('sotto.token')")
-    assert after and after != before, "the page did not refresh its token"
+    before = alice.get_cookie("sotto_session")
+    assert before and before["httpOnly"] and before.get("sameSite") == "Strict"
+    assert alice.execute_script("return document.cookie") == "", "page scripts can read the session"
+    time.sleep(8)  # past the first session's expiry
+    after = alice.get_cookie("sotto_session")
+    assert after and after["value"] != before["value"], "the page did not refresh its session"
     text = f"After the refresh {time.time():.0f}"
     labelled(bob, "Message").send_keys(text, Keys.ENTER)
     wait(alice, lambda d: text in message_texts(d), message="alice's socket did not resume after its token expired")
@@ -144,9 +146,6 @@ def test_an_expiring_token_is_refreshed_and_the_socket_resumes(server, browsers)
 
 def test_bad_token_is_refused(server, browsers):
     driver = browsers["bob"]
-    driver.execute_script("sessionStorage.clear()")
-    driver.get(server.base_url + "/")
-    labelled(driver, "Token").send_keys("not-a-token")
-    driver.find_element(By.XPATH, "//button[normalize-space()='Sign in']").click()
+    sign_in_with_token(driver, server, "not-a-token")
     error = wait(driver, lambda d: d.find_element(By.ID, "signin-error").text)
     assert "not accepted" in error

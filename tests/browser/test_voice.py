@@ -17,7 +17,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import REPORT, ROOT, js_errors, make_driver, start_server, stop_server
+from conftest import REPORT, ROOT, js_errors, make_driver, sign_in_with_token, start_server, stop_server
 
 TIMEOUT = 15
 # The speech model loads at the first transcription, on a busy machine.
@@ -54,9 +54,7 @@ def shot(driver, name):
 
 
 def sign_in(driver, server, user):
-    driver.get(server.base_url + "/")
-    driver.find_element(By.ID, "token-input").send_keys(server.token(user))
-    driver.find_element(By.XPATH, "//button[normalize-space()='Sign in']").click()
+    sign_in_with_token(driver, server, server.token(user))
     wait(driver, lambda d: d.find_element(By.XPATH, "//nav//button[.//span[text()='Weekend Hike']]")).click()
     wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#message-list .message")) >= 8, message="no history")
 

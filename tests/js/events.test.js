@@ -107,7 +107,7 @@ function fakeTimers() {
   };
 }
 
-/** @param {{ suggestions?: boolean, online?: boolean }} [options] */
+/** @param {{ suggestions?: boolean, online?: boolean, token?: string | null }} [options] */
 function stream(options = {}) {
   /** @type {FakeSocket[]} */
   const sockets = [];
@@ -118,7 +118,7 @@ function stream(options = {}) {
   let resyncs = 0;
   const clock = fakeTimers();
   const events$ = new EventStream({
-    token: 'one',
+    token: options.token === undefined ? 'one' : options.token,
     suggestions: options.suggestions !== false,
     url: (query) => `ws://host/api/connect${query}`,
     onEvent: (event) => events.push(event),
@@ -213,6 +213,41 @@ test('an expired token reconnects at once with the refreshed one; without one, t
   sockets[1].close();
   assert.equal(sockets.length, 2); // no token to renew with: the end
   assert.equal(statuses[statuses.length - 1], 'unauthorized');
+});
+
+test('on the session cookie, the stream sends no token and renews when the page refreshed the session', () => {
+  const { stream: events, sockets, statuses } = stream({ token: null });
+  events.connect();
+  sockets[0].open();
+  assert.deepEqual(sockets[0].auth(), { type: 'auth', token: null });
+  sockets[0].receive({ type: 'hello', last_seq: 3 });
+  events.setToken(null); // the cookie was refreshed
+  sockets[0].receive({ type: 'error', error: { status: 401, code: 'token_expired', message: 'expired' } });
+  sockets[0].close();
+  assert.equal(sockets.length, 2); // at once
+  sockets[1].open();
+  assert.deepEqual(sockets[1].auth(), { type: 'auth', token: null, since: 3 });
+  // A revoked session (signed out everywhere) is the end, refreshed or not.
+  sockets[1].receive({ type: 'error', error: { status: 401, code: 'token_revoked', message: 'revoked' } });
+  sockets[1].close();
+  assert.equal(sockets.length, 2);
+  assert.equal(statuses[statuses.length - 1], 'unauthorized');
+});
+
+test('a socket that says it is someone else ends the stream (another window signed in on this browser)', () => {
+  const sockets = [];
+  const statuses = [];
+  const events = new EventStream({
+    token: null, user: 'alice', suggestions: true, url: () => 'ws://h', onEvent: () => {}, onResync: () => {},
+    onStatus: (status) => statuses.push(status),
+    open: (url) => { const socket = new FakeSocket(url); sockets.push(socket); return socket; },
+    timers: fakeTimers().timers, random: () => 0, online: () => true,
+  });
+  events.connect();
+  sockets[0].open();
+  sockets[0].receive({ type: 'hello', user_id: 'bob', last_seq: 1 });
+  assert.deepEqual(statuses, ['unauthorized']);
+  assert.equal(sockets.length, 1); // no reconnection as bob
 });
 
 test('turning suggestions off reconnects at once with ?suggestions=off, resuming', () => {

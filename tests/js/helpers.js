@@ -26,7 +26,7 @@ export const MODEL = {
 export function signedIn(options = {}) {
   const store = createStore(reducer, initialState());
   store.dispatch({
-    type: 'session/signedIn', token: 't', suggestionsWanted: true,
+    type: 'session/signedIn', admin: false, suggestionsWanted: true,
     me: { user: { id: 'alice', name: 'Alice' }, suggestions: options.suggestions !== false, model: MODEL, images: options.images },
   });
   store.dispatch({

@@ -165,7 +165,7 @@ function pick(store) {
 function harness(options = /** @type {Parameters<typeof opened>[0]} */ ({})) {
   const store = opened(options);
   const storage = { getItem: () => null, setItem: () => {}, removeItem: () => {} };
-  const ctx = createContext(store, { local: storage, tab: storage });
+  const ctx = createContext(store, { local: storage });
   /** @type {unknown[]} */
   const failed = [];
   ctx.fail = (error) => { failed.push(error); };

@@ -142,7 +142,7 @@ test('the server\'s speech state decides whether the microphone is offered', () 
   assert.equal(serverReason(undefined), ''); // an older server: a 503 will tell
   assert.equal(serverReason({ available: true, model: 'whisper-base', message: '' }), '');
   const store = createStore(reducer, initialState());
-  store.dispatch({ type: 'session/signedIn', token: 't', suggestionsWanted: true,
+  store.dispatch({ type: 'session/signedIn', admin: false, suggestionsWanted: true,
     me: { user: { id: 'alice', name: 'Alice' }, suggestions: true, model: MODEL, speech: { available: false, message: 'no speech model: run `sotto model pull whisper-base`' } } });
   assert.equal(offered(store.getState().voice), 'Dictation is unavailable: no speech model: run `sotto model pull whisper-base`.');
   store.dispatch({ type: 'voice/start', id: 1, key: CID });
@@ -214,7 +214,7 @@ function harness(options = /** @type {{ autoSend?: boolean, captureError?: unkno
   /** @type {Map<string, string>} */
   const saved = new Map();
   const storage = { getItem: (/** @type {string} */ key) => saved.get(key) ?? null, setItem: (/** @type {string} */ key, /** @type {string} */ value) => { saved.set(key, value); }, removeItem: (/** @type {string} */ key) => { saved.delete(key); } };
-  const ctx = createContext(store, { local: storage, tab: storage });
+  const ctx = createContext(store, { local: storage });
   /** @type {Array<{ audio: Blob, answer: (text: string) => void, refuse: (error: unknown) => void }>} */
   const requests = [];
   ctx.setApi(/** @type {any} */ ({

@@ -158,7 +158,11 @@ final class AccountAPI: Sendable {
         if let token = body.token {
             let claims = try tokens.verify(token)
             try await store.ensureUserExists(claims.user)
-            return try await startSession(for: claims.user, admin: claims.isAdmin, request: request)
+            // A session lives no longer than the token it was exchanged for.
+            let left = claims.expiresAt.map { $0 - Int64(Date().timeIntervalSince1970) } ?? SessionCookie.lifetime
+            return try await startSession(
+                for: claims.user, admin: claims.isAdmin, lifetime: min(SessionCookie.lifetime, max(1, left)),
+                request: request)
         }
         guard let login = body.user, let password = body.password else {
             throw APIError.badRequest("send \"user\" and \"password\", or a \"token\"")
@@ -197,9 +201,11 @@ final class AccountAPI: Sendable {
     }
 
     /// A new session for `user`: the cookie set, the session described.
-    private func startSession(for user: UserID, admin: Bool, request: HTTPRequest) async throws -> HTTPResponse {
+    private func startSession(
+        for user: UserID, admin: Bool, lifetime: Int64 = SessionCookie.lifetime, request: HTTPRequest
+    ) async throws -> HTTPResponse {
         let generation = try await store.access(of: user).tokenGeneration
-        let token = tokens.token(for: user, lifetime: SessionCookie.lifetime, admin: admin, generation: generation)
+        let token = tokens.token(for: user, lifetime: lifetime, admin: admin, generation: generation)
         return try await sessionResponse(for: try tokens.verify(token), cookie: token, request: request)
     }
 

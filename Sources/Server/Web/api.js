@@ -1,4 +1,6 @@
-// JSON API client. Every call sends the bearer token; errors become ApiError.
+// JSON API client. The page is signed in by its session cookie (HttpOnly: no script here can
+// read it); every request carries the session's CSRF token, which the sign-in answer gave and
+// the page keeps in memory only. Errors become ApiError.
 
 export class ApiError extends Error {
   /**
@@ -34,34 +36,66 @@ async function readJSON(response) {
 }
 
 /**
- * The API as the holder of `token` calls it.
+ * One request: the cookie goes by itself (same origin), `headers` beside it.
  *
- * @param {string} token
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ * @param {Record<string, string>} [headers]
+ * @returns {Promise<any>}
  */
-export function createApi(token) {
+async function call(method, path, body, headers = {}) {
+  /** @type {RequestInit} */
+  const options = { method, headers: { ...headers }, credentials: 'same-origin' };
+  if (body !== undefined) {
+    options.headers = { ...headers, 'Content-Type': 'application/json' };
+    options.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, options);
+  } catch {
+    throw new ApiError(0, 'network', 'The server cannot be reached.');
+  }
+  if (response.status === 204) return null;
+  return readJSON(response);
+}
+
+/**
+ * Signing in and out, and one-time links: what the page does before it has a session.
+ * Each sign-in answers with the session (`Session`: user, csrf_token, expires_at, admin).
+ */
+export const sessions = {
+  /** The session this browser's cookie holds (401 when there is none). */
+  current: () => call('GET', '/api/session'),
+  withPassword: (/** @type {string} */ user, /** @type {string} */ password) => call('POST', '/api/session', { user, password }),
+  withToken: (/** @type {string} */ token) => call('POST', '/api/session', { token }),
+  signOut: () => call('DELETE', '/api/session'),
+  link: (/** @type {string} */ secret) => call('GET', `/api/links/${encodeURIComponent(secret)}`),
+  useLink: (/** @type {string} */ secret, /** @type {string} */ password, /** @type {string | undefined} */ name) =>
+    call('POST', `/api/links/${encodeURIComponent(secret)}`, name ? { password, name } : { password }),
+};
+
+/**
+ * The API as the signed-in page calls it: the cookie goes by itself, the CSRF token with every
+ * request.
+ *
+ * @param {string} csrf the session's CSRF token
+ */
+export function createApi(csrf) {
+  // Sent with GETs too, though only other methods need it: when another window of this browser
+  // signs in as someone else, the cookie changes under this page, and the server says so (403
+  // csrf_rejected) instead of answering with the other person's data.
+  /** @param {Record<string, string>} [headers] */
+  const withCSRF = (headers = {}) => ({ ...headers, 'X-CSRF-Token': csrf });
+
   /**
    * @param {string} method
    * @param {string} path
    * @param {unknown} [body]
    * @returns {Promise<any>}
    */
-  async function request(method, path, body) {
-    /** @type {Record<string, string>} */
-    const headers = { Authorization: `Bearer ${token}` };
-    /** @type {RequestInit} */
-    const options = { method, headers };
-    if (body !== undefined) {
-      headers['Content-Type'] = 'application/json';
-      options.body = JSON.stringify(body);
-    }
-    let response;
-    try {
-      response = await fetch(path, options);
-    } catch {
-      throw new ApiError(0, 'network', 'The server cannot be reached.');
-    }
-    return readJSON(response);
-  }
+  const request = (method, path, body) => call(method, path, body, withCSRF());
 
   /** @param {string} cid */
   const channelPath = (cid) => `/api/channels/${encodeURIComponent(cid)}`;
@@ -79,7 +113,12 @@ export function createApi(token) {
     markRead: (/** @type {string} */ cid, /** @type {string | undefined} */ messageId) => request('POST', `${channelPath(cid)}/read`, messageId ? { message_id: messageId } : {}),
     typing: (/** @type {string} */ cid, /** @type {boolean} */ typing) => request('POST', `${channelPath(cid)}/typing`, { typing }),
     suggestions: (/** @type {string} */ cid, /** @type {string | undefined} */ tone) => request('GET', `${channelPath(cid)}/suggestions${tone ? `?tone=${tone}` : ''}`),
-    refreshToken: () => request('POST', '/api/token'),
+    refreshSession: () => request('POST', '/api/session/refresh'),
+    signOutEverywhere: () => request('POST', '/api/session/everywhere'),
+    changePassword: (/** @type {string} */ current, /** @type {string} */ next) =>
+      request('PUT', '/api/me/password', current ? { current_password: current, new_password: next } : { new_password: next }),
+    invite: (/** @type {string} */ user, /** @type {string} */ name, /** @type {'invite' | 'reset'} */ kind) =>
+      request('POST', '/api/invites', name ? { user, name, kind } : { user, kind }),
     writingTool: (/** @type {string} */ tool, /** @type {string} */ text, /** @type {number} */ attempt) => request('POST', '/api/tools/writing', { tool, text, attempt }),
     translate: (/** @type {string} */ messageId, /** @type {string} */ language) =>
       request('POST', `/api/messages/${encodeURIComponent(messageId)}/translation`, language ? { language } : {}),
@@ -102,14 +141,14 @@ export function createApi(token) {
       form.append('response_format', 'json');
       let response;
       try {
-        response = await fetch('/v1/audio/transcriptions', { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: form });
+        response = await fetch('/v1/audio/transcriptions', { method: 'POST', headers: withCSRF(), body: form });
       } catch {
         throw new ApiError(0, 'network', 'The server cannot be reached.');
       }
       return /** @type {Promise<{ text: string }>} */ (readJSON(response));
     },
     cancelJob: (/** @type {string} */ id) => request('DELETE', `/api/jobs/${encodeURIComponent(id)}`),
-    ...assistantCalls(request, token),
+    ...assistantCalls(request, withCSRF),
   };
 }
 
@@ -117,9 +156,9 @@ export function createApi(token) {
  * The assistant's routes.
  *
  * @param {(method: string, path: string, body?: unknown) => Promise<any>} request
- * @param {string} token
+ * @param {(headers?: Record<string, string>) => Record<string, string>} withCSRF
  */
-function assistantCalls(request, token) {
+function assistantCalls(request, withCSRF) {
   /** @param {string} id @param {string} [rest] */
   const path = (id, rest = '') => `/api/assistant/conversations/${encodeURIComponent(id)}${rest}`;
   return {
@@ -139,7 +178,7 @@ function assistantCalls(request, token) {
       try {
         response = await fetch(path(id, '/images'), {
           method: 'POST',
-          headers: { Authorization: `Bearer ${token}`, 'Content-Type': file.type || 'application/octet-stream' },
+          headers: withCSRF({ 'Content-Type': file.type || 'application/octet-stream' }),
           body: file,
         });
       } catch {
@@ -147,10 +186,9 @@ function assistantCalls(request, token) {
       }
       return readJSON(response);
     },
-    // Fetched with the token in a header (never in a URL), shown through a blob: URL.
+    // Fetched with the session, shown through a blob: URL.
     assistantImage: async (/** @type {string} */ id, /** @type {string} */ imageId) => {
-      const response = await fetch(path(id, `/images/${encodeURIComponent(imageId)}`),
-        { headers: { Authorization: `Bearer ${token}` } });
+      const response = await fetch(path(id, `/images/${encodeURIComponent(imageId)}`), { headers: withCSRF() });
       if (!response.ok) throw new ApiError(response.status, 'http_error', `The image cannot be shown (HTTP ${response.status}).`);
       return response.blob();
     },
@@ -167,7 +205,7 @@ function assistantCalls(request, token) {
       request('POST', path(id, `/messages/${encodeURIComponent(messageId)}/translation`), { language }),
     searchAssistant: (/** @type {string} */ query) => request('GET', `/api/assistant/search?${new URLSearchParams({ q: query, limit: '20' })}`),
     exportAssistantConversation: async (/** @type {string} */ id) => {
-      const response = await fetch(path(id, '/export'), { headers: { Authorization: `Bearer ${token}` } });
+      const response = await fetch(path(id, '/export'), { headers: withCSRF() });
       if (!response.ok) throw new ApiError(response.status, 'http_error', `Export failed (HTTP ${response.status}).`);
       const disposition = response.headers.get('Content-Disposition') || '';
       const match = /filename="([^"]+)"/.exec(disposition);

@@ -9,7 +9,7 @@ import { createContext } from './context.js';
 import { ASSISTANT_COMPOSER, draftOf } from './composer.js';
 import { unavailability } from './session.js';
 import { ImageCache } from './images.js';
-import { SUGGESTIONS_KEY, TOKEN_KEY, TONE_KEY, VIEW_KEY, sessionEffects } from './session-effects.js';
+import { SUGGESTIONS_KEY, TONE_KEY, VIEW_KEY, joinSecret, sessionEffects } from './session-effects.js';
 import { chatEffects } from './chat-effects.js';
 import { featureEffects } from './feature-effects.js';
 import { assistantEffects } from './assistant-effects.js';
@@ -17,6 +17,7 @@ import { AUTO_SEND_KEY, voiceEffects } from './voice-effects.js';
 import { playgroundEffects } from './playground-effects.js';
 import { byId } from './dom.js';
 import { mountSignIn } from './signin-view.js';
+import { mountAccount } from './account-view.js';
 import { mountSidebar } from './sidebar-view.js';
 import { mountSearch } from './search-view.js';
 import { mountChannelView } from './channel-view.js';
@@ -33,15 +34,15 @@ import { mountPlayground } from './playground-view.js';
 
 /** @typedef {import('./state.js').State} State */
 
-const savedToken = sessionStorage.getItem(TOKEN_KEY);
+const link = joinSecret(location.hash);
 const store = createStore(reducer, initialState({
-  token: Boolean(savedToken),
+  starting: true, // the session cookie, or the link, is tried first
   tone: localStorage.getItem(TONE_KEY) === 'formal' ? 'formal' : 'casual',
   view: localStorage.getItem(VIEW_KEY) === 'assistant' ? 'assistant' : 'channels',
   suggestionsWanted: localStorage.getItem(SUGGESTIONS_KEY) !== 'off',
   autoSend: localStorage.getItem(AUTO_SEND_KEY) === 'on',
 }));
-const ctx = createContext(store, { local: localStorage, tab: sessionStorage });
+const ctx = createContext(store, { local: localStorage });
 
 const features = featureEffects(ctx);
 const images = new ImageCache((conversation, id) => ctx.api().assistantImage(conversation, id));
@@ -92,7 +93,8 @@ Object.defineProperty(window, 'sottoSuggestions', { value: { get timings() { ret
 
 // ---- The channels --------------------------------------------------------------------------
 
-mountSignIn(store, { signIn: (token) => session.signIn(token) });
+mountSignIn(store, { signIn: session.signIn, join: session.join });
+mountAccount(store, { changePassword: session.changePassword, signOutEverywhere: session.signOutEverywhere, invite: session.invite });
 mountSidebar(store, {
   signOut: () => session.signOut(),
   openChannel: chat.openChannel,
@@ -220,4 +222,14 @@ document.addEventListener('visibilitychange', () => {
   if (document.visibilityState === 'visible') chat.markRead();
 });
 
-if (savedToken) session.signIn(savedToken, { quiet: true });
+// A one-time link opens its page; otherwise the session this browser's cookie holds, if any.
+if (link) session.openLink(link);
+else session.resume();
+// A link pasted into the address bar of the open page changes only its fragment: the page does
+// not load again. Opening it means becoming the person it is for.
+window.addEventListener('hashchange', () => {
+  const secret = joinSecret(location.hash);
+  if (!secret) return;
+  if (store.getState().session.status === 'signed-in') session.signOut();
+  session.openLink(secret);
+});

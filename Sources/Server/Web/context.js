@@ -1,5 +1,5 @@
 // What the effects share: the store, the API client of the signed-in user (replaced when the
-// token is refreshed), the event stream, the clock and this browser's storage.
+// session is refreshed), the event stream, the clock and this browser's storage.
 
 import { ApiError } from './api.js';
 
@@ -16,13 +16,12 @@ import { ApiError } from './api.js';
  * @property {() => number} now a monotonic clock in ms (performance.now)
  * @property {() => number} nonce a number never handed out before
  * @property {Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>} local remembered in this browser
- * @property {Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>} tab remembered in this tab (the token)
  * @property {(error: unknown) => void} fail what a failed request does: 401 signs out, else the connection line says it
  */
 
 /**
  * @param {AppStore} store
- * @param {{ local: AppContext['local'], tab: AppContext['tab'], now?: () => number }} environment
+ * @param {{ local: AppContext['local'], now?: () => number }} environment
  * @returns {AppContext}
  */
 export function createContext(store, environment) {
@@ -42,7 +41,6 @@ export function createContext(store, environment) {
     now: environment.now || (() => performance.now()),
     nonce: () => (counter += 1),
     local: environment.local,
-    tab: environment.tab,
     fail: () => {},
   };
 }

@@ -1,10 +1,10 @@
-// The /api/connect event stream: authenticates with the first message (so the token stays out
-// of URLs), resumes from the last sequence number after a drop (`since`), drops what it has
+// The /api/connect event stream: authenticates with the first message (a token, so it stays out
+// of URLs, or null: the page's session cookie, which the browser sends with the upgrade), resumes from the last sequence number after a drop (`since`), drops what it has
 // already seen, asks the page to load again when the server says the missed events are gone
 // (`resync`), and reconnects with backoff. A user's seqs rise with gaps (events of channels
 // they are not in): a gap is normal, not a loss. The server closes the socket when its token
-// expires; when the page has refreshed the token meanwhile (setToken), the stream reconnects
-// with the new one at once and resumes. It knows nothing of the store: the app turns what it
+// expires; when the page has refreshed the token or session meanwhile (setToken), the stream
+// reconnects with the new one at once and resumes. It knows nothing of the store: the app turns what it
 // hands over into actions.
 
 /**
@@ -19,7 +19,9 @@
  * @property {(type: string, listener: (event: any) => void) => void} addEventListener
  *
  * @typedef {object} StreamOptions
- * @property {string} token
+ * @property {string | null} token null: the session cookie
+ * @property {string} [user] whom the page is signed in as: a socket that says otherwise (the
+ *   cookie was replaced by another window's sign-in) ends the stream
  * @property {boolean} suggestions whether the server drafts reply suggestions for this page
  * @property {(query: string) => string} url the socket's URL for a query string
  * @property {(event: ServerEvent) => void} onEvent each event once, in order
@@ -82,8 +84,9 @@ export class EventStream {
     this.pingTimer = null;
     /** @type {ReturnType<typeof setTimeout> | null} */
     this.retryTimer = null;
-    /** @type {string | null} */
-    this.socketToken = null;
+    /** Counts the tokens or sessions the page has had: a socket of an older one may be renewed. */
+    this.generation = 0;
+    this.socketGeneration = 0;
     this.renewing = false;
     // Wrapped: the browser's timer functions refuse to be called as methods of another object.
     this.timers = options.timers || {
@@ -95,9 +98,15 @@ export class EventStream {
     this.open = options.open || ((url) => new WebSocket(url));
   }
 
-  /** A refreshed token for the next connection (the open socket keeps its own until it expires). */
-  setToken(/** @type {string} */ token) {
+  /**
+   * A refreshed token (or, with null, a refreshed session cookie) for the next connection; the
+   * open socket keeps its own until it expires.
+   *
+   * @param {string | null} token
+   */
+  setToken(token) {
     this.token = token;
+    this.generation += 1;
   }
 
   /**
@@ -119,11 +128,12 @@ export class EventStream {
     if (this.closed) return;
     const socket = this.open(this.options.url(this.suggestions ? '' : '?suggestions=off'));
     this.socket = socket;
-    this.socketToken = this.token;
+    const token = this.token;
+    this.socketGeneration = this.generation;
     this.renewing = false;
     socket.addEventListener('open', () => {
       /** @type {{ type: 'auth', token: string | null, since?: number }} */
-      const auth = { type: 'auth', token: this.socketToken };
+      const auth = { type: 'auth', token };
       if (this.lastSeq !== null) auth.since = this.lastSeq;
       socket.send(JSON.stringify(auth));
     });
@@ -144,13 +154,19 @@ export class EventStream {
     const read = readFrame(this.lastSeq, frame);
     this.lastSeq = read.lastSeq;
     if (frame.type === 'hello') {
+      if (this.options.user && frame.user_id !== this.options.user) {
+        this.closed = true;
+        if (this.socket) this.socket.close();
+        this.options.onStatus('unauthorized');
+        return;
+      }
       this.failures = 0;
       this.options.onStatus('online');
       this.startPing();
     } else if (frame.type === 'resync') {
       this.options.onResync();
     } else if (frame.type === 'error' && frame.error && frame.error.status === 401) {
-      if (frame.error.code === 'token_expired' && this.token !== this.socketToken) {
+      if (frame.error.code === 'token_expired' && this.generation !== this.socketGeneration) {
         this.renewing = true; // the close that follows reconnects with the refreshed token
         return;
       }

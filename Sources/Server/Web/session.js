@@ -9,10 +9,12 @@
  * @typedef {import('./state.js').Action} Action
  *
  * @typedef {object} SessionState
- * @property {'starting' | 'signed-out' | 'signed-in'} status starting: a saved token is being tried
+ * @property {'starting' | 'signed-out' | 'signed-in'} status starting: the session cookie is being tried
  * @property {string} error what the sign-in form says
- * @property {string | null} token
+ * @property {JoinLink | null} join the one-time link this page was opened with, while it is used
  * @property {User | null} me
+ * @property {boolean} admin whether the user may invite people and reset passwords
+ * @property {AccountPanel} account what the account panel shows
  * @property {boolean} suggestionsAvailable whether the server can suggest replies at all
  * @property {boolean} suggestionsWanted the "Suggest replies" toggle (remembered in this browser)
  * @property {ModelState | null} model
@@ -20,9 +22,22 @@
  * @property {'channels' | 'assistant'} view
  * @property {string} connection what the connection line says ('' when online)
  *
- * @typedef {{ type: 'session/signedIn', token: string, me: Me, suggestionsWanted: boolean }
+ *
+ * @typedef {object} JoinLink a setup, invitation or reset link (the server's AccountLink)
+ * @property {string} secret
+ * @property {string} user
+ * @property {string} name
+ * @property {'setup' | 'invite' | 'reset'} kind
+ *
+ * @typedef {object} AccountPanel
+ * @property {string} link the last invitation or reset link made ('' for none)
+ * @property {string} note what the last account action did, or why it failed
+ *
+ * @typedef {{ type: 'session/signedIn', me: Me, admin: boolean, suggestionsWanted: boolean }
  *   | { type: 'session/signedOut', message: string }
- *   | { type: 'session/token', token: string }
+ *   | { type: 'session/join', join: JoinLink | null, message?: string }
+ *   | { type: 'account/link', link: string }
+ *   | { type: 'account/note', text: string }
  *   | { type: 'session/model', model: ModelState }
  *   | { type: 'session/language', code: string }
  *   | { type: 'session/suggestionsWanted', wanted: boolean }
@@ -35,8 +50,10 @@
 export const initialSession = {
   status: 'signed-out',
   error: '',
-  token: null,
+  join: null,
   me: null,
+  admin: false,
+  account: { link: '', note: '' },
   suggestionsAvailable: false,
   suggestionsWanted: true,
   model: null,
@@ -59,8 +76,10 @@ export function session(state, action) {
         ...state,
         status: 'signed-in',
         error: '',
-        token: action.token,
+        join: null,
         me: action.me.user,
+        admin: action.admin,
+        account: { link: '', note: '' },
         suggestionsAvailable: action.me.suggestions,
         suggestionsWanted: action.suggestionsWanted,
         model: action.me.model,
@@ -68,8 +87,12 @@ export function session(state, action) {
       };
     case 'session/signedOut':
       return { ...initialSession, view: state.view, error: action.message };
-    case 'session/token':
-      return { ...state, token: action.token };
+    case 'session/join':
+      return { ...state, status: 'signed-out', join: action.join, error: action.message || '' };
+    case 'account/link':
+      return { ...state, account: { link: action.link, note: '' } };
+    case 'account/note':
+      return { ...state, account: { ...state.account, note: action.text } };
     case 'session/model':
       return { ...state, model: action.model };
     case 'session/language':

@@ -63,7 +63,7 @@ import { combine } from './store.js';
  */
 
 /**
- * @param {{ tone?: import('./suggestions.js').Tone, view?: 'channels' | 'assistant', suggestionsWanted?: boolean, token?: boolean, autoSend?: boolean }} [saved]
+ * @param {{ tone?: import('./suggestions.js').Tone, view?: 'channels' | 'assistant', suggestionsWanted?: boolean, starting?: boolean, autoSend?: boolean }} [saved]
  *   what this browser remembers
  * @returns {State}
  */
@@ -71,7 +71,7 @@ export function initialState(saved = {}) {
   return {
     session: {
       ...initialSession,
-      status: saved.token ? 'starting' : 'signed-out',
+      status: saved.starting ? 'starting' : 'signed-out',
       view: saved.view || 'channels',
       suggestionsWanted: saved.suggestionsWanted !== false,
     },

@@ -34,6 +34,8 @@
  * @property {string[] | null} [sizes] the sizes a request may ask for (`256x256`, …)
  *
  * @typedef {{ user: User, suggestions: boolean, model: ModelState, speech?: SpeechState, images?: ImagesState }} Me
+ * @typedef {{ user: User, csrf_token: string, expires_at: number | null, admin: boolean }} Session
+ *   A sign-in's answer (POST /api/session, GET /api/session, a used link): the CSRF token stays in memory.
  *   (`speech` is missing from a server older than dictation, `images` from one older than Image
  *   Playground)
  *
