@@ -145,3 +145,12 @@ extension ChatStore {
         }
     }
 }
+
+extension ChatStore {
+    /// Whether `user` is an administrator (the setup link's user, `sotto user admin`).
+    public func isAdministrator(_ user: UserID) async throws -> Bool {
+        try await read { db in
+            try db.row("SELECT is_admin FROM users WHERE id = ?", [.text(user.rawValue)]) { $0.int64(0) != 0 } ?? false
+        }
+    }
+}

@@ -4,6 +4,10 @@ import Foundation
 public enum EventType {
     public static let messageNew = "message.new"
     public static let messageRead = "message.read"
+    /// An edit, or a reaction given or taken back: the message as it now is.
+    public static let messageUpdated = "message.updated"
+    /// A deletion: the message's tombstone.
+    public static let messageDeleted = "message.deleted"
     public static let typingStart = "typing.start"
     public static let typingStop = "typing.stop"
     public static let suggestionsUpdated = "suggestions.updated"

@@ -57,17 +57,7 @@ extension ChatStore {
     /// `created == false`; the same id with anything else different is a `conflict`.
     public func sendMessage(_ new: NewMessage) async throws -> SendResult {
         let text = new.text
-        guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-            throw ChatStoreError.invalidArgument(field: "text", reason: "must not be empty")
-        }
-        guard text.unicodeScalars.count <= Self.maxMessageLength else {
-            throw ChatStoreError.invalidArgument(
-                field: "text", reason: "longer than \(Self.maxMessageLength) characters")
-        }
-        guard text.utf8.count <= Self.maxMessageBytes else {
-            throw ChatStoreError.invalidArgument(
-                field: "text", reason: "longer than \(Self.maxMessageBytes) bytes of UTF-8")
-        }
+        try Self.checkText(text)
         let id = try new.id.map { try MessageID.validated($0.rawValue) } ?? MessageID.random()
         let now = Timestamp.now
         let message = Message(
@@ -152,7 +142,7 @@ extension ChatStore {
                 [.text(cid.cid), .integer(bound), .int(limit + 1)], Self.messageRow)
             let hasMore = rows.count > limit
             if hasMore { rows.removeLast() }
-            return MessagePage(messages: rows.reversed(), hasMore: hasMore)
+            return MessagePage(messages: try Self.withReactions(rows.reversed(), db), hasMore: hasMore)
         }
     }
 
@@ -163,11 +153,15 @@ extension ChatStore {
         }
     }
 
-    /// The newest `limit` messages of a channel, oldest first (no membership check).
+    /// The newest `limit` messages of a channel, oldest first, deleted ones left out: what the
+    /// model reads (no membership check).
     public func recentMessages(in cid: ChannelID, limit: Int) async throws -> [Message] {
         try await read { db in
             try db.rows(
-                "SELECT \(Self.messageColumns) FROM messages WHERE cid = ? ORDER BY position DESC LIMIT ?",
+                """
+                SELECT \(Self.messageColumns) FROM messages WHERE cid = ? AND deleted_at IS NULL
+                ORDER BY position DESC LIMIT ?
+                """,
                 [.text(cid.cid), .int(max(0, limit))], Self.messageRow
             ).reversed()
         }
@@ -231,7 +225,7 @@ extension ChatStore {
         }
     }
 
-    static let messageColumns = "id, cid, user_id, text, created_at, parent_id"
+    static let messageColumns = "id, cid, user_id, text, created_at, parent_id, edited_at, deleted_at"
 
     static func messageRow(_ row: Statement) -> Message {
         let cidText = row.string(1)
@@ -241,10 +235,42 @@ extension ChatStore {
             id: MessageID(rawValue: row.string(0)), cid: ChannelID(type: String(cidText[..<colon]), id: id),
             author: UserID(rawValue: row.string(2)), text: row.string(3),
             createdAt: Timestamp(milliseconds: row.int64(4)),
-            parentID: row.optionalString(5).map(MessageID.init(rawValue:)))
+            parentID: row.optionalString(5).map(MessageID.init(rawValue:)),
+            editedAt: row.isNull(6) ? nil : Timestamp(milliseconds: row.int64(6)),
+            deletedAt: row.isNull(7) ? nil : Timestamp(milliseconds: row.int64(7)))
     }
 
+    /// The message with its reactions.
     static func message(_ id: MessageID, _ db: Connection) throws -> Message? {
         try db.row("SELECT \(messageColumns) FROM messages WHERE id = ?", [.text(id.rawValue)], messageRow)
+            .map { try withReactions([$0], db)[0] }
+    }
+
+    /// `messages` with their reactions read in one query.
+    static func withReactions(_ messages: [Message], _ db: Connection) throws -> [Message] {
+        guard !messages.isEmpty else { return messages }
+        let marks = Array(repeating: "?", count: messages.count).joined(separator: ",")
+        let rows = try db.rows(
+            "SELECT message_id, emoji, user_id FROM message_reactions WHERE message_id IN (\(marks)) ORDER BY created_at, user_id",
+            messages.map { .text($0.id.rawValue) }
+        ) { (message: $0.string(0), emoji: $0.string(1), user: UserID(rawValue: $0.string(2))) }
+        guard !rows.isEmpty else { return messages }
+        var byMessage: [String: [(emoji: String, users: [UserID])]] = [:]
+        for row in rows {
+            var list = byMessage[row.message, default: []]
+            if let index = list.firstIndex(where: { $0.emoji == row.emoji }) {
+                list[index].users.append(row.user)
+            } else {
+                list.append((row.emoji, [row.user]))
+            }
+            byMessage[row.message] = list
+        }
+        return messages.map { message in
+            var message = message
+            message.reactions = byMessage[message.id.rawValue].map {
+                $0.map { Reaction(emoji: $0.emoji, users: $0.users) }
+            }
+            return message
+        }
     }
 }

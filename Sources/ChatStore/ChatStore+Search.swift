@@ -29,9 +29,9 @@ extension ChatStore {
     ///
     /// FTS5 writes what it holds to disk at every savepoint, and the writer gives each write of a
     /// group commit its own savepoint: indexing in a trigger made every message a segment of its
-    /// own, and a batch of twenty cost nearly twenty times one. (A message would have to be
-    /// indexed before it is edited or deleted in the same transaction, as those triggers remove
-    /// its old words; messages are neither today.)
+    /// own, and a batch of twenty cost nearly twenty times one. A message is indexed before it
+    /// is edited or deleted (``ChatStore/editMessage(_:text:by:)`` calls this first), as the
+    /// update trigger removes its old words.
     static func indexNewMessages(_ db: Connection) throws {
         try db.run(
             """
@@ -167,7 +167,8 @@ extension ChatStore {
             // match was collected and sorted first.
             try db.rows(
                 """
-                SELECT m.id, m.cid, m.user_id, m.text, m.created_at, m.parent_id, m.position, c.name
+                SELECT m.id, m.cid, m.user_id, m.text, m.created_at, m.parent_id, m.edited_at, m.deleted_at,
+                    m.position, c.name
                 FROM message_search
                 JOIN messages m ON m.position = message_search.rowid
                 JOIN members mb ON mb.cid = m.cid AND mb.user_id = ?
@@ -177,7 +178,7 @@ extension ChatStore {
                 """,
                 [.text(user.rawValue), .text(SearchRanking.matchExpression(for: terms)), .int(Self.searchCandidates)],
                 within: Self.searchTimeBudget
-            ) { row in (message: Self.messageRow(row), position: row.int64(6), channel: row.string(7)) }
+            ) { row in (message: Self.messageRow(row), position: row.int64(8), channel: row.string(9)) }
         }
         let ranked = rows.map { row -> (hit: SearchHit, position: Int64) in
             let (score, highlights) = SearchRanking.score(row.message.text, terms: terms)
@@ -191,8 +192,9 @@ extension ChatStore {
         return ranked.prefix(limit).map(\.hit)
     }
 
-    /// The newest `limit` messages after `after` (exclusive), oldest first; with `after` nil,
-    /// the newest `limit`. For a member of the channel only.
+    /// The newest `limit` messages after `after` (exclusive), oldest first, deleted ones left out
+    /// (the model reads them); with `after` nil, the newest `limit`. For a member of the channel
+    /// only.
     public func messages(in cid: ChannelID, for user: UserID, after: MessageID?, limit: Int) async throws -> [Message] {
         let limit = min(max(limit, 1), Self.maxPageSize)
         return try await read { db in
@@ -208,7 +210,10 @@ extension ChatStore {
                 bound = position
             }
             return try db.rows(
-                "SELECT \(Self.messageColumns) FROM messages WHERE cid = ? AND position > ? ORDER BY position DESC LIMIT ?",
+                """
+                SELECT \(Self.messageColumns) FROM messages WHERE cid = ? AND position > ? AND deleted_at IS NULL
+                ORDER BY position DESC LIMIT ?
+                """,
                 [.text(cid.cid), .integer(bound), .int(limit)], Self.messageRow
             ).reversed()
         }

@@ -93,9 +93,16 @@ public struct Message: Hashable, Sendable, Codable {
     public var createdAt: Timestamp
     /// The thread root this message replies to, if any.
     public var parentID: MessageID?
+    /// When its author last edited it.
+    public var editedAt: Timestamp?
+    /// When it was deleted: its text is empty, and it stands as a tombstone.
+    public var deletedAt: Timestamp?
+    /// Reactions, in the order each emoji was first given; nil for none.
+    public var reactions: [Reaction]?
 
     public init(
-        id: MessageID, cid: ChannelID, author: UserID, text: String, createdAt: Timestamp, parentID: MessageID? = nil
+        id: MessageID, cid: ChannelID, author: UserID, text: String, createdAt: Timestamp, parentID: MessageID? = nil,
+        editedAt: Timestamp? = nil, deletedAt: Timestamp? = nil, reactions: [Reaction]? = nil
     ) {
         self.id = id
         self.cid = cid
@@ -103,13 +110,31 @@ public struct Message: Hashable, Sendable, Codable {
         self.text = text
         self.createdAt = createdAt
         self.parentID = parentID
+        self.editedAt = editedAt
+        self.deletedAt = deletedAt
+        self.reactions = reactions
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, cid, text
+        case id, cid, text, reactions
         case author = "user_id"
         case createdAt = "created_at"
         case parentID = "parent_id"
+        case editedAt = "edited_at"
+        case deletedAt = "deleted_at"
+    }
+}
+
+/// One emoji on a message: how many gave it, and who.
+public struct Reaction: Hashable, Sendable, Codable {
+    public var emoji: String
+    public var count: Int
+    public var users: [UserID]
+
+    public init(emoji: String, users: [UserID]) {
+        self.emoji = emoji
+        self.count = users.count
+        self.users = users
     }
 }
 

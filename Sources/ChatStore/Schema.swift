@@ -295,6 +295,30 @@ package enum Schema {
                 CREATE INDEX account_links_by_user ON account_links(user_id);
                 """)
         }
+        migrator.registerMigration("v11: edits, deletions, reactions") { db in
+            // An edit keeps the text it replaced in `message_edits` (for the author and
+            // administrators); a deletion empties the text, drops that history and leaves the
+            // row as a tombstone, so replies and read positions still point somewhere.
+            try db.execute(
+                """
+                ALTER TABLE messages ADD COLUMN edited_at INTEGER;
+                ALTER TABLE messages ADD COLUMN deleted_at INTEGER;
+                CREATE TABLE message_edits(
+                    position INTEGER PRIMARY KEY AUTOINCREMENT,
+                    message_id TEXT NOT NULL,
+                    text TEXT NOT NULL,      -- the text before this edit
+                    edited_at INTEGER NOT NULL
+                );
+                CREATE INDEX message_edits_by_message ON message_edits(message_id, position);
+                CREATE TABLE message_reactions(
+                    message_id TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    emoji TEXT NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    PRIMARY KEY(message_id, emoji, user_id)
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

@@ -119,6 +119,7 @@ public final class ChatServer: Sendable {
         hub.typingHandler = { user, cid, started in try await api.typing(user, in: cid, started: started) }
         let files = StaticFiles.app
         var routes = api.routes
+        MessageChangesAPI(store: store).add(to: &routes)
         intelligence.add(to: &routes)
         let assistant = AssistantEngine(
             store: store, model: model, maxTurnsPerUser: configuration.maxAssistantTurnsPerUser, live: hub)

@@ -85,7 +85,10 @@ import Testing
         let schemas = try OpenAPISchemas.all()
         let message = try #require(schemas["Message"] as? [String: Any])
         let properties = try #require(message["properties"] as? [String: Any])
-        #expect(Set(properties.keys) == ["id", "cid", "user_id", "text", "created_at", "parent_id"])
+        #expect(
+            Set(properties.keys) == [
+                "id", "cid", "user_id", "text", "created_at", "parent_id", "edited_at", "deleted_at", "reactions",
+            ])
         #expect(Set(message["required"] as? [String] ?? []) == ["id", "cid", "user_id", "text", "created_at"])
     }
 }

@@ -180,11 +180,18 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.write_line(line)
 
 
+def quit_all(drivers):
+    """Quits each browser of `drivers` (by name); returns the uncaught JavaScript errors each
+    page threw, by name."""
+    errors = {name: js_errors(driver) for name, driver in drivers.items()}
+    for driver in drivers.values():
+        driver.quit()
+    return errors
+
+
 @pytest.fixture(scope="module")
 def browsers():
     drivers = {"alice": make_driver(), "bob": make_driver()}
     yield drivers
-    errors = {name: js_errors(driver) for name, driver in drivers.items()}
-    for driver in drivers.values():
-        driver.quit()
+    errors = quit_all(drivers)
     assert not any(errors.values()), f"the page threw: {errors}"

@@ -12,7 +12,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import REPORT, js_errors, make_driver, start_server, stop_server
+from conftest import REPORT, make_driver, quit_all, start_server, stop_server
 
 TIMEOUT = 15
 SCREENSHOTS = pathlib.Path(__file__).resolve().parents[2] / ".build" / "screenshots"
@@ -107,9 +107,7 @@ def team():
         pytest.fail("sotto serve printed no setup link on a fresh data directory")
     drivers = {name: make_driver() for name in ("admin", "alice", "bob")}
     yield server, link, drivers
-    errors = {name: js_errors(driver) for name, driver in drivers.items()}
-    for driver in drivers.values():
-        driver.quit()
+    errors = quit_all(drivers)
     stop_server(server)
     assert not any(errors.values()), f"the page threw: {errors}"
 

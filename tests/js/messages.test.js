@@ -56,7 +56,7 @@ test('opening another channel starts its messages afresh', () => {
   store.dispatch({ type: 'messages/found', id: 'm1', nonce: 1 });
   store.dispatch({ type: 'channel/opened', cid: 'messaging:other', at: 5 });
   const state = store.getState();
-  assert.deepEqual(state.messages, { cid: 'messaging:other', order: [], byId: {}, hasMore: false, found: null });
+  assert.deepEqual(state.messages, { cid: 'messaging:other', order: [], byId: {}, hasMore: false, found: null, editing: null, deleting: null });
   assert.equal(state.channels.current, 'messaging:other');
   assert.equal(currentSummary(state.channels), null);
 });
@@ -99,4 +99,38 @@ test('signing out forgets the channels and messages', () => {
   assert.equal(state.session.error, 'Your session ended. Sign in again.');
   assert.deepEqual(state.channels, { list: [], current: null });
   assert.deepEqual(state.messages.order, []);
+});
+
+test('an edit, a reaction and a deletion replace the message where it stands; one not loaded stays unloaded', () => {
+  const store = signedIn();
+  store.dispatch(server({ type: 'message.new', cid: CID, message: message('m1', 'bob') }));
+  store.dispatch(server({ type: 'message.new', cid: CID, message: message('m2', 'alice') }));
+  store.dispatch({ type: 'message/editing', id: 'm2' });
+  const edited = { ...message('m2', 'alice'), text: 'edited words', edited_at: '2026-12-04T10:00:00Z' };
+  store.dispatch(server({ type: 'message.updated', cid: CID, message: edited }));
+  assert.deepEqual(store.getState().messages.order, ['m1', 'm2']);
+  assert.equal(store.getState().messages.byId.m2.message.text, 'edited words');
+  assert.equal(store.getState().messages.editing, 'm2'); // still editing until saved or cancelled
+  const reacted = { ...message('m1', 'bob'), reactions: [{ emoji: '👍', count: 1, users: ['alice'] }] };
+  store.dispatch({ type: 'message/changed', message: reacted });
+  assert.equal(store.getState().messages.byId.m1.message.reactions?.[0].count, 1);
+  const tombstone = { ...message('m2', 'alice'), text: '', deleted_at: '2026-12-04T10:01:00Z' };
+  store.dispatch(server({ type: 'message.deleted', cid: CID, message: tombstone }));
+  assert.equal(store.getState().messages.byId.m2.message.text, '');
+  assert.equal(store.getState().messages.editing, null);
+  // A late copy from before the deletion does not bring the text back.
+  store.dispatch({ type: 'message/changed', message: edited });
+  assert.equal(store.getState().messages.byId.m2.message.deleted_at, '2026-12-04T10:01:00Z');
+  store.dispatch(server({ type: 'message.updated', cid: CID, message: message('m0', 'bob') }));
+  assert.deepEqual(store.getState().messages.order, ['m1', 'm2']);
+});
+
+test('asking to delete and editing are one at a time', () => {
+  const store = signedIn();
+  store.dispatch({ type: 'message/editing', id: 'm1' });
+  store.dispatch({ type: 'message/deleting', id: 'm2' });
+  assert.equal(store.getState().messages.editing, null);
+  assert.equal(store.getState().messages.deleting, 'm2');
+  store.dispatch({ type: 'message/deleting', id: null });
+  assert.equal(store.getState().messages.deleting, null);
 });

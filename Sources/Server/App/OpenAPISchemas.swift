@@ -208,7 +208,19 @@ enum OpenAPISchemas {
             "ChannelSummary",
             example: ChannelSummary(channel: channel, members: [user], unreadCount: 1, lastMessage: message),
             notes: ["unread_count": ["minimum": 0]])
-        schemas.add("Message", example: message)
+        var changed = message
+        changed.editedAt = time
+        changed.deletedAt = time
+        changed.reactions = [Reaction(emoji: "👍", users: [user.id])]
+        schemas.add(
+            "Message", example: changed,
+            notes: [
+                "edited_at": ["description": "When its author last edited it; absent if never."],
+                "deleted_at": ["description": "When it was deleted (its text is then empty); absent if not."],
+                "reactions": ["description": "Each emoji given, in the order first given; absent for none."],
+            ])
+        schemas.add("Reaction", example: Reaction(emoji: "👍", users: [user.id]))
+        schemas.add("MessageEdit", example: MessageEdit(text: "Saturday?", editedAt: time))
         schemas.add("MessagePage", example: MessagePage(messages: [message], hasMore: false))
         schemas.add(
             "Suggestions",

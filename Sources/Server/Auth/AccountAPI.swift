@@ -227,7 +227,7 @@ final class AccountAPI: Sendable {
     /// --admin`) or by the store (the setup link's user, `sotto user admin`).
     private func isAdmin(_ claims: TokenClaims) async throws -> Bool {
         if claims.isAdmin { return true }
-        return try await store.credentials(login: claims.user.rawValue)?.isAdmin == true
+        return try await store.isAdministrator(claims.user)
     }
 
     private func changePassword(_ context: RequestContext) async throws -> HTTPResponse {

@@ -46,10 +46,14 @@ public struct ReplyContext: Hashable, Sendable {
     }
 
     /// Identifies the conversation state the suggestions answer: the user, the tone and the
-    /// recent messages' ids. Stable across processes (FNV-1a, not `Hasher`).
+    /// recent messages' ids with their last edits (an edit makes new suggestions). Stable across
+    /// processes (FNV-1a, not `Hasher`).
     public var signature: String {
         var hash = FNV1a()
-        let fields = [user.id.rawValue, channel.cid.cid, tone?.rawValue ?? "-"] + recentMessages.map(\.id.rawValue)
+        let messages = recentMessages.map { message in
+            message.id.rawValue + (message.editedAt.map { "@\($0.milliseconds)" } ?? "")
+        }
+        let fields = [user.id.rawValue, channel.cid.cid, tone?.rawValue ?? "-"] + messages
         for field in fields {
             hash.combine(field.utf8)
             hash.combine(0xFF)  // never part of UTF-8: the fields cannot run into each other

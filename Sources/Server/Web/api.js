@@ -120,6 +120,10 @@ export function createApi(csrf) {
     invite: (/** @type {string} */ user, /** @type {string} */ name, /** @type {'invite' | 'reset'} */ kind) =>
       request('POST', '/api/invites', name ? { user, name, kind } : { user, kind }),
     writingTool: (/** @type {string} */ tool, /** @type {string} */ text, /** @type {number} */ attempt) => request('POST', '/api/tools/writing', { tool, text, attempt }),
+    editMessage: (/** @type {string} */ id, /** @type {string} */ text) => request('PATCH', `/api/messages/${encodeURIComponent(id)}`, { text }),
+    deleteMessage: (/** @type {string} */ id) => request('DELETE', `/api/messages/${encodeURIComponent(id)}`),
+    react: (/** @type {string} */ id, /** @type {string} */ emoji, /** @type {boolean} */ adding) =>
+      request(adding ? 'PUT' : 'DELETE', `/api/messages/${encodeURIComponent(id)}/reactions/${encodeURIComponent(emoji)}`),
     translate: (/** @type {string} */ messageId, /** @type {string} */ language) =>
       request('POST', `/api/messages/${encodeURIComponent(messageId)}/translation`, language ? { language } : {}),
     model: () => request('GET', '/api/model'),

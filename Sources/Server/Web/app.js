@@ -111,6 +111,11 @@ mountChannelView(store, {
   retry: (entry) => chat.deliver(entry.message),
   translate: (id) => features.translate(id),
   addToCalendar: features.addToCalendar,
+  startEdit: (id) => store.dispatch({ type: 'message/editing', id }),
+  saveEdit: chat.editMessage,
+  askDelete: (id) => store.dispatch({ type: 'message/deleting', id }),
+  remove: chat.deleteMessage,
+  react: chat.react,
 });
 mountSummary(store, { summarize: features.summarize, close: features.closeSummary });
 mountSuggestions(store, {

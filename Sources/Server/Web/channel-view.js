@@ -109,11 +109,21 @@ function messageModels() {
           translation,
           calendar: calendarRequest ? calendarView(calendarRequest, jobs) : null,
           found: Boolean(messages.found && messages.found.id === id),
+          editing: messages.editing === id,
+          deleting: messages.deleting === id,
+          canDelete: entry.message.user_id === me || session.admin,
+          reactions: (entry.message.reactions || []).map((reaction) => ({
+            emoji: reaction.emoji,
+            count: reaction.count,
+            mine: Boolean(me && reaction.users.includes(me)),
+            names: reaction.users.map((user) => nameOf(channels, user)).join(', '),
+          })),
         };
         const old = cache.get(id);
         const same = old && old.entry === model.entry && old.mine === model.mine && old.author === model.author &&
           old.unavailable === model.unavailable && old.found === model.found && sameJSON(old.translation, model.translation) &&
-          sameJSON(old.calendar, model.calendar);
+          sameJSON(old.calendar, model.calendar) && old.editing === model.editing && old.deleting === model.deleting &&
+          old.canDelete === model.canDelete && sameJSON(old.reactions, model.reactions);
         const kept = same && old ? old : model;
         next.set(id, kept);
         return kept;

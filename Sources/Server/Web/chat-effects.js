@@ -158,6 +158,46 @@ export function chatEffects(ctx, hooks) {
     }
   }
 
+  /**
+   * Saves the reader's edit of their message.
+   *
+   * @param {string} id
+   * @param {string} text
+   */
+  async function editMessage(id, text) {
+    try {
+      const result = await ctx.api().editMessage(id, text);
+      store.dispatch({ type: 'message/changed', message: result.message });
+      store.dispatch({ type: 'message/editing', id: null });
+    } catch (error) {
+      ctx.fail(error);
+    }
+  }
+
+  /** @param {string} id */
+  async function deleteMessage(id) {
+    try {
+      const result = await ctx.api().deleteMessage(id);
+      store.dispatch({ type: 'message/changed', message: result.message });
+    } catch (error) {
+      ctx.fail(error);
+    }
+  }
+
+  /**
+   * @param {string} id
+   * @param {string} emoji
+   * @param {boolean} adding
+   */
+  async function react(id, emoji, adding) {
+    try {
+      const result = await ctx.api().react(id, emoji, adding);
+      store.dispatch({ type: 'message/changed', message: result.message });
+    } catch (error) {
+      ctx.fail(error);
+    }
+  }
+
   function noteTyping() {
     const cid = state().channels.current;
     if (!cid || !ctx.stream) return;
@@ -197,7 +237,7 @@ export function chatEffects(ctx, hooks) {
     }
   });
 
-  return { loadChannels, loadSuggestions, openChannel, loadOlder, openMessage, markRead, send, deliver, noteTyping, stopTyping };
+  return { loadChannels, loadSuggestions, openChannel, loadOlder, openMessage, markRead, send, deliver, editMessage, deleteMessage, react, noteTyping, stopTyping };
 }
 
 function newMessageId() {

@@ -1,6 +1,8 @@
 // One message of a channel, drawn from its model and updated in place (the element stays the
-// same while the message lives, so whatever holds it keeps it): author, text, when or how its
-// sending went (with Retry), and under it Translate, Add to calendar, and their results.
+// same while the message lives, so whatever holds it keeps it): author, text (or the box that
+// edits it, or "message deleted"), when or how its sending went (with Retry) and whether it was
+// edited, its reactions, and under it Translate, Add to calendar, React, the author's Edit and
+// Delete, and their results.
 
 import { button, el, modelLabel, setText } from './dom.js';
 import { describeEvent } from './actions.js';
@@ -17,12 +19,24 @@ import { describeEvent } from './actions.js';
  * @property {{ status: string, label: string, text: string, model: string | null, code: string } | null} translation
  * @property {ReturnType<typeof import('./actions.js').calendarView> | null} calendar
  * @property {boolean} found a search result being shown
+ * @property {boolean} editing the reader is editing it
+ * @property {boolean} deleting its deletion waits to be confirmed
+ * @property {boolean} canDelete the reader's own, or the reader is an administrator
+ * @property {Array<{ emoji: string, count: number, mine: boolean, names: string }>} reactions
  *
  * @typedef {object} MessageHandlers
  * @property {(entry: MessageEntry) => void} retry
  * @property {(id: string) => void} translate
  * @property {(id: string) => void} addToCalendar
+ * @property {(id: string | null) => void} startEdit null: stop editing
+ * @property {(id: string, text: string) => void} saveEdit
+ * @property {(id: string | null) => void} askDelete null: keep it
+ * @property {(id: string) => void} remove
+ * @property {(id: string, emoji: string, adding: boolean) => void} react
  */
+
+/** The emoji the React menu offers. */
+export const REACTIONS = ['👍', '❤️', '😂', '🎉', '😮', '😢'];
 
 /**
  * @param {MessageModel} model
@@ -53,25 +67,154 @@ export function updateMessage(item, model, handlers) {
   item.classList.toggle('found', model.found);
   if (model.found && !(before && before.found)) item.scrollIntoView({ block: 'center' });
   setText(/** @type {Element} */ (item.children[0]), model.author);
-  setText(/** @type {Element} */ (item.children[1]), entry.message.text);
+  const message = entry.message;
+  const deleted = Boolean(message.deleted_at);
+  item.classList.toggle('deleted', deleted);
+  drawText(/** @type {HTMLElement} */ (item.children[1]), model, handlers);
   if (!before || before.entry !== entry) drawMeta(/** @type {HTMLElement} */ (item.children[2]), entry, handlers);
   if (entry.status !== 'sent') return;
+  if (deleted) {
+    for (const node of item.querySelectorAll(':scope > .message-actions, :scope > .reactions, :scope > .translation, :scope > .calendar')) node.remove();
+    return;
+  }
+  drawReactions(item, model, handlers);
   let row = /** @type {HTMLElement | null} */ (item.querySelector(':scope > .message-actions'));
   if (!row) {
     row = el('div', 'message-actions');
-    row.append(button('Translate', () => handlers.translate(entry.message.id), 'link'));
-    if (model.offersCalendar) row.append(button('Add to calendar', () => handlers.addToCalendar(entry.message.id), 'link'));
+    row.append(action('translate', button('Translate', () => handlers.translate(message.id), 'link')));
+    if (model.offersCalendar) row.append(action('calendar', button('Add to calendar', () => handlers.addToCalendar(message.id), 'link')));
+    row.append(reactMenu(message.id, handlers));
+    if (model.mine) row.append(action('edit', button('Edit', () => handlers.startEdit(message.id), 'link')));
+    if (model.canDelete) row.append(action('delete', button('Delete', () => handlers.askDelete(message.id), 'link')));
     item.append(row);
   }
-  const [translate, calendar] = /** @type {HTMLButtonElement[]} */ (Array.from(row.children));
+  const translate = /** @type {HTMLButtonElement} */ (row.querySelector('[data-action="translate"]'));
+  const calendar = /** @type {HTMLButtonElement | null} */ (row.querySelector('[data-action="calendar"]'));
   translate.disabled = Boolean(model.unavailable) || Boolean(model.translation && model.translation.status === 'running');
   translate.title = model.unavailable;
   if (calendar) {
     calendar.disabled = Boolean(model.unavailable) || Boolean(model.calendar && model.calendar.status === 'running');
     calendar.title = model.unavailable;
   }
+  drawConfirm(row, model, handlers);
   if (model.translation) drawTranslation(box(item, row, 'translation'), model.translation);
   if (model.calendar && (!before || before.calendar !== model.calendar)) drawCalendar(box(item, row, 'calendar'), model.calendar);
+}
+
+/**
+ * @param {string} name
+ * @param {HTMLButtonElement} node
+ */
+function action(name, node) {
+  node.dataset.action = name;
+  return node;
+}
+
+/**
+ * The text, the box that edits it, or the tombstone.
+ *
+ * @param {HTMLElement} node
+ * @param {MessageModel} model
+ * @param {MessageHandlers} handlers
+ */
+function drawText(node, model, handlers) {
+  const message = model.entry.message;
+  const editor = /** @type {HTMLFormElement | null} */ (node.querySelector(':scope > form.edit'));
+  if (model.editing && !message.deleted_at) {
+    if (editor) return;
+    const input = /** @type {HTMLTextAreaElement} */ (el('textarea'));
+    input.value = message.text;
+    input.maxLength = 4000;
+    input.setAttribute('aria-label', 'Edit message');
+    const form = /** @type {HTMLFormElement} */ (el('form', 'edit'));
+    const save = el('button', '', 'Save');
+    save.setAttribute('type', 'submit');
+    form.append(input, save, button('Cancel', () => handlers.startEdit(null), 'link'));
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      const text = input.value.trim();
+      if (text) handlers.saveEdit(message.id, text);
+    });
+    input.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape') handlers.startEdit(null);
+      else if (event.key === 'Enter' && !event.shiftKey) {
+        event.preventDefault();
+        form.requestSubmit();
+      }
+    });
+    node.replaceChildren(form);
+    input.focus();
+    return;
+  }
+  setText(node, message.deleted_at ? 'message deleted' : message.text);
+}
+
+/**
+ * The React menu: a few emoji behind one button (a <details>, so it opens without state).
+ *
+ * @param {string} id
+ * @param {MessageHandlers} handlers
+ */
+function reactMenu(id, handlers) {
+  const menu = /** @type {HTMLDetailsElement} */ (el('details', 'react'));
+  const summary = el('summary', 'link', 'React');
+  menu.append(summary);
+  for (const emoji of REACTIONS) {
+    const choice = button(emoji, () => {
+      menu.open = false;
+      handlers.react(id, emoji, true);
+    }, 'emoji');
+    choice.setAttribute('aria-label', `React with ${emoji}`);
+    menu.append(choice);
+  }
+  return menu;
+}
+
+/**
+ * The reactions under the text: each emoji with its count, pressed when the reader gave it;
+ * clicking gives or takes it back.
+ *
+ * @param {HTMLElement} item
+ * @param {MessageModel} model
+ * @param {MessageHandlers} handlers
+ */
+function drawReactions(item, model, handlers) {
+  let node = /** @type {HTMLElement | null} */ (item.querySelector(':scope > .reactions'));
+  if (!model.reactions.length) {
+    if (node) node.remove();
+    return;
+  }
+  if (!node) {
+    node = el('div', 'reactions');
+    item.insertBefore(node, item.children[3] || null);
+  }
+  const id = model.entry.message.id;
+  node.replaceChildren(...model.reactions.map((reaction) => {
+    const chip = button(`${reaction.emoji} ${reaction.count}`, () => handlers.react(id, reaction.emoji, !reaction.mine), 'reaction');
+    chip.setAttribute('aria-pressed', String(reaction.mine));
+    chip.title = reaction.names;
+    return chip;
+  }));
+}
+
+/**
+ * "Delete this message?" with Delete and Cancel, while a deletion waits to be confirmed.
+ *
+ * @param {HTMLElement} row
+ * @param {MessageModel} model
+ * @param {MessageHandlers} handlers
+ */
+function drawConfirm(row, model, handlers) {
+  const shown = row.querySelector(':scope > .confirm');
+  if (!model.deleting) {
+    if (shown) shown.remove();
+    return;
+  }
+  if (shown) return;
+  const id = model.entry.message.id;
+  const confirm = el('span', 'confirm', 'Delete this message? ');
+  confirm.append(button('Yes, delete', () => handlers.remove(id), 'link danger'), ' ', button('Keep it', () => handlers.askDelete(null), 'link'));
+  row.append(confirm);
 }
 
 /**
@@ -82,7 +225,10 @@ export function updateMessage(item, model, handlers) {
 function drawMeta(meta, entry, handlers) {
   if (entry.status === 'sending') meta.replaceChildren('Sending…');
   else if (entry.status === 'failed') meta.replaceChildren('Not sent. ', button('Retry', () => handlers.retry(entry), 'link'));
-  else meta.replaceChildren(new Date(entry.message.created_at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }));
+  else {
+    const time = new Date(entry.message.created_at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+    meta.replaceChildren(entry.message.edited_at && !entry.message.deleted_at ? `${time} · edited` : time);
+  }
 }
 
 /**

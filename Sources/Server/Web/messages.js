@@ -14,15 +14,20 @@
  * @property {Record<string, MessageEntry>} byId
  * @property {boolean} hasMore older messages wait on the server
  * @property {{ id: string, nonce: number } | null} found a search result being shown
+ * @property {string | null} editing the reader's message being edited
+ * @property {string | null} deleting the reader's message whose deletion waits to be confirmed
  *
  * @typedef {{ type: 'messages/page', cid: string, messages: Message[], hasMore: boolean, older: boolean }
  *   | { type: 'message/local', message: Message, status: DeliveryStatus }
  *   | { type: 'messages/found', id: string, nonce: number }
- *   | { type: 'messages/foundCleared', nonce: number }} MessagesAction
+ *   | { type: 'messages/foundCleared', nonce: number }
+ *   | { type: 'message/editing', id: string | null }
+ *   | { type: 'message/deleting', id: string | null }
+ *   | { type: 'message/changed', message: Message }} MessagesAction
  */
 
 /** @type {MessagesState} */
-export const initialMessages = { cid: null, order: [], byId: {}, hasMore: false, found: null };
+export const initialMessages = { cid: null, order: [], byId: {}, hasMore: false, found: null, editing: null, deleting: null };
 
 /**
  * @param {MessagesState} state
@@ -48,7 +53,14 @@ export function messages(state, action) {
       return upsert(state, action.message, action.status);
     case 'server/event':
       if (action.event.type === 'message.new') return upsert(state, action.event.message, 'sent');
+      if (action.event.type === 'message.updated' || action.event.type === 'message.deleted') return replace(state, action.event.message);
       return state;
+    case 'message/changed':
+      return replace(state, action.message);
+    case 'message/editing':
+      return { ...state, editing: action.id, deleting: null };
+    case 'message/deleting':
+      return { ...state, deleting: action.id, editing: null };
     case 'messages/found':
       return { ...state, found: { id: action.id, nonce: action.nonce } };
     case 'messages/foundCleared':
@@ -73,4 +85,26 @@ function upsert(state, message, status) {
   if (known && known.status === 'sent' && status !== 'sent') return state;
   const byId = { ...state.byId, [message.id]: { message, status } };
   return { ...state, byId, order: known ? state.order : [...state.order, message.id] };
+}
+
+/**
+ * A message shown already, as it now is (edited, reacted to, deleted); one not shown stays
+ * unshown (it is in the history the page has not loaded).
+ *
+ * @param {MessagesState} state
+ * @param {Message} message
+ * @returns {MessagesState}
+ */
+function replace(state, message) {
+  const known = state.byId[message.id];
+  if (message.cid !== state.cid || !known) return state;
+  // Events and answers may arrive in either order: an older copy never replaces a newer one.
+  if (known.message.deleted_at && !message.deleted_at) return state;
+  const gone = Boolean(message.deleted_at);
+  return {
+    ...state,
+    byId: { ...state.byId, [message.id]: { message, status: 'sent' } },
+    editing: gone && state.editing === message.id ? null : state.editing,
+    deleting: gone && state.deleting === message.id ? null : state.deleting,
+  };
 }

@@ -6,7 +6,9 @@
  * @typedef {{ cid: string, name: string, created_by?: string, created_at?: string, last_message_at?: string | null }} Channel
  * @typedef {{ user_id: string, last_read_message_id?: string | null, last_read_at?: string | null }} ReadState
  * @typedef {{ user: User, joined_at?: string, read: ReadState }} Member
- * @typedef {{ id: string, cid: string, user_id: string, text: string, created_at: string, parent_id?: string | null }} Message
+ * @typedef {{ emoji: string, count: number, users: string[] }} Reaction
+ * @typedef {{ id: string, cid: string, user_id: string, text: string, created_at: string, parent_id?: string | null,
+ *   edited_at?: string, deleted_at?: string, reactions?: Reaction[] }} Message
  * @typedef {{ channel: Channel, members: User[], unread_count: number, last_message?: Message | null }} ChannelSummary
  * @typedef {{ channel: Channel, members: Member[] }} ChannelDetail
  * @typedef {{ messages: Message[], has_more: boolean }} MessagePage
@@ -123,6 +125,7 @@
  * @typedef {{ type: 'pong' }} PongFrame
  * @typedef {{ type: 'error', error?: { status: number, code: string, message: string } }} ErrorFrame
  * @typedef {{ type: 'message.new', seq?: number, cid: string, message: Message }} MessageNewEvent
+ * @typedef {{ type: 'message.updated' | 'message.deleted', seq?: number, cid: string, message: Message }} MessageChangedEvent
  * @typedef {{ type: 'message.read', seq?: number, cid: string, user_id: string, read?: ReadState }} MessageReadEvent
  * @typedef {{ type: 'typing.start' | 'typing.stop', seq?: number, cid: string, user_id: string }} TypingEvent
  * @typedef {{ type: 'suggestions.updated', seq?: number } & SuggestionSnapshot} SuggestionsEvent
@@ -132,7 +135,7 @@
  * @typedef {{ type: 'assistant.replies', conversation_id: string, message_id: string, replies: string[] }} AssistantRepliesFrame
  * @typedef {{ type: 'assistant.conversation', conversation: Conversation }} AssistantConversationFrame
  *
- * @typedef {MessageNewEvent | MessageReadEvent | TypingEvent | SuggestionsEvent | SuggestionsPartialFrame | JobFrame
+ * @typedef {MessageNewEvent | MessageChangedEvent | MessageReadEvent | TypingEvent | SuggestionsEvent | SuggestionsPartialFrame | JobFrame
  *   | AssistantUpdatedFrame | AssistantRepliesFrame | AssistantConversationFrame} ServerEvent
  * @typedef {ServerEvent | HelloFrame | ResyncFrame | PongFrame | ErrorFrame} Frame
  */

@@ -1,0 +1,112 @@
+"""Editing, deleting and reacting in two real browsers (issue 24): the author edits in place and
+the other side sees the text change and "edited"; a reaction counts who gave it; a deletion
+leaves "message deleted" on both sides; a reload keeps all of it."""
+
+import pathlib
+import time
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+from conftest import REPORT, make_driver, quit_all, sign_in_with_token, start_server, stop_server
+
+TIMEOUT = 15
+SCREENSHOTS = pathlib.Path(__file__).resolve().parents[2] / ".build" / "screenshots"
+
+
+def wait(driver, condition, timeout=TIMEOUT, message=""):
+    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda d: condition(d), message)
+
+
+def item(driver, text):
+    """The message whose text is `text` (None when there is none)."""
+    for node in driver.find_elements(By.CSS_SELECTOR, "#message-list .message"):
+        if node.find_element(By.CSS_SELECTOR, ".text").text == text:
+            return node
+    return None
+
+
+def item_by_id(driver, message_id):
+    found = driver.find_elements(By.CSS_SELECTOR, f"#message-list .message[data-id='{message_id}']")
+    return found[0] if found else None
+
+
+def open_hike(driver, server, user):
+    sign_in_with_token(driver, server, server.token(user))
+    wait(driver, lambda d: d.find_element(By.XPATH, "//nav//button[.//span[text()='Weekend Hike']]")).click()
+    wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#message-list .message")) >= 8, message="no history")
+
+
+@pytest.fixture(scope="module")
+def pair():
+    server = start_server(["--canned-suggestions"])
+    drivers = {"alice": make_driver(), "bob": make_driver()}
+    yield server, drivers
+    errors = quit_all(drivers)
+    stop_server(server)
+    assert not any(errors.values()), f"the page threw: {errors}"
+
+
+def test_edit_react_and_delete_reach_the_other_side(pair):
+    server, drivers = pair
+    alice, bob = drivers["alice"], drivers["bob"]
+    open_hike(alice, server, "alice")
+    open_hike(bob, server, "bob")
+    first = f"Lunch at noon {time.time():.0f}"
+    alice.find_element(By.ID, "message-input").send_keys(first, Keys.ENTER)
+    mine = wait(alice, lambda d: item(d, first) if item(d, first) and item(d, first).find_elements(
+        By.CSS_SELECTOR, "[data-action='edit']") else None, message="no Edit on alice's message")
+    message_id = mine.get_attribute("data-id")
+    wait(bob, lambda d: item(d, first), message="bob did not get the message")
+    # Only the author may edit: bob's copy has no Edit and no Delete.
+    theirs = item_by_id(bob, message_id)
+    assert not theirs.find_elements(By.CSS_SELECTOR, "[data-action='edit'], [data-action='delete']")
+
+    # Alice edits in place; Enter saves.
+    mine.find_element(By.CSS_SELECTOR, "[data-action='edit']").click()
+    box = wait(alice, lambda d: item_by_id(d, message_id).find_element(By.CSS_SELECTOR, "form.edit textarea"))
+    box.send_keys(Keys.CONTROL, "a")
+    second = first.replace("noon", "one")
+    box.send_keys(second, Keys.ENTER)
+    wait(bob, lambda d: item_by_id(d, message_id).find_element(By.CSS_SELECTOR, ".text").text == second,
+         message="bob did not see the edit")
+    assert "edited" in item_by_id(bob, message_id).find_element(By.CSS_SELECTOR, ".meta").text
+    wait(alice, lambda d: not item_by_id(d, message_id).find_elements(By.CSS_SELECTOR, "form.edit"))
+
+    # Bob reacts from the React menu; alice sees the count and adds hers.
+    menu = item_by_id(bob, message_id).find_element(By.CSS_SELECTOR, "details.react")
+    menu.find_element(By.TAG_NAME, "summary").click()
+    menu.find_element(By.CSS_SELECTOR, "button[aria-label='React with 👍']").click()
+    chip = wait(alice, lambda d: item_by_id(d, message_id).find_element(By.CSS_SELECTOR, ".reactions .reaction"),
+                message="alice did not see bob's reaction")
+    assert chip.text == "👍 1" and chip.get_attribute("aria-pressed") == "false"
+    chip.click()
+    wait(bob, lambda d: item_by_id(d, message_id).find_element(By.CSS_SELECTOR, ".reactions .reaction").text == "👍 2")
+    assert item_by_id(bob, message_id).find_element(By.CSS_SELECTOR, ".reaction").get_attribute("aria-pressed") == "true"
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    bob.save_screenshot(str(SCREENSHOTS / "messages-edited-and-reacted.png"))
+    REPORT.append(f"screenshot {SCREENSHOTS / 'messages-edited-and-reacted.png'}")
+
+    # A reload keeps the edit and the reactions.
+    bob.refresh()
+    wait(bob, lambda d: d.find_element(By.XPATH, "//nav//button[.//span[text()='Weekend Hike']]")).click()
+    wait(bob, lambda d: item_by_id(d, message_id) is not None and item_by_id(d, message_id).find_elements(
+        By.CSS_SELECTOR, ".reactions .reaction"), message="the reload lost the reactions")
+    assert item_by_id(bob, message_id).find_element(By.CSS_SELECTOR, ".text").text == second
+
+    # Alice deletes it, after confirming; both sides see the tombstone.
+    item_by_id(alice, message_id).find_element(By.CSS_SELECTOR, "[data-action='delete']").click()
+    confirm = wait(alice, lambda d: item_by_id(d, message_id).find_element(By.CSS_SELECTOR, ".confirm"))
+    confirm.find_element(By.XPATH, ".//button[normalize-space()='Yes, delete']").click()
+    for driver in (alice, bob):
+        wait(driver, lambda d: item_by_id(d, message_id).find_element(By.CSS_SELECTOR, ".text").text == "message deleted",
+             message="the tombstone did not show")
+        assert not item_by_id(driver, message_id).find_elements(By.CSS_SELECTOR, ".reactions, .message-actions")
+    alice.save_screenshot(str(SCREENSHOTS / "messages-deleted.png"))
+    REPORT.append(f"screenshot {SCREENSHOTS / 'messages-deleted.png'}")
+    # Search does not find the deleted words.
+    alice.find_element(By.ID, "search-input").send_keys(second.split()[-1], Keys.ENTER)
+    time.sleep(1)
+    assert second not in alice.find_element(By.ID, "search-results").text
