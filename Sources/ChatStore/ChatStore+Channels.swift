@@ -111,9 +111,26 @@ extension ChatStore {
             return try rows.map { channel, readPosition in
                 let unread =
                     try db.row(
-                        "SELECT COUNT(*) FROM messages WHERE cid = ? AND position > ? AND user_id != ?",
+                        """
+                        SELECT COUNT(*) FROM messages
+                        WHERE cid = ? AND position > ? AND user_id != ? AND deleted_at IS NULL
+                        """,
                         [.text(channel.cid.cid), .integer(readPosition), .text(user.rawValue)]
                     ) { $0.int(0) } ?? 0
+                // LIKE narrows (it ignores ASCII case, as ids are compared); the rule decides.
+                let mentions =
+                    unread == 0
+                    ? 0
+                    : try db.rows(
+                        """
+                        SELECT text FROM messages
+                        WHERE cid = ? AND position > ? AND user_id != ? AND deleted_at IS NULL AND text LIKE ? ESCAPE '\\'
+                        """,
+                        [
+                            .text(channel.cid.cid), .integer(readPosition), .text(user.rawValue),
+                            .text("%@" + Self.likeEscaped(user.rawValue) + "%"),
+                        ]
+                    ) { $0.string(0) }.filter { Mentions.mentions(user, in: $0) }.count
                 let last = try db.row(
                     "SELECT \(Self.messageColumns) FROM messages WHERE cid = ? ORDER BY position DESC LIMIT 1",
                     [.text(channel.cid.cid)], Self.messageRow)
@@ -122,9 +139,17 @@ extension ChatStore {
                     SELECT \(Self.userColumns) FROM members m JOIN users u ON u.id = m.user_id
                     WHERE m.cid = ? ORDER BY m.joined_at, u.id
                     """, [.text(channel.cid.cid)], Self.userRow)
-                return ChannelSummary(channel: channel, members: members, unreadCount: unread, lastMessage: last)
+                return ChannelSummary(
+                    channel: channel, members: members, unreadCount: unread, unreadMentions: mentions, lastMessage: last
+                )
             }
         }
+    }
+
+    /// `text` for a LIKE pattern with `\` as its escape: `%` and `_` match themselves.
+    static func likeEscaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_")
     }
 
     static let channelColumns = "c.cid, c.name, c.created_by, c.created_at, c.last_message_at, c.type"

@@ -142,20 +142,24 @@ public struct Reaction: Hashable, Sendable, Codable {
 public struct ChannelSummary: Hashable, Sendable, Codable {
     public var channel: Channel
     public var members: [User]
-    /// Messages from others after the member's read position.
+    /// Messages from others after the member's read position (deleted ones left out).
     public var unreadCount: Int
+    /// Those of them that mention the member (`@user-id`, see ``Mentions``).
+    public var unreadMentions: Int
     public var lastMessage: Message?
 
-    public init(channel: Channel, members: [User], unreadCount: Int, lastMessage: Message?) {
+    public init(channel: Channel, members: [User], unreadCount: Int, unreadMentions: Int = 0, lastMessage: Message?) {
         self.channel = channel
         self.members = members
         self.unreadCount = unreadCount
+        self.unreadMentions = unreadMentions
         self.lastMessage = lastMessage
     }
 
     enum CodingKeys: String, CodingKey {
         case channel, members
         case unreadCount = "unread_count"
+        case unreadMentions = "unread_mentions"
         case lastMessage = "last_message"
     }
 }
@@ -185,5 +189,39 @@ public struct MessagePage: Hashable, Sendable, Codable {
     enum CodingKeys: String, CodingKey {
         case messages
         case hasMore = "has_more"
+    }
+}
+
+/// `@user-id` in a message's text: the user is mentioned when the id stands as a word of its own
+/// (not inside an e-mail address or a longer id; a sentence's full stop may follow it), compared
+/// without case. The web app finds and highlights them by the same rule.
+public enum Mentions {
+    /// Whether `text` mentions `user`.
+    public static func mentions(_ user: UserID, in text: String) -> Bool {
+        let id = Array(user.rawValue.lowercased().unicodeScalars)
+        let scalars = Array(text.lowercased().unicodeScalars)
+        guard !id.isEmpty, scalars.count > id.count else { return false }
+        var index = 0
+        while index + id.count < scalars.count {
+            defer { index += 1 }
+            guard scalars[index] == "@", index == 0 || !isIDCharacter(scalars[index - 1]) else { continue }
+            let start = index + 1
+            guard Array(scalars[start..<start + id.count]) == id else { continue }
+            let end = start + id.count
+            if end == scalars.count { return true }
+            let next = scalars[end]
+            if next == "." {
+                // "@alice." ends a sentence; "@alice.b" is another id.
+                if end + 1 == scalars.count || !isIDCharacter(scalars[end + 1]) { return true }
+                continue
+            }
+            if !isIDCharacter(next) { return true }
+        }
+        return false
+    }
+
+    private static func isIDCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.isAlphabetic && scalar.isASCII || ("0"..."9").contains(scalar)
+            || "_.@-".unicodeScalars.contains(scalar)
     }
 }

@@ -104,3 +104,30 @@ import Testing
         }
     }
 }
+
+/// `@user-id` mentions and the unread mentions each channel counts (issue 24).
+@Suite struct MentionTests {
+    @Test(arguments: [
+        ("@alice are you in?", true), ("hey @Alice.", true), ("(@alice)", true), ("@alice, @bob", true),
+        ("mail alice@alice.example", false), ("@alice2 is someone else", false), ("@alice.b too", false),
+        ("@ali", false), ("alice", false), ("@alice-x", false), ("x@alice", false),
+    ])
+    func theRule(_ text: String, _ expected: Bool) {
+        #expect(Mentions.mentions("alice", in: text) == expected, "\(text)")
+    }
+
+    @Test func unreadMentionsAreCountedPerChannelAndClearedByReading() async throws {
+        let temporary = try await TemporaryStore()
+        let store = temporary.store
+        let cid = try await temporary.seeded()
+        _ = try await store.sendMessage(NewMessage(cid: cid, author: "bob", text: "@alice what time?"))
+        _ = try await store.sendMessage(NewMessage(cid: cid, author: "bob", text: "no mention here"))
+        let deleted = try await store.sendMessage(NewMessage(cid: cid, author: "bob", text: "@alice oops"))
+        _ = try await store.deleteMessage(deleted.message.id, by: "bob", asAdministrator: false)
+        let summary = try #require(try await store.channels(for: "alice").first { $0.channel.cid == cid })
+        #expect(summary.unreadCount == 2)
+        #expect(summary.unreadMentions == 1)
+        _ = try await store.markRead("alice", in: cid)
+        await #expect(try store.channels(for: "alice").first { $0.channel.cid == cid }?.unreadMentions == 0)
+    }
+}

@@ -110,3 +110,28 @@ def test_edit_react_and_delete_reach_the_other_side(pair):
     alice.find_element(By.ID, "search-input").send_keys(second.split()[-1], Keys.ENTER)
     time.sleep(1)
     assert second not in alice.find_element(By.ID, "search-results").text
+
+
+def test_a_mention_is_completed_in_the_composer_and_marked_for_the_one_mentioned(pair):
+    server, drivers = pair
+    alice, bob = drivers["alice"], drivers["bob"]
+    composer = bob.find_element(By.ID, "message-input")
+    composer.send_keys("@al")
+    choice = wait(bob, lambda d: [b for b in d.find_elements(By.CSS_SELECTOR, ".mention-choices button") if b.is_displayed()],
+                  message="no mention choices")[0]
+    assert choice.text == "@alice · Alice"
+    composer.send_keys(Keys.TAB)
+    assert composer.get_attribute("value") == "@alice "
+    text = f"lunch at {time.time():.0f}?"
+    composer.send_keys(text, Keys.ENTER)
+    wait(bob, lambda d: item(d, f"@alice {text}"), message="bob's mention was not sent: " + str(
+        [n.text for n in bob.find_elements(By.CSS_SELECTOR, "#message-list .message .text")][-3:]))
+    wait(alice, lambda d: item(d, f"@alice {text}"), message="alice did not get the mention: " + str(
+        [n.text for n in alice.find_elements(By.CSS_SELECTOR, "#message-list .message .text")][-3:]))
+    mark = item(alice, f"@alice {text}").find_element(By.CSS_SELECTOR, ".text .mention")
+    assert mark.text == "@alice" and "you" in mark.get_attribute("class").split()
+    # On bob's side the mention is marked, but not as his own.
+    theirs = item(bob, f"@alice {text}").find_element(By.CSS_SELECTOR, ".text .mention")
+    assert "you" not in theirs.get_attribute("class").split()
+    alice.save_screenshot(str(SCREENSHOTS / "messages-mention.png"))
+    REPORT.append(f"screenshot {SCREENSHOTS / 'messages-mention.png'}")

@@ -235,7 +235,9 @@ test('on the session cookie, the stream sends no token and renews when the page 
 });
 
 test('a socket that says it is someone else ends the stream (another window signed in on this browser)', () => {
+  /** @type {FakeSocket[]} */
   const sockets = [];
+  /** @type {string[]} */
   const statuses = [];
   const events = new EventStream({
     token: null, user: 'alice', suggestions: true, url: () => 'ws://h', onEvent: () => {}, onResync: () => {},

@@ -206,8 +206,12 @@ enum OpenAPISchemas {
             "ChannelDetail", example: ChannelResponse(channel: channel, members: [member], created: true))
         schemas.add(
             "ChannelSummary",
-            example: ChannelSummary(channel: channel, members: [user], unreadCount: 1, lastMessage: message),
-            notes: ["unread_count": ["minimum": 0]])
+            example: ChannelSummary(
+                channel: channel, members: [user], unreadCount: 1, unreadMentions: 1, lastMessage: message),
+            notes: [
+                "unread_count": ["minimum": 0],
+                "unread_mentions": ["minimum": 0, "description": "Unread messages that mention you (@your-id)."],
+            ])
         var changed = message
         changed.editedAt = time
         changed.deletedAt = time

@@ -1,4 +1,5 @@
-// The account panel in the sidebar: change the password, sign out everywhere, and for
+// The account panel in the sidebar: change the password, sign out everywhere, allow browser
+// notifications (mentions and direct messages while the tab is hidden), and for
 // administrators, make a one-time link that invites someone or resets their password.
 
 import { byId, setText } from './dom.js';
@@ -33,6 +34,17 @@ export function mountAccount(store, handlers) {
     await handlers.invite(inviteUser.value.trim(), inviteName.value.trim(), kind);
   });
   link.addEventListener('focus', () => link.select());
+
+  // Browser notifications are asked for once, from a click (browsers refuse it otherwise).
+  const allow = byId('allow-notifications', HTMLButtonElement);
+  const showAllow = () => {
+    allow.hidden = typeof Notification === 'undefined' || Notification.permission !== 'default';
+  };
+  showAllow();
+  allow.addEventListener('click', async () => {
+    await Notification.requestPermission();
+    showAllow();
+  });
 
   watch(store, (state) => state.session.admin, (admin) => {
     inviteForm.hidden = !admin;

@@ -18,6 +18,7 @@ import { playgroundEffects } from './playground-effects.js';
 import { byId } from './dom.js';
 import { mountSignIn } from './signin-view.js';
 import { mountAccount } from './account-view.js';
+import { mountMentionChoices } from './mention-view.js';
 import { mountSidebar } from './sidebar-view.js';
 import { mountSearch } from './search-view.js';
 import { mountChannelView } from './channel-view.js';
@@ -134,6 +135,7 @@ mountComposer(store, {
   submit: (text) => { if (text.trim()) chat.send(text); },
   typed: chat.noteTyping,
 });
+mountMentionChoices(store, channelComposer, byId('message-input', HTMLTextAreaElement));
 const channelTools = select((state) => [state.session.model, state.channels.current], (model, cid) => ({
   tools: model ? model.tools : [], unavailable: model && !model.available ? model.message : '', paused: '', hidden: !cid,
 }));

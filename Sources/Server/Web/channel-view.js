@@ -103,6 +103,7 @@ function messageModels() {
         const model = {
           entry,
           mine: entry.message.user_id === me,
+          me: me || null,
           author: nameOf(channels, entry.message.user_id),
           offersCalendar: mentionsDate(entry.message.text),
           unavailable,
@@ -122,7 +123,7 @@ function messageModels() {
         const old = cache.get(id);
         const same = old && old.entry === model.entry && old.mine === model.mine && old.author === model.author &&
           old.unavailable === model.unavailable && old.found === model.found && sameJSON(old.translation, model.translation) &&
-          sameJSON(old.calendar, model.calendar) && old.editing === model.editing && old.deleting === model.deleting &&
+          sameJSON(old.calendar, model.calendar) && old.me === model.me && old.editing === model.editing && old.deleting === model.deleting &&
           old.canDelete === model.canDelete && sameJSON(old.reactions, model.reactions);
         const kept = same && old ? old : model;
         next.set(id, kept);

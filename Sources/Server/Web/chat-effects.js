@@ -3,6 +3,7 @@
 // notices, and what the server's events ask of the page (a read mark, the list again, a resync).
 
 import { ApiError } from './api.js';
+import { notificationFor } from './mentions.js';
 import { currentSummary } from './channels.js';
 import { suggestionsOn } from './session.js';
 import { TYPING_SHOWN_MS } from './typing.js';
@@ -217,6 +218,21 @@ export function chatEffects(ctx, hooks) {
     lastTypingSent = 0;
   }
 
+  /**
+   * A browser notification for a mention or a direct message while the page is hidden, when the
+   * reader allowed them (Account → notifications).
+   *
+   * @param {import('./types.js').Message} message
+   * @param {import('./state.js').State} next
+   */
+  function notify(message, next) {
+    if (typeof Notification === 'undefined' || Notification.permission !== 'granted') return;
+    if (document.visibilityState !== 'hidden') return;
+    const summary = next.channels.list.find((item) => item.channel.cid === message.cid);
+    const shown = notificationFor(message, summary, next.session.me ? next.session.me.id : null);
+    if (shown) new Notification(shown.title, { body: shown.body, tag: message.id });
+  }
+
   // What the server's events ask of the page beyond the state they change.
   store.listen((action, next) => {
     if (action.type === 'server/resync') {
@@ -229,6 +245,7 @@ export function chatEffects(ctx, hooks) {
     const me = next.session.me && next.session.me.id;
     if (event.type === 'message.new') {
       if (event.message.cid === next.channels.current && event.message.user_id !== me) markRead();
+      notify(event.message, next);
       reloadChannelsSoon();
     } else if (event.type === 'message.read' && event.user_id === me) {
       reloadChannelsSoon();

@@ -6,6 +6,7 @@
 
 import { button, el, modelLabel, setText } from './dom.js';
 import { describeEvent } from './actions.js';
+import { mentionPieces } from './mentions.js';
 
 /**
  * @typedef {import('./messages.js').MessageEntry} MessageEntry
@@ -13,6 +14,7 @@ import { describeEvent } from './actions.js';
  * @typedef {object} MessageModel everything one message shows
  * @property {MessageEntry} entry
  * @property {boolean} mine
+ * @property {string | null} me the reader's id (their mentions are marked)
  * @property {string} author
  * @property {boolean} offersCalendar the text mentions a day or a time
  * @property {string} unavailable why the model features cannot run ('' when they can)
@@ -146,7 +148,27 @@ function drawText(node, model, handlers) {
     input.focus();
     return;
   }
-  setText(node, message.deleted_at ? 'message deleted' : message.text);
+  drawMentions(node, message.deleted_at ? 'message deleted' : message.text, model.me);
+}
+
+/**
+ * The text, each `@id` in a span of its own (`.mention`, and `.you` for the reader), all as text:
+ * nothing in a message is ever read as HTML.
+ *
+ * @param {HTMLElement} node
+ * @param {string} text
+ * @param {string | null} me
+ */
+function drawMentions(node, text, me) {
+  const key = `${me}\u0000${text}`;
+  if (node.dataset.drawn === key && !node.querySelector(':scope > form')) return;
+  node.dataset.drawn = key;
+  const mine = me ? me.toLowerCase() : null;
+  node.replaceChildren(...mentionPieces(text).map((piece) => {
+    if (piece.mention === null) return document.createTextNode(piece.text);
+    const span = el('span', piece.mention.toLowerCase() === mine ? 'mention you' : 'mention', piece.text);
+    return span;
+  }));
 }
 
 /**

@@ -94,4 +94,15 @@ function drawChannel(item, summary, current) {
     setText(badge, String(unread));
     badge.setAttribute('aria-label', `${unread} unread`);
   } else if (badge) badge.remove();
+  // Unread messages that mention the reader, before the unread count.
+  const mentions = isCurrent ? 0 : summary.unread_mentions || 0;
+  let mark = open.querySelector('.mentions');
+  if (mentions > 0) {
+    if (!mark) {
+      mark = el('span', 'mentions');
+      open.insertBefore(mark, open.querySelector('.unread'));
+    }
+    setText(mark, `@${mentions}`);
+    mark.setAttribute('aria-label', `${mentions} unread ${mentions === 1 ? 'mention' : 'mentions'}`);
+  } else if (mark) mark.remove();
 }

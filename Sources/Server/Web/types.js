@@ -9,7 +9,7 @@
  * @typedef {{ emoji: string, count: number, users: string[] }} Reaction
  * @typedef {{ id: string, cid: string, user_id: string, text: string, created_at: string, parent_id?: string | null,
  *   edited_at?: string, deleted_at?: string, reactions?: Reaction[] }} Message
- * @typedef {{ channel: Channel, members: User[], unread_count: number, last_message?: Message | null }} ChannelSummary
+ * @typedef {{ channel: Channel, members: User[], unread_count: number, unread_mentions?: number, last_message?: Message | null }} ChannelSummary
  * @typedef {{ channel: Channel, members: Member[] }} ChannelDetail
  * @typedef {{ messages: Message[], has_more: boolean }} MessagePage
  * @typedef {{ id: string, title: string }} WritingToolInfo
