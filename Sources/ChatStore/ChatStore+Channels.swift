@@ -107,7 +107,7 @@ extension ChatStore {
                 JOIN members m ON m.cid = c.cid AND m.user_id = ?
                 ORDER BY COALESCE(c.last_message_at, c.created_at) DESC, c.cid
                 """, [.text(user.rawValue)]
-            ) { row in (Self.channelRow(row), row.int64(6)) }
+            ) { row in (Self.channelRow(row), row.int64(8)) }
             return try rows.map { channel, readPosition in
                 let unread =
                     try db.row(
@@ -152,7 +152,8 @@ extension ChatStore {
             .replacingOccurrences(of: "_", with: "\\_")
     }
 
-    static let channelColumns = "c.cid, c.name, c.created_by, c.created_at, c.last_message_at, c.type"
+    static let channelColumns =
+        "c.cid, c.name, c.created_by, c.created_at, c.last_message_at, c.type, c.is_public, c.topic"
 
     static func channelRow(_ row: Statement) -> Channel {
         let cidText = row.string(0)
@@ -161,7 +162,8 @@ extension ChatStore {
         return Channel(
             cid: ChannelID(type: type, id: id), name: row.string(1), createdBy: UserID(rawValue: row.string(2)),
             createdAt: Timestamp(milliseconds: row.int64(3)),
-            lastMessageAt: row.optionalInt64(4).map(Timestamp.init(milliseconds:)))
+            lastMessageAt: row.optionalInt64(4).map(Timestamp.init(milliseconds:)), isPublic: row.int64(6) != 0,
+            topic: row.string(7))
     }
 
     static func channel(_ cid: ChannelID, _ db: Connection) throws -> Channel? {

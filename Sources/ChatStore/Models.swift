@@ -28,20 +28,30 @@ public struct Channel: Hashable, Sendable, Codable {
     public var createdAt: Timestamp
     /// Time of the newest message, if any.
     public var lastMessageAt: Timestamp?
+    /// Listed to everyone, who may join; a private channel is for its members alone.
+    public var isPublic: Bool
+    /// What the channel is about ('' for nothing said).
+    public var topic: String
 
-    public init(cid: ChannelID, name: String, createdBy: UserID, createdAt: Timestamp, lastMessageAt: Timestamp?) {
+    public init(
+        cid: ChannelID, name: String, createdBy: UserID, createdAt: Timestamp, lastMessageAt: Timestamp?,
+        isPublic: Bool = false, topic: String = ""
+    ) {
         self.cid = cid
         self.name = name
         self.createdBy = createdBy
         self.createdAt = createdAt
         self.lastMessageAt = lastMessageAt
+        self.isPublic = isPublic
+        self.topic = topic
     }
 
     enum CodingKeys: String, CodingKey {
-        case cid, name
+        case cid, name, topic
         case createdBy = "created_by"
         case createdAt = "created_at"
         case lastMessageAt = "last_message_at"
+        case isPublic = "public"
     }
 }
 

@@ -319,6 +319,16 @@ package enum Schema {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v12: public channels and topics") { db in
+            // A public channel is listed to everyone, who may join it; a private one (every
+            // channel so far) is for its members alone, as before.
+            try db.execute(
+                """
+                ALTER TABLE channels ADD COLUMN is_public INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE channels ADD COLUMN topic TEXT NOT NULL DEFAULT '';
+                CREATE INDEX channels_public ON channels(is_public, name) WHERE is_public = 1;
+                """)
+        }
         return migrator
     }
 }

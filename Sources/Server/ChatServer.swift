@@ -120,6 +120,7 @@ public final class ChatServer: Sendable {
         let files = StaticFiles.app
         var routes = api.routes
         MessageChangesAPI(store: store).add(to: &routes)
+        TeamChannelsAPI(store: store).add(to: &routes)
         intelligence.add(to: &routes)
         let assistant = AssistantEngine(
             store: store, model: model, maxTurnsPerUser: configuration.maxAssistantTurnsPerUser, live: hub)

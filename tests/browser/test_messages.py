@@ -135,3 +135,38 @@ def test_a_mention_is_completed_in_the_composer_and_marked_for_the_one_mentioned
     assert "you" not in theirs.get_attribute("class").split()
     alice.save_screenshot(str(SCREENSHOTS / "messages-mention.png"))
     REPORT.append(f"screenshot {SCREENSHOTS / 'messages-mention.png'}")
+
+
+def test_a_public_channel_is_made_found_and_joined_and_a_direct_message_opened(pair):
+    server, drivers = pair
+    alice, bob = drivers["alice"], drivers["bob"]
+    name = f"Trips {time.time():.0f}"
+    alice.find_element(By.CSS_SELECTOR, "#channel-tools summary").click()
+    alice.find_element(By.ID, "new-channel-name").send_keys(name)
+    alice.find_element(By.ID, "new-channel-topic").send_keys("<b>Where</b> next?")
+    alice.find_element(By.XPATH, "//button[normalize-space()='Create channel']").click()
+    wait(alice, lambda d: d.find_element(By.ID, "channel-title").text == name, message="the new channel did not open")
+    assert alice.find_element(By.ID, "channel-topic").text == "<b>Where</b> next?"  # text, not markup
+
+    bob.find_element(By.CSS_SELECTOR, "#directory summary").click()
+    listing = wait(bob, lambda d: [li for li in d.find_elements(By.CSS_SELECTOR, "#directory-list .listing")
+                                   if li.find_element(By.CSS_SELECTOR, ".listing-name").text == name],
+                   message="the channel browser did not list it")[0]
+    assert listing.find_element(By.CSS_SELECTOR, ".listing-count").text == "1 member"
+    listing.find_element(By.CSS_SELECTOR, "button.join").click()
+    wait(bob, lambda d: d.find_element(By.ID, "channel-title").text == name, message="joining did not open it")
+    text = f"Joined at {time.time():.0f}"
+    bob.find_element(By.ID, "message-input").send_keys(text, Keys.ENTER)
+    wait(alice, lambda d: item(d, text), message="alice did not get bob's message in the new channel")
+    bob.save_screenshot(str(SCREENSHOTS / "channels-joined.png"))
+    REPORT.append(f"screenshot {SCREENSHOTS / 'channels-joined.png'}")
+
+    # A direct message, opened by user id: called by the other person's name.
+    alice.find_element(By.CSS_SELECTOR, "#channel-tools summary").click()
+    alice.find_element(By.ID, "direct-user").send_keys("bob")
+    alice.find_element(By.XPATH, "//button[normalize-space()='Open direct message']").click()
+    wait(alice, lambda d: d.find_element(By.ID, "channel-title").text == "Bob", message="the direct message did not open")
+    private = f"Just us {time.time():.0f}"
+    alice.find_element(By.ID, "message-input").send_keys(private, Keys.ENTER)
+    wait(bob, lambda d: [b for b in d.find_elements(By.CSS_SELECTOR, "#channel-list button .channel-name")
+                         if b.text == "Alice"], message="bob's list did not show the direct message")

@@ -2,7 +2,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { CID, message, server, signedIn } from './helpers.js';
 import { typingText } from '../../Sources/Server/Web/typing.js';
-import { currentSummary, nameOf } from '../../Sources/Server/Web/channels.js';
+import { channelTitle, currentSummary, nameOf } from '../../Sources/Server/Web/channels.js';
 
 const texts = (/** @type {ReturnType<typeof signedIn>} */ store) =>
   store.getState().messages.order.map((id) => store.getState().messages.byId[id].message.id);
@@ -97,7 +97,7 @@ test('signing out forgets the channels and messages', () => {
   const state = store.getState();
   assert.equal(state.session.status, 'signed-out');
   assert.equal(state.session.error, 'Your session ended. Sign in again.');
-  assert.deepEqual(state.channels, { list: [], current: null });
+  assert.deepEqual(state.channels, { list: [], current: null, directory: null });
   assert.deepEqual(state.messages.order, []);
 });
 
@@ -133,4 +133,21 @@ test('asking to delete and editing are one at a time', () => {
   assert.equal(store.getState().messages.deleting, 'm2');
   store.dispatch({ type: 'message/deleting', id: null });
   assert.equal(store.getState().messages.deleting, null);
+});
+
+test('the public channels are kept once asked for, and forgotten at sign-out', () => {
+  const store = signedIn();
+  const listing = { channel: { cid: 'team:trips-1', name: 'Trips', public: true, topic: 'Where next?' }, member_count: 3, joined: false };
+  store.dispatch({ type: 'directory/loaded', channels: [listing] });
+  assert.deepEqual(store.getState().channels.directory, [listing]);
+  store.dispatch({ type: 'session/signedOut', message: '' });
+  assert.equal(store.getState().channels.directory, null);
+});
+
+test('a direct message is called by the other people in it', () => {
+  const user = (/** @type {string} */ id, /** @type {string} */ name) => ({ id, name });
+  const direct = { channel: { cid: 'messaging:!members-0f3a', name: '!members-0f3a' }, members: [user('alice', 'Alice'), user('bob', 'Bob')], unread_count: 0 };
+  const team = { channel: { cid: 'team:trips-1', name: 'Trips' }, members: [user('alice', 'Alice')], unread_count: 0 };
+  assert.equal(channelTitle(direct, 'alice'), 'Bob');
+  assert.equal(channelTitle(team, 'alice'), 'Trips');
 });

@@ -37,7 +37,7 @@ struct MessageChangesAPI: Sendable {
                 answers: [.init(200, "The tombstone.", messageAnswer)], errors: [403, 404])
         ) { context in
             let user = context.authenticatedUser
-            let admin = try await Self.isAdmin(context, store)
+            let admin = try await TeamChannelsAPI.isAdmin(context, store)
             let message = try await store.deleteMessage(try Self.messageID(context), by: user, asAdministrator: admin)
             return JSONBody.response(MessageResponse(message: message))
         }
@@ -53,7 +53,7 @@ struct MessageChangesAPI: Sendable {
                     )
                 ], errors: [403, 404])
         ) { context in
-            let admin = try await Self.isAdmin(context, store)
+            let admin = try await TeamChannelsAPI.isAdmin(context, store)
             let edits = try await store.messageEdits(
                 try Self.messageID(context), for: context.authenticatedUser, asAdministrator: admin)
             return JSONBody.response(EditsResponse(edits: edits))
@@ -78,11 +78,6 @@ struct MessageChangesAPI: Sendable {
 
     private static func messageID(_ context: RequestContext) throws -> MessageID {
         try MessageID.validated(context.parameter("message_id"), field: "message_id")
-    }
-
-    private static func isAdmin(_ context: RequestContext, _ store: ChatStore) async throws -> Bool {
-        if context.claims?.isAdmin == true { return true }
-        return try await store.isAdministrator(context.authenticatedUser)
     }
 }
 

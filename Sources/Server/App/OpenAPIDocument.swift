@@ -106,6 +106,7 @@ enum OpenAPIDocument {
             "cid": pathParameter("cid", "Channel address type:id.", WireSchemas.ref("ChannelID")),
             "message_id": pathParameter("message_id", "A message id.", WireSchemas.ref("MessageID")),
             "job_id": pathParameter("job_id", "A model job's id.", ["type": "string", "pattern": "^[0-9a-f-]{1,40}$"]),
+            "user_id": pathParameter("user_id", "A user id.", WireSchemas.ref("UserID")),
             "emoji": pathParameter(
                 "emoji", "One emoji, percent-encoded.", ["type": "string", "minLength": 1, "maxLength": 64]),
             "secret": pathParameter(

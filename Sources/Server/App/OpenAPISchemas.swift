@@ -199,7 +199,14 @@ enum OpenAPISchemas {
                 ],
                 "results[].highlights[]": ["minItems": 2, "maxItems": 2],
             ])
-        schemas.add("Channel", example: channel)
+        schemas.add(
+            "Channel", example: channel,
+            notes: [
+                "public": [
+                    "description": "Listed to everyone, who may join; a private channel is for its members alone."
+                ],
+                "topic": ["description": "What the channel is about; empty when nothing is said."],
+            ])
         schemas.add("ReadState", example: read)
         schemas.add("Member", example: member)
         schemas.add(
@@ -223,6 +230,12 @@ enum OpenAPISchemas {
                 "deleted_at": ["description": "When it was deleted (its text is then empty); absent if not."],
                 "reactions": ["description": "Each emoji given, in the order first given; absent for none."],
             ])
+        var listed = channel
+        listed.isPublic = true
+        listed.topic = "Trips and gear"
+        schemas.add(
+            "ChannelListing", example: ChannelListing(channel: listed, memberCount: 3, joined: false),
+            notes: ["joined": ["description": "Whether you are a member."]])
         schemas.add("Reaction", example: Reaction(emoji: "👍", users: [user.id]))
         schemas.add("MessageEdit", example: MessageEdit(text: "Saturday?", editedAt: time))
         schemas.add("MessagePage", example: MessagePage(messages: [message], hasMore: false))

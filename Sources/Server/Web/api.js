@@ -120,6 +120,11 @@ export function createApi(csrf) {
     invite: (/** @type {string} */ user, /** @type {string} */ name, /** @type {'invite' | 'reset'} */ kind) =>
       request('POST', '/api/invites', name ? { user, name, kind } : { user, kind }),
     writingTool: (/** @type {string} */ tool, /** @type {string} */ text, /** @type {number} */ attempt) => request('POST', '/api/tools/writing', { tool, text, attempt }),
+    createChannel: (/** @type {string} */ name, /** @type {string} */ topic, /** @type {boolean} */ isPublic) =>
+      request('POST', '/api/team-channels', { name, topic, public: isPublic }),
+    publicChannels: () => request('GET', '/api/team-channels'),
+    joinChannel: (/** @type {string} */ cid) => request('POST', `${channelPath(cid)}/join`),
+    directMessage: (/** @type {string} */ user) => request('POST', '/api/channels', { members: [user] }),
     editMessage: (/** @type {string} */ id, /** @type {string} */ text) => request('PATCH', `/api/messages/${encodeURIComponent(id)}`, { text }),
     deleteMessage: (/** @type {string} */ id) => request('DELETE', `/api/messages/${encodeURIComponent(id)}`),
     react: (/** @type {string} */ id, /** @type {string} */ emoji, /** @type {boolean} */ adding) =>

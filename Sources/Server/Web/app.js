@@ -19,6 +19,7 @@ import { byId } from './dom.js';
 import { mountSignIn } from './signin-view.js';
 import { mountAccount } from './account-view.js';
 import { mountMentionChoices } from './mention-view.js';
+import { mountDirectory } from './directory-view.js';
 import { mountSidebar } from './sidebar-view.js';
 import { mountSearch } from './search-view.js';
 import { mountChannelView } from './channel-view.js';
@@ -96,6 +97,12 @@ Object.defineProperty(window, 'sottoSuggestions', { value: { get timings() { ret
 
 mountSignIn(store, { signIn: session.signIn, join: session.join });
 mountAccount(store, { changePassword: session.changePassword, signOutEverywhere: session.signOutEverywhere, invite: session.invite });
+mountDirectory(store, {
+  createChannel: chat.createChannel,
+  openDirect: chat.openDirect,
+  loadDirectory: chat.loadDirectory,
+  joinChannel: chat.joinChannel,
+});
 mountSidebar(store, {
   signOut: () => session.signOut(),
   openChannel: chat.openChannel,

@@ -4,7 +4,7 @@
 import { byId, reconcile, setText } from './dom.js';
 import { watch } from './store.js';
 import { select } from './state.js';
-import { currentSummary, nameOf } from './channels.js';
+import { channelTitle, currentSummary, nameOf } from './channels.js';
 import { unavailability } from './session.js';
 import { calendarView, translationView } from './actions.js';
 import { mentionsDate } from './dates.js';
@@ -28,6 +28,7 @@ const NEAR_BOTTOM_PX = 100;
 export function mountChannelView(store, handlers) {
   const view = byId('channel-view');
   const title = byId('channel-title');
+  const topic = byId('channel-topic');
   const summarize = byId('summarize-thread', HTMLButtonElement);
   const status = byId('connection-status');
   const scroller = byId('message-scroller');
@@ -52,7 +53,9 @@ export function mountChannelView(store, handlers) {
 
   watch(store, select((state) => [state.channels, state.session.model], (channels, model) => ({ channels, model })), ({ channels }) => {
     const summary = currentSummary(channels);
-    setText(title, channels.current ? (summary ? summary.channel.name : channels.current) : 'Pick a channel');
+    const me = store.getState().session.me;
+    setText(title, channels.current ? (summary ? channelTitle(summary, me ? me.id : null) : channels.current) : 'Pick a channel');
+    setText(topic, summary && summary.channel.topic ? summary.channel.topic : '');
     composer.hidden = !channels.current;
     summarize.hidden = !channels.current;
     const reason = unavailability(store.getState().session);

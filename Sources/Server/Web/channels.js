@@ -4,14 +4,18 @@
  * @typedef {import('./types.js').ChannelSummary} ChannelSummary
  * @typedef {import('./state.js').Action} Action
  *
- * @typedef {{ list: ChannelSummary[], current: string | null }} ChannelsState
+ * @typedef {import('./types.js').ChannelListing} ChannelListing
+ *
+ * @typedef {{ list: ChannelSummary[], current: string | null, directory: ChannelListing[] | null }} ChannelsState
+ *   directory: the public channels, once asked for
  *
  * @typedef {{ type: 'channels/loaded', channels: ChannelSummary[] }
+ *   | { type: 'directory/loaded', channels: ChannelListing[] }
  *   | { type: 'channel/opened', cid: string, at: number }} ChannelsAction
  */
 
 /** @type {ChannelsState} */
-export const initialChannels = { list: [], current: null };
+export const initialChannels = { list: [], current: null, directory: null };
 
 /**
  * @param {ChannelsState} state
@@ -22,6 +26,8 @@ export function channels(state, action) {
   switch (action.type) {
     case 'channels/loaded':
       return { ...state, list: action.channels };
+    case 'directory/loaded':
+      return { ...state, directory: action.channels };
     case 'channel/opened':
       return { ...state, current: action.cid };
     case 'session/signedOut':
@@ -50,4 +56,17 @@ export function nameOf(state, userId) {
   const summary = currentSummary(state);
   const member = summary && summary.members.find((user) => user.id === userId);
   return member ? member.name : userId;
+}
+
+/**
+ * What a channel is called in the list and its header: its name, or for a direct message (its
+ * id made by the server from its members, `type:!…`) the other members' names.
+ *
+ * @param {ChannelSummary} summary
+ * @param {string | null} me
+ */
+export function channelTitle(summary, me) {
+  if (!summary.channel.cid.includes(':!')) return summary.channel.name;
+  const others = summary.members.filter((member) => member.id !== me).map((member) => member.name);
+  return others.length ? others.join(', ') : summary.channel.name;
 }

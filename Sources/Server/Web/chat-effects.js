@@ -160,6 +160,58 @@ export function chatEffects(ctx, hooks) {
   }
 
   /**
+   * Runs a request that answers with a channel, then opens that channel.
+   *
+   * @param {() => Promise<{ channel: { cid: string } }>} request
+   * @returns {Promise<boolean>} whether it worked
+   */
+  async function openMade(request) {
+    try {
+      const result = await request();
+      await loadChannels();
+      await openChannel(result.channel.cid);
+      return true;
+    } catch (error) {
+      ctx.fail(error);
+      return false;
+    }
+  }
+
+  /**
+   * Makes a channel and opens it.
+   *
+   * @param {string} name
+   * @param {string} topic
+   * @param {boolean} isPublic
+   */
+  const createChannel = (name, topic, isPublic) => openMade(() => ctx.api().createChannel(name, topic, isPublic));
+
+  /** The public channels, for the channel browser. */
+  async function loadDirectory() {
+    try {
+      const result = await ctx.api().publicChannels();
+      store.dispatch({ type: 'directory/loaded', channels: result.channels });
+    } catch (error) {
+      ctx.fail(error);
+    }
+  }
+
+  /** @param {string} cid a public channel: joined (if need be) and opened */
+  async function joinChannel(cid) {
+    try {
+      await ctx.api().joinChannel(cid);
+      await loadChannels();
+      await openChannel(cid);
+      loadDirectory();
+    } catch (error) {
+      ctx.fail(error);
+    }
+  }
+
+  /** @param {string} user the other person's id: their direct message with the reader, opened */
+  const openDirect = (user) => openMade(() => ctx.api().directMessage(user));
+
+  /**
    * Saves the reader's edit of their message.
    *
    * @param {string} id
@@ -249,12 +301,14 @@ export function chatEffects(ctx, hooks) {
       reloadChannelsSoon();
     } else if (event.type === 'message.read' && event.user_id === me) {
       reloadChannelsSoon();
+    } else if (event.type === 'member.added' || event.type === 'member.left' || event.type === 'channel.updated') {
+      reloadChannelsSoon();
     } else if (event.type === 'typing.start') {
       setTimeout(() => store.dispatch({ type: 'typing/expire', at: ctx.now() }), TYPING_SHOWN_MS + 50);
     }
   });
 
-  return { loadChannels, loadSuggestions, openChannel, loadOlder, openMessage, markRead, send, deliver, editMessage, deleteMessage, react, noteTyping, stopTyping };
+  return { loadChannels, loadSuggestions, openChannel, loadOlder, openMessage, markRead, send, deliver, createChannel, loadDirectory, joinChannel, openDirect, editMessage, deleteMessage, react, noteTyping, stopTyping };
 }
 
 function newMessageId() {

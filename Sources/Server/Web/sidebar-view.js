@@ -5,6 +5,7 @@ import { button, byId, el, option, reconcile, setText } from './dom.js';
 import { watch } from './store.js';
 import { select } from './state.js';
 import { modelStatusText, translationLanguage } from './session.js';
+import { channelTitle } from './channels.js';
 
 /**
  * @typedef {import('./types.js').ChannelSummary} ChannelSummary
@@ -52,11 +53,13 @@ export function mountSidebar(store, handlers) {
   });
 
   watch(store, (state) => state.channels, ({ list, current }) => {
+    const me = store.getState().session.me;
+    const myID = me ? me.id : null;
     reconcile(channels, list, (summary) => summary.channel.cid, (summary) => {
       const item = channelItem(summary, handlers);
-      drawChannel(item, summary, current);
+      drawChannel(item, summary, current, myID);
       return item;
-    }, (item, summary) => drawChannel(item, summary, current));
+    }, (item, summary) => drawChannel(item, summary, current, myID));
   });
 }
 
@@ -77,13 +80,14 @@ function channelItem(summary, handlers) {
  * @param {HTMLElement} item
  * @param {ChannelSummary} summary
  * @param {string | null} current
+ * @param {string | null} me
  */
-function drawChannel(item, summary, current) {
+function drawChannel(item, summary, current, me) {
   const open = /** @type {HTMLElement} */ (item.firstElementChild);
   const isCurrent = summary.channel.cid === current;
   if (isCurrent) open.setAttribute('aria-current', 'true');
   else open.removeAttribute('aria-current');
-  setText(/** @type {Element} */ (open.firstElementChild), summary.channel.name);
+  setText(/** @type {Element} */ (open.firstElementChild), channelTitle(summary, me));
   const unread = isCurrent ? 0 : summary.unread_count;
   let badge = open.querySelector('.unread');
   if (unread > 0) {

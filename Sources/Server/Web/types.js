@@ -3,7 +3,8 @@
 
 /**
  * @typedef {{ id: string, name: string, created_at?: string, updated_at?: string }} User
- * @typedef {{ cid: string, name: string, created_by?: string, created_at?: string, last_message_at?: string | null }} Channel
+ * @typedef {{ cid: string, name: string, created_by?: string, created_at?: string, last_message_at?: string | null, public?: boolean, topic?: string }} Channel
+ * @typedef {{ channel: Channel, member_count: number, joined: boolean }} ChannelListing
  * @typedef {{ user_id: string, last_read_message_id?: string | null, last_read_at?: string | null }} ReadState
  * @typedef {{ user: User, joined_at?: string, read: ReadState }} Member
  * @typedef {{ emoji: string, count: number, users: string[] }} Reaction
@@ -126,6 +127,8 @@
  * @typedef {{ type: 'error', error?: { status: number, code: string, message: string } }} ErrorFrame
  * @typedef {{ type: 'message.new', seq?: number, cid: string, message: Message }} MessageNewEvent
  * @typedef {{ type: 'message.updated' | 'message.deleted', seq?: number, cid: string, message: Message }} MessageChangedEvent
+ * @typedef {{ type: 'member.added' | 'member.left', seq?: number, cid: string, user_id: string }} MemberEvent
+ * @typedef {{ type: 'channel.updated', seq?: number, cid: string, channel: Channel }} ChannelUpdatedEvent
  * @typedef {{ type: 'message.read', seq?: number, cid: string, user_id: string, read?: ReadState }} MessageReadEvent
  * @typedef {{ type: 'typing.start' | 'typing.stop', seq?: number, cid: string, user_id: string }} TypingEvent
  * @typedef {{ type: 'suggestions.updated', seq?: number } & SuggestionSnapshot} SuggestionsEvent
@@ -135,7 +138,7 @@
  * @typedef {{ type: 'assistant.replies', conversation_id: string, message_id: string, replies: string[] }} AssistantRepliesFrame
  * @typedef {{ type: 'assistant.conversation', conversation: Conversation }} AssistantConversationFrame
  *
- * @typedef {MessageNewEvent | MessageChangedEvent | MessageReadEvent | TypingEvent | SuggestionsEvent | SuggestionsPartialFrame | JobFrame
+ * @typedef {MessageNewEvent | MessageChangedEvent | MemberEvent | ChannelUpdatedEvent | MessageReadEvent | TypingEvent | SuggestionsEvent | SuggestionsPartialFrame | JobFrame
  *   | AssistantUpdatedFrame | AssistantRepliesFrame | AssistantConversationFrame} ServerEvent
  * @typedef {ServerEvent | HelloFrame | ResyncFrame | PongFrame | ErrorFrame} Frame
  */
