@@ -65,11 +65,19 @@ extension ChatStore {
         }
     }
 
-    /// Makes `user` an administrator or not.
+    /// Makes `user` an administrator or not. Taking it away also ends their sessions and
+    /// tokens (a session carries the administrator's claim it was signed in with), so it holds
+    /// at once; they sign in again as a member.
     public func setAdmin(_ isAdmin: Bool, for user: UserID) async throws {
         try await write { db in
             guard try Self.user(user, db) != nil else { throw ChatStoreError.notFound(what: "user", id: user.rawValue) }
+            let was = try db.row("SELECT is_admin FROM users WHERE id = ?", [.text(user.rawValue)]) { $0.int64(0) != 0 }
             try db.run("UPDATE users SET is_admin = ? WHERE id = ?", [.integer(isAdmin ? 1 : 0), .text(user.rawValue)])
+            if was == true, !isAdmin {
+                try db.run(
+                    "UPDATE users SET token_generation = token_generation + 1 WHERE id = ?", [.text(user.rawValue)])
+                try Self.accessChanged(db)
+            }
         }
     }
 

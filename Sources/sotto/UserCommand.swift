@@ -34,7 +34,8 @@ struct UserCommand: Command {
         link is used. A link works once, until it expires (--expires-in, default 72h); a new
         one replaces the last unused one. --url is the address people open the chat at (default
         http://127.0.0.1:8080). 'admin' makes a user an administrator, who may invite people
-        and reset passwords in the web app; --revoke takes that away.
+        and reset passwords in the web app; --revoke takes that away and ends their sessions
+        and tokens (they sign in again as a member).
         """
     static let valueOptions: Set<String> = ["name", "expires-in", "url"]
     static let switchOptions: Set<String> = ["reset", "revoke"]

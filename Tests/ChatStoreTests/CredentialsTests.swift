@@ -71,4 +71,19 @@ import Testing
             try await store.setPasswordHash("$argon2id$3", for: "nobody", signOutEverywhere: false)
         }
     }
+
+    @Test func takingAdministrationAwayEndsTheSessionsThatCarryIt() async throws {
+        let temporary = try await TemporaryStore()
+        _ = try await temporary.seeded()
+        let store = temporary.store
+        let before = try await store.access(of: "carol").tokenGeneration
+        try await store.setAdmin(true, for: "carol")
+        #expect(try await store.isAdministrator("carol"))
+        #expect(try await store.access(of: "carol").tokenGeneration == before)  // made one: nothing ends
+        try await store.setAdmin(false, for: "carol")
+        #expect(try await !store.isAdministrator("carol"))
+        #expect(try await store.access(of: "carol").tokenGeneration == before + 1)
+        try await store.setAdmin(false, for: "carol")  // not one: nothing more ends
+        #expect(try await store.access(of: "carol").tokenGeneration == before + 1)
+    }
 }

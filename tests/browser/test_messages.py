@@ -170,3 +170,19 @@ def test_a_public_channel_is_made_found_and_joined_and_a_direct_message_opened(p
     alice.find_element(By.ID, "message-input").send_keys(private, Keys.ENTER)
     wait(bob, lambda d: [b for b in d.find_elements(By.CSS_SELECTOR, "#channel-list button .channel-name")
                          if b.text == "Alice"], message="bob's list did not show the direct message")
+
+
+def test_a_name_opens_a_direct_message_and_people_lists_the_members(pair):
+    server, drivers = pair
+    alice, bob = drivers["alice"], drivers["bob"]
+    wait(bob, lambda d: d.find_element(By.XPATH, "//nav//button[.//span[text()='Weekend Hike']]")).click()
+    wait(bob, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#message-list .message")) >= 8)
+    people = bob.find_element(By.ID, "channel-people")
+    people.find_element(By.TAG_NAME, "summary").click()
+    names = [li.text for li in people.find_elements(By.CSS_SELECTOR, "#people-list li")]
+    assert sorted(names) == ["Alice", "Bob"]
+    # Alice's name on one of her messages opens the direct message with her.
+    author = next(b for b in bob.find_elements(By.CSS_SELECTOR, "#message-list .message button.author") if b.text == "Alice")
+    author.click()
+    wait(bob, lambda d: d.find_element(By.ID, "channel-title").text == "Alice", message="the name did not open the DM")
+    assert not bob.find_element(By.ID, "add-person-form").is_displayed()  # a DM's members are fixed

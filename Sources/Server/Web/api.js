@@ -125,6 +125,7 @@ export function createApi(csrf) {
     publicChannels: () => request('GET', '/api/team-channels'),
     joinChannel: (/** @type {string} */ cid) => request('POST', `${channelPath(cid)}/join`),
     directMessage: (/** @type {string} */ user) => request('POST', '/api/channels', { members: [user] }),
+    addMembers: (/** @type {string} */ cid, /** @type {string[]} */ members) => request('POST', `${channelPath(cid)}/members`, { members }),
     editMessage: (/** @type {string} */ id, /** @type {string} */ text) => request('PATCH', `/api/messages/${encodeURIComponent(id)}`, { text }),
     deleteMessage: (/** @type {string} */ id) => request('DELETE', `/api/messages/${encodeURIComponent(id)}`),
     react: (/** @type {string} */ id, /** @type {string} */ emoji, /** @type {boolean} */ adding) =>

@@ -124,6 +124,8 @@ mountChannelView(store, {
   askDelete: (id) => store.dispatch({ type: 'message/deleting', id }),
   remove: chat.deleteMessage,
   react: chat.react,
+  openDirect: (user) => { chat.openDirect(user); },
+  addPerson: chat.addPerson,
 });
 mountSummary(store, { summarize: features.summarize, close: features.closeSummary });
 mountSuggestions(store, {

@@ -1,7 +1,7 @@
 // The open channel: its title, "Summarize thread", the connection line, the messages (kept in
 // view at the bottom while the reader is there), "Load older messages", and who is typing.
 
-import { byId, reconcile, setText } from './dom.js';
+import { byId, el, reconcile, setText } from './dom.js';
 import { watch } from './store.js';
 import { select } from './state.js';
 import { channelTitle, currentSummary, nameOf } from './channels.js';
@@ -23,7 +23,7 @@ const NEAR_BOTTOM_PX = 100;
 
 /**
  * @param {AppStore} store
- * @param {MessageHandlers & { loadOlder: () => void, summarize: () => void }} handlers
+ * @param {MessageHandlers & { loadOlder: () => void, summarize: () => void, addPerson: (cid: string, user: string) => Promise<boolean> }} handlers
  */
 export function mountChannelView(store, handlers) {
   const view = byId('channel-view');
@@ -36,6 +36,15 @@ export function mountChannelView(store, handlers) {
   const older = byId('load-older', HTMLButtonElement);
   const typing = byId('typing-indicator');
   const composer = byId('composer');
+  const people = byId('channel-people', HTMLDetailsElement);
+  const peopleList = byId('people-list');
+  const addForm = byId('add-person-form', HTMLFormElement);
+  const addInput = byId('add-person', HTMLInputElement);
+  addForm.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const cid = store.getState().channels.current;
+    if (cid && await handlers.addPerson(cid, addInput.value.trim())) addForm.reset();
+  });
 
   older.addEventListener('click', () => handlers.loadOlder());
   summarize.addEventListener('click', () => handlers.summarize());
@@ -56,6 +65,15 @@ export function mountChannelView(store, handlers) {
     const me = store.getState().session.me;
     setText(title, channels.current ? (summary ? channelTitle(summary, me ? me.id : null) : channels.current) : 'Pick a channel');
     setText(topic, summary && summary.channel.topic ? summary.channel.topic : '');
+    // Who is in it; a direct message's members are fixed, so it takes no one more.
+    people.hidden = !summary;
+    const names = summary ? summary.members.map((member) => member.name) : [];
+    const key = names.join('\n');
+    if (peopleList.dataset.key !== key) {
+      peopleList.dataset.key = key;
+      peopleList.replaceChildren(...names.map((name) => el('li', '', name)));
+    }
+    addForm.hidden = !summary || summary.channel.cid.includes(':!');
     composer.hidden = !channels.current;
     summarize.hidden = !channels.current;
     const reason = unavailability(store.getState().session);

@@ -208,6 +208,23 @@ export function chatEffects(ctx, hooks) {
     }
   }
 
+  /**
+   * Adds someone to a channel the reader is in.
+   *
+   * @param {string} cid
+   * @param {string} user
+   */
+  async function addPerson(cid, user) {
+    try {
+      await ctx.api().addMembers(cid, [user]);
+      await loadChannels();
+      return true;
+    } catch (error) {
+      ctx.fail(error);
+      return false;
+    }
+  }
+
   /** @param {string} user the other person's id: their direct message with the reader, opened */
   const openDirect = (user) => openMade(() => ctx.api().directMessage(user));
 
@@ -308,7 +325,7 @@ export function chatEffects(ctx, hooks) {
     }
   });
 
-  return { loadChannels, loadSuggestions, openChannel, loadOlder, openMessage, markRead, send, deliver, createChannel, loadDirectory, joinChannel, openDirect, editMessage, deleteMessage, react, noteTyping, stopTyping };
+  return { loadChannels, loadSuggestions, openChannel, loadOlder, openMessage, markRead, send, deliver, createChannel, loadDirectory, joinChannel, openDirect, addPerson, editMessage, deleteMessage, react, noteTyping, stopTyping };
 }
 
 function newMessageId() {

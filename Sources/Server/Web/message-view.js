@@ -35,6 +35,7 @@ import { mentionPieces } from './mentions.js';
  * @property {(id: string | null) => void} askDelete null: keep it
  * @property {(id: string) => void} remove
  * @property {(id: string, emoji: string, adding: boolean) => void} react
+ * @property {(user: string) => void} openDirect a direct message with the author
  */
 
 /** The emoji the React menu offers. */
@@ -47,7 +48,10 @@ export const REACTIONS = ['👍', '❤️', '😂', '🎉', '😮', '😢'];
 export function createMessage(model, handlers) {
   const item = el('li', 'message');
   item.dataset.id = model.entry.message.id;
-  item.append(el('span', 'author'), el('div', 'text'), el('span', 'meta'));
+  // Another person's name opens a direct message with them.
+  const author = model.mine ? el('span', 'author') : button('', () => handlers.openDirect(model.entry.message.user_id), 'author');
+  if (!model.mine) author.title = 'Message them directly';
+  item.append(author, el('div', 'text'), el('span', 'meta'));
   updateMessage(item, model, handlers);
   return item;
 }
