@@ -174,7 +174,7 @@ let package = Package(
             name: "ServerKit",
             dependencies: [
                 "ChatStore", "ChatIntelligence", "FoundationModels", "ModelStore", "HTTPCore", "CSodium", "JSONSyntax",
-                "Executors",
+                "Executors", "Digests",
             ],
             swiftSettings: common),
         // The OpenAI-compatible API: /v1/models, /v1/chat/completions, /v1/audio/transcriptions.

@@ -60,11 +60,17 @@ extension ChatStore {
         let memory = writerMemory
         try await write { db in
             try Self.requireMember(user, cid, db)
-            try Self.appendEvent(
-                EventBody(type: EventType.memberLeft, cid: cid, createdAt: .now, user: user),
-                to: .channel(cid, except: nil), ephemeral: false, memory, db)
-            try db.run("DELETE FROM members WHERE cid = ? AND user_id = ?", [.text(cid.cid), .text(user.rawValue)])
-            memory.forgetMembers(of: cid)
+            try Self.removeMembership(user, from: cid, memory, db)
         }
+    }
+
+    /// Sends `member.left` to the members (the one going included, for their other sockets) and
+    /// deletes the membership.
+    static func removeMembership(_ user: UserID, from cid: ChannelID, _ memory: WriterMemory, _ db: Connection) throws {
+        try appendEvent(
+            EventBody(type: EventType.memberLeft, cid: cid, createdAt: .now, user: user),
+            to: .channel(cid, except: nil), ephemeral: false, memory, db)
+        try db.run("DELETE FROM members WHERE cid = ? AND user_id = ?", [.text(cid.cid), .text(user.rawValue)])
+        memory.forgetMembers(of: cid)
     }
 }

@@ -75,12 +75,11 @@ extension ChatStore {
     public func joinChannel(_ cid: ChannelID, user: UserID) async throws -> ChannelDetail {
         let memory = writerMemory
         return try await write { db in
-            guard let channel = try Self.channel(cid, db), try channel.isPublic || Self.isMember(user, cid, db) else {
+            let member = try Self.isMember(user, cid, db)
+            guard let channel = try Self.channel(cid, db), channel.isPublic || member else {
                 throw ChatStoreError.notFound(what: "channel", id: cid.cid)
             }
-            if try !Self.isMember(user, cid, db) {
-                try Self.addMember(user, to: cid, memory, db)
-            }
+            if !member { try Self.addMember(user, to: cid, memory, db) }
             return try Self.detail(cid, db)
         }
     }
@@ -136,11 +135,7 @@ extension ChatStore {
             guard try Self.isMember(user, cid, db) else {
                 throw ChatStoreError.notFound(what: "member", id: user.rawValue)
             }
-            try Self.appendEvent(
-                EventBody(type: EventType.memberLeft, cid: cid, createdAt: .now, user: user),
-                to: .channel(cid, except: nil), ephemeral: false, memory, db)
-            try db.run("DELETE FROM members WHERE cid = ? AND user_id = ?", [.text(cid.cid), .text(user.rawValue)])
-            memory.forgetMembers(of: cid)
+            try Self.removeMembership(user, from: cid, memory, db)
         }
     }
 

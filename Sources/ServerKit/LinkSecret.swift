@@ -1,4 +1,5 @@
 import CSodium
+import Digests
 
 /// The secret of a one-time link (setup, invitation, reset): 32 random bytes as 43 base64url
 /// characters, given once to whoever should use the link. The store keeps only its SHA-256, so
@@ -14,10 +15,7 @@ package enum LinkSecret {
 
     /// The SHA-256 of `secret` in hex: what the store keeps and looks links up by.
     package static func hash(_ secret: String) -> String {
-        let input = Array(secret.utf8)
-        var digest = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
-        crypto_hash_sha256(&digest, input, UInt64(input.count))
-        return digest.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        SHA256.hex(of: secret.utf8)
     }
 
     /// Whether `text` can be a secret at all (43 base64url characters): anything else is refused

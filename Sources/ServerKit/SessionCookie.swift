@@ -67,13 +67,21 @@ public enum SessionCookie {
         return lower == "http://" + hostLower || lower == "https://" + hostLower
     }
 
+    /// Refuses a request whose `Origin` is another site's (a request without one is no browser's,
+    /// or a same-origin GET).
+    ///
+    /// - Throws: ``AuthError/csrfRejected(_:)`` with `reason`.
+    public static func checkOrigin(_ request: HTTPRequest, _ reason: String) throws {
+        if let origin = request.header("Origin"), !isSameOrigin(origin, host: request.header("Host")) {
+            throw AuthError.csrfRejected(reason)
+        }
+    }
+
     /// Checks the CSRF rule for a request authenticated by its cookie, whose session is `claims`.
     ///
     /// - Throws: ``AuthError/csrfRejected(_:)``.
     public static func checkCSRF(_ request: HTTPRequest, claims: TokenClaims, tokens: TokenAuthority) throws {
-        if let origin = request.header("Origin"), !isSameOrigin(origin, host: request.header("Host")) {
-            throw AuthError.csrfRejected("a request from another origin cannot use this browser's session")
-        }
+        try checkOrigin(request, "a request from another origin cannot use this browser's session")
         guard let sent = request.header(csrfHeader) else {
             if isSafe(request.method) { return }
             throw AuthError.csrfRejected("send the session's CSRF token in '\(csrfHeader)'")

@@ -37,7 +37,7 @@ struct MessageChangesAPI: Sendable {
                 answers: [.init(200, "The tombstone.", messageAnswer)], errors: [403, 404])
         ) { context in
             let user = context.authenticatedUser
-            let admin = try await TeamChannelsAPI.isAdmin(context, store)
+            let admin = try await store.isAdministrator(context.claims!)
             let message = try await store.deleteMessage(try Self.messageID(context), by: user, asAdministrator: admin)
             return JSONBody.response(MessageResponse(message: message))
         }
@@ -53,7 +53,7 @@ struct MessageChangesAPI: Sendable {
                     )
                 ], errors: [403, 404])
         ) { context in
-            let admin = try await TeamChannelsAPI.isAdmin(context, store)
+            let admin = try await store.isAdministrator(context.claims!)
             let edits = try await store.messageEdits(
                 try Self.messageID(context), for: context.authenticatedUser, asAdministrator: admin)
             return JSONBody.response(EditsResponse(edits: edits))

@@ -113,9 +113,8 @@ struct TeamChannelsAPI: Sendable {
         try ChannelID.parse(context.parameter("cid"))
     }
 
-    static func isAdmin(_ context: RequestContext, _ store: ChatStore) async throws -> Bool {
-        if context.claims?.isAdmin == true { return true }
-        return try await store.isAdministrator(context.authenticatedUser)
+    private static func isAdmin(_ context: RequestContext, _ store: ChatStore) async throws -> Bool {
+        try await store.isAdministrator(context.claims!)
     }
 }
 

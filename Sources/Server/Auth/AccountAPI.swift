@@ -213,21 +213,15 @@ final class AccountAPI: Sendable {
         -> HTTPResponse
     {
         let user = try await store.ensureUser(claims.user)
-        let admin = try await isAdmin(claims)
+        let admin = try await store.isAdministrator(claims)
         let response = JSONBody.response(
             SessionResponse(
                 user: user, csrf_token: tokens.csrfToken(for: claims), expires_at: claims.expiresAt, admin: admin))
         guard let cookie else { return response }
-        let maxAge = (claims.expiresAt ?? Int64(Date().timeIntervalSince1970)) - Int64(Date().timeIntervalSince1970)
+        let now = Int64(Date().timeIntervalSince1970)
+        let maxAge = (claims.expiresAt ?? now) - now
         return response.adding(
             "Set-Cookie", SessionCookie.setting(cookie, maxAge: maxAge, secure: SessionCookie.isSecure(request)))
-    }
-
-    /// Whether the holder of `claims` is an administrator: by the token's claim (`sotto token
-    /// --admin`) or by the store (the setup link's user, `sotto user admin`).
-    private func isAdmin(_ claims: TokenClaims) async throws -> Bool {
-        if claims.isAdmin { return true }
-        return try await store.isAdministrator(claims.user)
     }
 
     private func changePassword(_ context: RequestContext) async throws -> HTTPResponse {
@@ -257,7 +251,7 @@ final class AccountAPI: Sendable {
             throw Self.busy
         }
         await accessChanged()
-        let admin = try await isAdmin(context.claims!)
+        let admin = try await store.isAdministrator(context.claims!)
         return try await startSession(for: user, admin: admin, request: context.request)
     }
 
@@ -292,12 +286,12 @@ final class AccountAPI: Sendable {
             throw Self.noLink
         }
         await accessChanged()
-        let admin = try await store.credentials(login: used.user.rawValue)?.isAdmin == true
+        let admin = try await store.isAdministrator(used.user)
         return try await startSession(for: used.user, admin: admin, request: context.request)
     }
 
     private func invite(_ context: RequestContext) async throws -> HTTPResponse {
-        guard try await isAdmin(context.claims!) else {
+        guard try await store.isAdministrator(context.claims!) else {
             throw ChatStoreError.forbidden(reason: "only administrators invite people or reset passwords")
         }
         let body = try JSONBody.decode(InviteRequest.self, from: context.request)
@@ -337,9 +331,7 @@ final class AccountAPI: Sendable {
 
     /// A page elsewhere must not sign this browser in (to an account of its choosing).
     private static func checkOrigin(_ request: HTTPRequest) throws {
-        if let origin = request.header("Origin"), !SessionCookie.isSameOrigin(origin, host: request.header("Host")) {
-            throw AuthError.csrfRejected("a page on another origin cannot sign this browser in")
-        }
+        try SessionCookie.checkOrigin(request, "a page on another origin cannot sign this browser in")
     }
 
     private static func checkNewPassword(_ password: String) throws {
@@ -421,4 +413,14 @@ struct InviteResponse: Encodable {
     /// ``OneTimeLink/path``.
     var path: String
     var expires_at: Timestamp
+}
+
+extension ChatStore {
+    /// Whether the holder of `claims` is an administrator: by the token's claim (`sotto token
+    /// --admin`) or by the store (the setup link's user, `sotto user admin`). Every route that
+    /// lets administrators do more asks this.
+    func isAdministrator(_ claims: TokenClaims) async throws -> Bool {
+        if claims.isAdmin { return true }
+        return try await isAdministrator(claims.user)
+    }
 }

@@ -46,11 +46,9 @@ async function readJSON(response) {
  */
 async function call(method, path, body, headers = {}) {
   /** @type {RequestInit} */
-  const options = { method, headers: { ...headers }, credentials: 'same-origin' };
-  if (body !== undefined) {
-    options.headers = { ...headers, 'Content-Type': 'application/json' };
-    options.body = JSON.stringify(body);
-  }
+  const options = body === undefined
+    ? { method, headers, credentials: 'same-origin' }
+    : { method, headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify(body), credentials: 'same-origin' };
   let response;
   try {
     response = await fetch(path, options);
