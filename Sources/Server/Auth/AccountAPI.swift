@@ -218,8 +218,9 @@ final class AccountAPI: Sendable {
             SessionResponse(
                 user: user, csrf_token: tokens.csrfToken(for: claims), expires_at: claims.expiresAt, admin: admin))
         guard let cookie else { return response }
-        let now = Int64(Date().timeIntervalSince1970)
-        let maxAge = (claims.expiresAt ?? now) - now
+        // The cookie lives as long as the token it holds was issued for: read from the token, not
+        // from a clock that may have ticked past a second since it was minted.
+        let maxAge = (claims.expiresAt ?? claims.issuedAt + SessionCookie.lifetime) - claims.issuedAt
         return response.adding(
             "Set-Cookie", SessionCookie.setting(cookie, maxAge: maxAge, secure: SessionCookie.isSecure(request)))
     }
