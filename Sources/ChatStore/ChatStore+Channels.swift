@@ -113,24 +113,14 @@ extension ChatStore {
                     try db.row(
                         """
                         SELECT COUNT(*) FROM messages
-                        WHERE cid = ? AND position > ? AND user_id != ? AND deleted_at IS NULL
+                        WHERE cid = ? AND position > ? AND parent_id IS NULL AND user_id != ? AND deleted_at IS NULL
                         """,
                         [.text(channel.cid.cid), .integer(readPosition), .text(user.rawValue)]
                     ) { $0.int(0) } ?? 0
-                // LIKE narrows (it ignores ASCII case, as ids are compared); the rule decides.
+                let threads = try Self.unreadThreads(for: user, in: channel.cid, db)
                 let mentions =
-                    unread == 0
-                    ? 0
-                    : try db.rows(
-                        """
-                        SELECT text FROM messages
-                        WHERE cid = ? AND position > ? AND user_id != ? AND deleted_at IS NULL AND text LIKE ? ESCAPE '\\'
-                        """,
-                        [
-                            .text(channel.cid.cid), .integer(readPosition), .text(user.rawValue),
-                            .text("%@" + Self.likeEscaped(user.rawValue) + "%"),
-                        ]
-                    ) { $0.string(0) }.filter { Mentions.mentions(user, in: $0) }.count
+                    unread == 0 && threads.isEmpty
+                    ? 0 : try Self.unreadMentions(of: user, in: channel.cid, after: readPosition, threads: threads, db)
                 let last = try db.row(
                     "SELECT \(Self.messageColumns) FROM messages WHERE cid = ? ORDER BY position DESC LIMIT 1",
                     [.text(channel.cid.cid)], Self.messageRow)
@@ -140,10 +130,36 @@ extension ChatStore {
                     WHERE m.cid = ? ORDER BY m.joined_at, u.id
                     """, [.text(channel.cid.cid)], Self.userRow)
                 return ChannelSummary(
-                    channel: channel, members: members, unreadCount: unread, unreadMentions: mentions, lastMessage: last
-                )
+                    channel: channel, members: members, unreadCount: unread, unreadMentions: mentions,
+                    unreadThreads: threads.count, lastMessage: last)
             }
         }
+    }
+
+    /// Unread messages from others that mention `user` (see ``ChannelSummary/unreadMentions``).
+    /// LIKE narrows (it ignores ASCII case, as ids are compared); the rule decides.
+    static func unreadMentions(
+        of user: UserID, in cid: ChannelID, after readPosition: Int64,
+        threads: [(root: String, readPosition: Int64)], _ db: Connection
+    ) throws -> Int {
+        let floor = threads.map(\.readPosition).reduce(readPosition, min)
+        let threadPositions = Dictionary(threads.map { ($0.root, $0.readPosition) }, uniquingKeysWith: min)
+        return try db.rows(
+            """
+            SELECT text, parent_id, position FROM messages
+            WHERE cid = ? AND position > ? AND user_id != ? AND deleted_at IS NULL AND text LIKE ? ESCAPE '\\'
+            """,
+            [
+                .text(cid.cid), .integer(floor), .text(user.rawValue),
+                .text("%@" + Self.likeEscaped(user.rawValue) + "%"),
+            ]
+        ) { (text: $0.string(0), root: $0.optionalString(1), position: $0.int64(2)) }
+        .filter { row in
+            // A reply counts in a followed thread with unread replies only (who is mentioned follows).
+            let after: Int64? = if let root = row.root { threadPositions[root] } else { readPosition }
+            guard let after, row.position > after else { return false }
+            return Mentions.mentions(user, in: row.text)
+        }.count
     }
 
     /// `text` for a LIKE pattern with `\` as its escape: `%` and `_` match themselves.

@@ -8,6 +8,8 @@ public enum EventType {
     public static let messageUpdated = "message.updated"
     /// A deletion: the message's tombstone.
     public static let messageDeleted = "message.deleted"
+    /// The reader moved their position in a thread (sent to them alone, for their other tabs).
+    public static let threadRead = "thread.read"
     public static let typingStart = "typing.start"
     public static let typingStop = "typing.stop"
     public static let suggestionsUpdated = "suggestions.updated"
@@ -93,11 +95,13 @@ struct EventBody: Encodable {
     var message: Message?
     var user: UserID?
     var read: ReadState?
+    var parentID: MessageID?
 
     enum CodingKeys: String, CodingKey {
         case type, cid, message, read
         case createdAt = "created_at"
         case user = "user_id"
+        case parentID = "parent_id"
     }
 }
 

@@ -92,9 +92,11 @@ extension ChatStore {
                     .text(now.description), .text(message.cid.cid), .text(EventType.messageNew),
                     .text(EventType.messageUpdated), .text(id.rawValue),
                 ])
-            let tombstone = Message(
+            var tombstone = Message(
                 id: message.id, cid: message.cid, author: message.author, text: "", createdAt: message.createdAt,
                 parentID: message.parentID, deletedAt: now)
+            // A deleted thread root keeps its replies, and the way to them.
+            (tombstone.replyCount, tombstone.lastReplyAt) = (message.replyCount, message.lastReplyAt)
             _ = try Self.appendEvent(
                 EventBody(type: EventType.messageDeleted, cid: message.cid, createdAt: now, message: tombstone),
                 to: .channel(message.cid, except: nil), ephemeral: false, memory, db)

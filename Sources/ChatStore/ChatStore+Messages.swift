@@ -85,8 +85,15 @@ extension ChatStore {
                     created: false, recipients: [])
             }
             if let parent = new.parentID {
-                guard let parentMessage = try Self.message(parent, db), parentMessage.cid == new.cid else {
+                guard let root = try Self.message(parent, db), root.cid == new.cid else {
                     throw ChatStoreError.notFound(what: "parent message", id: parent.rawValue)
+                }
+                guard root.parentID == nil else {
+                    throw ChatStoreError.invalidArgument(
+                        field: "parent_id", reason: "replies go to the thread's first message, '\(root.parentID!)'")
+                }
+                guard root.deletedAt == nil else {
+                    throw ChatStoreError.invalidArgument(field: "parent_id", reason: "that message was deleted")
                 }
             }
             try db.run(
@@ -97,6 +104,9 @@ extension ChatStore {
                 ])
             let position = db.lastInsertRowID
             memory.messagesToIndex = true
+            if let parent = new.parentID {
+                try Self.follow(parent, in: new.cid, author: new.author, text: text, at: position, memory, db)
+            }
             try db.run(
                 "UPDATE channels SET last_message_at = ? WHERE cid = ?",
                 [.integer(now.milliseconds), .text(new.cid.cid)])
@@ -138,11 +148,19 @@ extension ChatStore {
                 bound = position
             }
             var rows = try db.rows(
-                "SELECT \(Self.messageColumns) FROM messages WHERE cid = ? AND position < ? ORDER BY position DESC LIMIT ?",
+                """
+                SELECT \(Self.messageColumns) FROM messages
+                WHERE cid = ? AND parent_id IS NULL AND position < ? ORDER BY position DESC LIMIT ?
+                """,
                 [.text(cid.cid), .integer(bound), .int(limit + 1)], Self.messageRow)
             let hasMore = rows.count > limit
             if hasMore { rows.removeLast() }
-            return MessagePage(messages: try Self.withReactions(rows.reversed(), db), hasMore: hasMore)
+            let messages = try Self.withThreads(Self.withReactions(rows.reversed(), db), db)
+            let unread = try Self.unreadReplies(for: user, in: messages.filter { $0.replyCount != nil }.map(\.id), db)
+            let threads = messages.compactMap { message in
+                unread[message.id.rawValue].map { ThreadUnread(parentID: message.id, count: $0) }
+            }
+            return MessagePage(messages: messages, hasMore: hasMore, unreadReplies: threads.isEmpty ? nil : threads)
         }
     }
 
@@ -153,13 +171,13 @@ extension ChatStore {
         }
     }
 
-    /// The newest `limit` messages of a channel, oldest first, deleted ones left out: what the
-    /// model reads (no membership check).
+    /// The newest `limit` top-level messages of a channel, oldest first, deleted ones left out:
+    /// what the model reads (no membership check).
     public func recentMessages(in cid: ChannelID, limit: Int) async throws -> [Message] {
         try await read { db in
             try db.rows(
                 """
-                SELECT \(Self.messageColumns) FROM messages WHERE cid = ? AND deleted_at IS NULL
+                SELECT \(Self.messageColumns) FROM messages WHERE cid = ? AND parent_id IS NULL AND deleted_at IS NULL
                 ORDER BY position DESC LIMIT ?
                 """,
                 [.text(cid.cid), .int(max(0, limit))], Self.messageRow
@@ -240,10 +258,10 @@ extension ChatStore {
             deletedAt: row.isNull(7) ? nil : Timestamp(milliseconds: row.int64(7)))
     }
 
-    /// The message with its reactions.
+    /// The message with its reactions (and its replies' count, for a thread's root).
     static func message(_ id: MessageID, _ db: Connection) throws -> Message? {
         try db.row("SELECT \(messageColumns) FROM messages WHERE id = ?", [.text(id.rawValue)], messageRow)
-            .map { try withReactions([$0], db)[0] }
+            .map { try withThreads(withReactions([$0], db), db)[0] }
     }
 
     /// `messages` with their reactions read in one query.

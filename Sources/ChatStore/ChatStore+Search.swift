@@ -192,9 +192,9 @@ extension ChatStore {
         return ranked.prefix(limit).map(\.hit)
     }
 
-    /// The newest `limit` messages after `after` (exclusive), oldest first, deleted ones left out
-    /// (the model reads them); with `after` nil, the newest `limit`. For a member of the channel
-    /// only.
+    /// The newest `limit` top-level messages after `after` (exclusive), oldest first, deleted
+    /// ones left out (the model reads them); with `after` nil, the newest `limit`. For a member
+    /// of the channel only.
     public func messages(in cid: ChannelID, for user: UserID, after: MessageID?, limit: Int) async throws -> [Message] {
         let limit = min(max(limit, 1), Self.maxPageSize)
         return try await read { db in
@@ -211,7 +211,8 @@ extension ChatStore {
             }
             return try db.rows(
                 """
-                SELECT \(Self.messageColumns) FROM messages WHERE cid = ? AND position > ? AND deleted_at IS NULL
+                SELECT \(Self.messageColumns) FROM messages
+                WHERE cid = ? AND position > ? AND parent_id IS NULL AND deleted_at IS NULL
                 ORDER BY position DESC LIMIT ?
                 """,
                 [.text(cid.cid), .integer(bound), .int(limit)], Self.messageRow

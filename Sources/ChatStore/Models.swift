@@ -109,6 +109,10 @@ public struct Message: Hashable, Sendable, Codable {
     public var deletedAt: Timestamp?
     /// Reactions, in the order each emoji was first given; nil for none.
     public var reactions: [Reaction]?
+    /// For a thread's root: how many replies it has (deleted ones stand as tombstones and
+    /// count), and when the newest came; nil for a message nobody replied to.
+    public var replyCount: Int?
+    public var lastReplyAt: Timestamp?
 
     public init(
         id: MessageID, cid: ChannelID, author: UserID, text: String, createdAt: Timestamp, parentID: MessageID? = nil,
@@ -132,6 +136,8 @@ public struct Message: Hashable, Sendable, Codable {
         case parentID = "parent_id"
         case editedAt = "edited_at"
         case deletedAt = "deleted_at"
+        case replyCount = "reply_count"
+        case lastReplyAt = "last_reply_at"
     }
 }
 
@@ -152,17 +158,25 @@ public struct Reaction: Hashable, Sendable, Codable {
 public struct ChannelSummary: Hashable, Sendable, Codable {
     public var channel: Channel
     public var members: [User]
-    /// Messages from others after the member's read position (deleted ones left out).
+    /// Top-level messages from others after the member's read position (deleted ones left out;
+    /// replies count in their threads).
     public var unreadCount: Int
-    /// Those of them that mention the member (`@user-id`, see ``Mentions``).
+    /// Unread messages that mention the member (`@user-id`, see ``Mentions``): top-level ones
+    /// after the read position, and replies in threads they follow after the thread's.
     public var unreadMentions: Int
+    /// Threads the member follows with replies from others they have not read.
+    public var unreadThreads: Int
     public var lastMessage: Message?
 
-    public init(channel: Channel, members: [User], unreadCount: Int, unreadMentions: Int = 0, lastMessage: Message?) {
+    public init(
+        channel: Channel, members: [User], unreadCount: Int, unreadMentions: Int = 0, unreadThreads: Int = 0,
+        lastMessage: Message?
+    ) {
         self.channel = channel
         self.members = members
         self.unreadCount = unreadCount
         self.unreadMentions = unreadMentions
+        self.unreadThreads = unreadThreads
         self.lastMessage = lastMessage
     }
 
@@ -170,6 +184,7 @@ public struct ChannelSummary: Hashable, Sendable, Codable {
         case channel, members
         case unreadCount = "unread_count"
         case unreadMentions = "unread_mentions"
+        case unreadThreads = "unread_threads"
         case lastMessage = "last_message"
     }
 }
@@ -187,17 +202,66 @@ public struct ChannelDetail: Hashable, Sendable, Codable {
 
 /// One page of a channel's history, oldest first.
 public struct MessagePage: Hashable, Sendable, Codable {
+    /// A channel's page holds its top-level messages (replies are in their threads); a
+    /// thread's page, its replies.
     public var messages: [Message]
     /// True when older messages exist before the first one returned.
     public var hasMore: Bool
+    /// For the reader: the threads on this page they follow with replies from others they have
+    /// not read, and how many; nil when there are none.
+    public var unreadReplies: [ThreadUnread]?
 
-    public init(messages: [Message], hasMore: Bool) {
+    public init(messages: [Message], hasMore: Bool, unreadReplies: [ThreadUnread]? = nil) {
         self.messages = messages
         self.hasMore = hasMore
+        self.unreadReplies = unreadReplies
     }
 
     enum CodingKeys: String, CodingKey {
         case messages
+        case hasMore = "has_more"
+        case unreadReplies = "unread_replies"
+    }
+}
+
+/// Replies a reader has not read in one thread.
+public struct ThreadUnread: Hashable, Sendable, Codable {
+    public var parentID: MessageID
+    public var count: Int
+
+    public init(parentID: MessageID, count: Int) {
+        self.parentID = parentID
+        self.count = count
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case count
+        case parentID = "parent_id"
+    }
+}
+
+/// A thread as one reader sees it: its root, a page of replies, and how many of them are new.
+public struct ThreadPage: Hashable, Sendable, Codable {
+    public var parent: Message
+    /// Replies, oldest first, ending just before `before` (or at the newest).
+    public var messages: [Message]
+    /// True when older replies exist before the first one returned.
+    public var hasMore: Bool
+    /// Replies from others after the reader's read position in this thread (before this read).
+    public var unread: Int
+    /// Whether the reader follows the thread (started it, replied, was mentioned, or opened it).
+    public var following: Bool
+
+    public init(parent: Message, messages: [Message], hasMore: Bool, unread: Int, following: Bool) {
+        self.parent = parent
+        self.messages = messages
+        self.hasMore = hasMore
+        self.unread = unread
+        self.following = following
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case parent, messages, unread, following
         case hasMore = "has_more"
     }
 }

@@ -329,6 +329,30 @@ package enum Schema {
                 CREATE INDEX channels_public ON channels(is_public, name) WHERE is_public = 1;
                 """)
         }
+        migrator.registerMigration("v13: threads") { db in
+            // Replies are found by their root; `thread_reads` is how far each follower of a
+            // thread (its starter, who replied, who was mentioned in it, who opened it) has read.
+            // Existing threads start read by those who already took part in them.
+            try db.execute(
+                """
+                CREATE INDEX messages_by_parent ON messages(parent_id, position) WHERE parent_id IS NOT NULL;
+                CREATE TABLE thread_reads(
+                    parent_id TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    cid TEXT NOT NULL,
+                    last_read_position INTEGER NOT NULL,
+                    PRIMARY KEY(parent_id, user_id)
+                ) WITHOUT ROWID;
+                CREATE INDEX thread_reads_by_user ON thread_reads(user_id, cid);
+                INSERT OR IGNORE INTO thread_reads(parent_id, user_id, cid, last_read_position)
+                    SELECT r.parent_id, r.user_id, r.cid,
+                        (SELECT MAX(position) FROM messages WHERE parent_id = r.parent_id)
+                    FROM messages r WHERE r.parent_id IS NOT NULL GROUP BY r.parent_id, r.user_id;
+                INSERT OR IGNORE INTO thread_reads(parent_id, user_id, cid, last_read_position)
+                    SELECT p.id, p.user_id, p.cid, (SELECT MAX(position) FROM messages WHERE parent_id = p.id)
+                    FROM messages p WHERE EXISTS (SELECT 1 FROM messages r WHERE r.parent_id = p.id);
+                """)
+        }
         return migrator
     }
 }

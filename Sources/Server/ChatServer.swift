@@ -119,7 +119,10 @@ public final class ChatServer: Sendable {
         hub.typingHandler = { user, cid, started in try await api.typing(user, in: cid, started: started) }
         let files = StaticFiles.app
         var routes = api.routes
-        MessageChangesAPI(store: store).add(to: &routes)
+        MessageChangesAPI(store: store) { message in
+            await api.refreshSuggestions(after: message, members: (try? await store.memberIDs(of: message.cid)) ?? [])
+        }.add(to: &routes)
+        ThreadsAPI(store: store).add(to: &routes)
         TeamChannelsAPI(store: store).add(to: &routes)
         intelligence.add(to: &routes)
         let assistant = AssistantEngine(

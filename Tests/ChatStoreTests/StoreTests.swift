@@ -7,8 +7,8 @@ import Testing
     @Test func migrationsRunOnceAndSurviveReopening() async throws {
         let temporary = try await TemporaryStore()
         let applied = try await temporary.store.appliedMigrations()
-        #expect(applied.count == 12)
-        #expect(applied.last == "v12: public channels and topics")
+        #expect(applied.count == 13)
+        #expect(applied.last == "v13: threads")
         let reopened = try await ChatStore.open(path: temporary.folder + "/chat.sqlite")
         await #expect(try reopened.appliedMigrations() == applied)
     }

@@ -88,6 +88,8 @@ struct SuggestionsResponse: Encodable {
     var signature: String
     /// Which model writes them (left out when none does).
     var model: String?
+    /// The thread they are for; left out for the channel's.
+    var parent_id: MessageID?
 }
 
 /// Fields of a `typing.start` / `typing.stop` event.
@@ -102,6 +104,8 @@ struct SuggestionPartialFrame: Encodable {
     var user_id: UserID
     var signature: String
     var suggestions: [String]
+    /// The thread the chips are for; left out for the channel's.
+    var parent_id: MessageID?
 }
 
 /// A `job.updated` frame: where one of the user's model jobs stands (live, not logged).
@@ -118,6 +122,8 @@ struct SuggestionEventFields: Encodable {
     var signature: String
     /// Which model wrote them (left out when none did).
     var model: String?
+    /// The thread they are for; left out for the channel's.
+    var parent_id: MessageID?
 }
 
 struct TokenResponse: Encodable {

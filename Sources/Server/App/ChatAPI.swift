@@ -180,14 +180,7 @@ struct ChatAPI: Sendable {
                 ],
                 answers: [.init(200, "Messages.", ref("MessagePage"))], errors: [404])
         ) { context in
-            var limit = 50
-            if let text = context.query["limit"] {
-                guard let value = Int(text), (1...ChatStore.maxPageSize).contains(value) else {
-                    throw APIError.badRequest("limit must be an integer from 1 to \(ChatStore.maxPageSize)")
-                }
-                limit = value
-            }
-            let before = try context.query["before"].map { try MessageID.validated($0, field: "before") }
+            let (before, limit) = try context.pageQuery(defaultLimit: 50)
             let page = try await store.messages(
                 in: try cid(context), for: context.authenticatedUser, before: before, limit: limit)
             return JSONBody.response(page)
@@ -260,8 +253,11 @@ struct ChatAPI: Sendable {
             APIOperation(
                 id: "suggestions",
                 summary:
-                    "Reply suggestions for you in this channel. 'pending' means a suggestions.updated event will follow on /api/connect.",
-                query: [.init("tone", ##"{"type": "string", "enum": ["casual", "formal"]}"##)],
+                    "Reply suggestions for you in this channel, or in one of its threads ('thread': its first message's id). 'pending' means a suggestions.updated event will follow on /api/connect.",
+                query: [
+                    .init("tone", ##"{"type": "string", "enum": ["casual", "formal"]}"##),
+                    .init("thread", ref("MessageID")),
+                ],
                 answers: [.init(200, "Where your suggestions stand.", ref("Suggestions"))], errors: [404])
         ) { context in
             var tone: Tone?
@@ -274,15 +270,16 @@ struct ChatAPI: Sendable {
             }
             let cid = try cid(context)
             let user = context.authenticatedUser
-            let key = SuggestionScheduler.Key(user: user, cid: cid)
+            let thread = try context.query["thread"].map { try MessageID.validated($0, field: "thread") }
             // The membership check comes first: nothing is kept for a channel the user is not in.
-            let replyContext = try await replyContext(for: user, in: cid, tone: tone)
+            let replyContext = try await replyContext(for: user, in: cid, tone: tone, thread: thread)
+            let key = SuggestionScheduler.Key(user: user, cid: cid, thread: replyContext.thread)
             scheduler.setPreferredTone(tone, for: key)
             let snapshot = await scheduler.submit(replyContext)
             return JSONBody.response(
                 SuggestionsResponse(
                     cid: cid, status: snapshot.status, suggestions: snapshot.suggestions, signature: snapshot.signature,
-                    model: scheduler.modelName)
+                    model: scheduler.modelName, parent_id: replyContext.thread)
             )
         }
         routes.add(
@@ -320,30 +317,48 @@ struct ChatAPI: Sendable {
             to: .channel(cid, except: user), ephemeral: true)
     }
 
-    /// The conversation as `user` sees it, for the suggester.
-    func replyContext(for user: UserID, in cid: ChannelID, tone: Tone?) async throws -> ReplyContext {
+    /// The conversation as `user` sees it, for the suggester: the channel's top-level
+    /// messages, or a thread's first message and its replies.
+    func replyContext(for user: UserID, in cid: ChannelID, tone: Tone?, thread: MessageID? = nil) async throws
+        -> ReplyContext
+    {
         let detail = try await store.channelDetail(cid, for: user)
-        let total = try await store.messageCount(in: cid)
-        let recent = try await store.recentMessages(in: cid, limit: ReplyContext.windowSize(messageCount: total))
         guard let me = detail.members.first(where: { $0.user.id == user })?.user else {
             throw ChatStoreError.notMember(user: user, channel: cid)
         }
+        let recent: [Message]
+        var root: MessageID?
+        if let thread {
+            let page = try await store.thread(of: thread, for: user, limit: 1)
+            guard page.parent.cid == cid else { throw ChatStoreError.notFound(what: "message", id: thread.rawValue) }
+            root = page.parent.id
+            let window = ReplyContext.windowSize(messageCount: (page.parent.replyCount ?? 0) + 1)
+            recent = try await store.recentThreadMessages(of: page.parent.id, limit: window)
+        } else {
+            let total = try await store.messageCount(in: cid)
+            recent = try await store.recentMessages(in: cid, limit: ReplyContext.windowSize(messageCount: total))
+        }
         return ReplyContext(
             user: me, channel: detail.channel, participants: detail.members.map(\.user), recentMessages: recent,
-            tone: tone)
+            tone: tone, thread: root)
     }
 
-    /// After a new message: members who are connected, want suggestions and have asked for
-    /// them in this channel get fresh ones (the author's are withdrawn: they spoke last).
+    /// After a new message, an edit or a deletion: members who are connected, want suggestions
+    /// and have asked for them in this conversation (the channel, or the message's thread) get
+    /// fresh ones (after a new message, the author's are withdrawn: they spoke last). A thread's
+    /// first message is read in the channel and in its thread: both are redrafted.
     func refreshSuggestions(after message: Message, members: [UserID]) async {
         guard scheduler.isAvailable else { return }
+        let threads: [MessageID?] = message.replyCount != nil ? [nil, message.id] : [message.parentID]
         for member in members where hub.wantsSuggestions(member) {
-            let key = SuggestionScheduler.Key(user: member, cid: message.cid)
-            guard scheduler.snapshot(for: key) != nil else { continue }
-            if let context = try? await replyContext(
-                for: member, in: message.cid, tone: scheduler.preferredTone(for: key))
-            {
-                await scheduler.submit(context)
+            for thread in threads {
+                let key = SuggestionScheduler.Key(user: member, cid: message.cid, thread: thread)
+                guard scheduler.snapshot(for: key) != nil else { continue }
+                if let context = try? await replyContext(
+                    for: member, in: message.cid, tone: scheduler.preferredTone(for: key), thread: thread)
+                {
+                    await scheduler.submit(context)
+                }
             }
         }
     }

@@ -154,10 +154,11 @@ struct IntelligenceAPI: Sendable {
             APIOperation(
                 id: "summarizeChannel",
                 summary:
-                    "Summarize the messages after 'after' (the unread part: the last message you had read), or the last 'last' messages (default 20), naming who said what.",
+                    "Summarize the messages after 'after' (the unread part: the last message you had read), or the last 'last' messages (default 20), naming who said what; with 'thread', that thread (its first message and newest replies) instead.",
                 body: ##"""
                     {"type": "object", "properties": {
                       "after": \##(messageIDSchema),
+                      "thread": \##(messageIDSchema),
                       "last": {"type": "integer", "minimum": 1, "maximum": \##(ThreadSummarizer.messageLimit)}}}
                     """##,
                 bodyRequired: false, answers: jobAnswer, errors: [404, 409])
@@ -171,7 +172,14 @@ struct IntelligenceAPI: Sendable {
                 throw APIError.badRequest("last must be 1…\(ThreadSummarizer.messageLimit)")
             }
             let detail = try await store.channelDetail(cid, for: user)
-            let messages = try await store.messages(in: cid, for: user, after: after, limit: count)
+            let messages: [Message]
+            if let thread = try body.thread.map({ try MessageID.validated($0, field: "thread") }) {
+                let root = try await store.thread(of: thread, for: user, limit: 1).parent
+                guard root.cid == cid else { throw ChatStoreError.notFound(what: "message", id: thread.rawValue) }
+                messages = try await store.recentThreadMessages(of: root.id, limit: count)
+            } else {
+                messages = try await store.messages(in: cid, for: user, after: after, limit: count)
+            }
             guard !messages.isEmpty else {
                 throw APIError.badRequest("there are no messages to summarize", code: "nothing_to_summarize")
             }
@@ -352,6 +360,8 @@ struct EventRequest: Decodable {
 struct SummaryRequest: Decodable {
     var after: String?
     var last: Int?
+    /// A thread's first message: the thread is summarized instead of the channel.
+    var thread: String?
 }
 
 struct SearchSuggestionsRequest: Decodable {

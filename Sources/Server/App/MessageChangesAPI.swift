@@ -9,6 +9,8 @@ import ServerKit
 /// `message.deleted` events.
 struct MessageChangesAPI: Sendable {
     let store: ChatStore
+    /// Called after an edit or a deletion: suggestions drawn from the old text are redrafted.
+    var changed: @Sendable (Message) async -> Void = { _ in }
 
     func add(to routes: inout RouteList) {
         let messageAnswer =
@@ -26,6 +28,7 @@ struct MessageChangesAPI: Sendable {
             let body = try JSONBody.decode(EditMessageRequest.self, from: context.request)
             let message = try await store.editMessage(
                 try Self.messageID(context), text: body.text, by: context.authenticatedUser)
+            await changed(message)
             return JSONBody.response(MessageResponse(message: message))
         }
         routes.add(
@@ -39,6 +42,7 @@ struct MessageChangesAPI: Sendable {
             let user = context.authenticatedUser
             let admin = try await store.isAdministrator(context.claims!)
             let message = try await store.deleteMessage(try Self.messageID(context), by: user, asAdministrator: admin)
+            await changed(message)
             return JSONBody.response(MessageResponse(message: message))
         }
         routes.add(

@@ -214,21 +214,37 @@ enum OpenAPISchemas {
         schemas.add(
             "ChannelSummary",
             example: ChannelSummary(
-                channel: channel, members: [user], unreadCount: 1, unreadMentions: 1, lastMessage: message),
+                channel: channel, members: [user], unreadCount: 1, unreadMentions: 1, unreadThreads: 1,
+                lastMessage: message),
             notes: [
-                "unread_count": ["minimum": 0],
-                "unread_mentions": ["minimum": 0, "description": "Unread messages that mention you (@your-id)."],
+                "unread_count": ["minimum": 0, "description": "Unread top-level messages from others."],
+                "unread_mentions": [
+                    "minimum": 0,
+                    "description":
+                        "Unread messages that mention you (@your-id), replies in the threads you follow included.",
+                ],
+                "unread_threads": [
+                    "minimum": 0, "description": "Threads you follow with replies you have not read.",
+                ],
             ])
         var changed = message
         changed.editedAt = time
         changed.deletedAt = time
         changed.reactions = [Reaction(emoji: "👍", users: [user.id])]
+        changed.replyCount = 2
+        changed.lastReplyAt = time
         schemas.add(
             "Message", example: changed,
             notes: [
                 "edited_at": ["description": "When its author last edited it; absent if never."],
                 "deleted_at": ["description": "When it was deleted (its text is then empty); absent if not."],
                 "reactions": ["description": "Each emoji given, in the order first given; absent for none."],
+                "parent_id": ["description": "The thread's first message, for a reply; absent otherwise."],
+                "reply_count": [
+                    "minimum": 1,
+                    "description": "For a thread's first message: its replies, deleted ones included; absent for none.",
+                ],
+                "last_reply_at": ["description": "When the newest reply came; absent for no replies."],
             ])
         var listed = channel
         listed.isPublic = true
@@ -238,17 +254,42 @@ enum OpenAPISchemas {
             notes: ["joined": ["description": "Whether you are a member."]])
         schemas.add("Reaction", example: Reaction(emoji: "👍", users: [user.id]))
         schemas.add("MessageEdit", example: MessageEdit(text: "Saturday?", editedAt: time))
-        schemas.add("MessagePage", example: MessagePage(messages: [message], hasMore: false))
+        schemas.add(
+            "MessagePage",
+            example: MessagePage(
+                messages: [message], hasMore: false, unreadReplies: [ThreadUnread(parentID: message.id, count: 1)]),
+            notes: [
+                "messages": [
+                    "description":
+                        "A channel's top-level messages (replies are in their threads, GET /api/messages/{id}/thread)."
+                ],
+                "unread_replies": [
+                    "description":
+                        "Threads on this page you follow (started, replied to, mentioned in, opened) with replies you have not read; absent when none."
+                ],
+            ])
+        schemas.add(
+            "ThreadPage",
+            example: ThreadPage(parent: message, messages: [message], hasMore: false, unread: 1, following: true),
+            notes: [
+                "unread": ["minimum": 0, "description": "Replies from others after your read position in the thread."],
+                "following": [
+                    "description":
+                        "Whether you follow it: started it, replied, were mentioned in it, or marked it read."
+                ],
+            ])
         schemas.add(
             "Suggestions",
             example: SuggestionsResponse(
-                cid: channel.cid, status: .ready, suggestions: ["Yes!"], signature: "s", model: "qwen"),
+                cid: channel.cid, status: .ready, suggestions: ["Yes!"], signature: "s", model: "qwen",
+                parent_id: "m0"),
             notes: [
                 "model": [
                     "description":
                         "The model that writes the suggestions (a remote one: 'NAME at URL'); absent when none does."
                 ],
                 "suggestions": ["maxItems": 3],
+                "parent_id": ["description": "The thread they are for; absent for the channel's."],
             ])
         schemas.add("Token", example: TokenResponse(token: "eyJ…", expires_at: 1_764_000_000))
     }

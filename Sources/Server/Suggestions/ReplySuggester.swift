@@ -16,6 +16,8 @@ public struct ReplyContext: Hashable, Sendable {
     /// The newest messages, oldest first (`ReplyContext.windowSize(messageCount:)` of them).
     public var recentMessages: [Message]
     public var tone: Tone?
+    /// The thread the replies are for (its first message), or nil for the channel itself.
+    public var thread: MessageID?
 
     /// How many recent messages a context carries at least.
     public static let messageLimit = ReplyDrafter.messageLimit
@@ -26,12 +28,16 @@ public struct ReplyContext: Hashable, Sendable {
         ReplyDrafter.windowSize(messageCount: messageCount)
     }
 
-    public init(user: User, channel: Channel, participants: [User], recentMessages: [Message], tone: Tone?) {
+    public init(
+        user: User, channel: Channel, participants: [User], recentMessages: [Message], tone: Tone?,
+        thread: MessageID? = nil
+    ) {
         self.user = user
         self.channel = channel
         self.participants = participants
         self.recentMessages = recentMessages
         self.tone = tone
+        self.thread = thread
     }
 
     /// The display name of a message's author (their id when unknown).
@@ -53,7 +59,7 @@ public struct ReplyContext: Hashable, Sendable {
         let messages = recentMessages.map { message in
             message.id.rawValue + (message.editedAt.map { "@\($0.milliseconds)" } ?? "")
         }
-        let fields = [user.id.rawValue, channel.cid.cid, tone?.rawValue ?? "-"] + messages
+        let fields = [user.id.rawValue, channel.cid.cid, tone?.rawValue ?? "-", thread?.rawValue ?? "-"] + messages
         for field in fields {
             hash.combine(field.utf8)
             hash.combine(0xFF)  // never part of UTF-8: the fields cannot run into each other

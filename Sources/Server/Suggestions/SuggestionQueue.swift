@@ -21,7 +21,7 @@ struct SuggestionQueue {
         var context: ReplyContext
         var signature: String
         var order: Int
-        var key: Key { Key(user: context.user.id, cid: context.channel.cid) }
+        var key: Key { Key(user: context.user.id, cid: context.channel.cid, thread: context.thread) }
     }
 
     /// The answer to a request.

@@ -36,10 +36,13 @@ public final class SuggestionScheduler: Sendable {
     public struct Key: Hashable, Sendable {
         public var user: UserID
         public var cid: ChannelID
+        /// A thread's first message, for chips inside that thread; nil for the channel's.
+        public var thread: MessageID?
 
-        public init(user: UserID, cid: ChannelID) {
+        public init(user: UserID, cid: ChannelID, thread: MessageID? = nil) {
             self.user = user
             self.cid = cid
+            self.thread = thread
         }
     }
 
@@ -83,7 +86,7 @@ public final class SuggestionScheduler: Sendable {
         self.init(suggester: suggester, maxRunning: maxRunning) { key, snapshot in
             let fields = SuggestionEventFields(
                 user_id: key.user, status: snapshot.status, suggestions: snapshot.suggestions,
-                signature: snapshot.signature, model: modelName)
+                signature: snapshot.signature, model: modelName, parent_id: key.thread)
             do {
                 try await store.recordEvent(
                     type: EventType.suggestionsUpdated, fields: fields, to: .user(key.user, cid: key.cid),
@@ -93,7 +96,8 @@ public final class SuggestionScheduler: Sendable {
             }
         } publishPartial: { key, signature, chips in
             live.send(
-                SuggestionPartialFrame(cid: key.cid, user_id: key.user, signature: signature, suggestions: chips),
+                SuggestionPartialFrame(
+                    cid: key.cid, user_id: key.user, signature: signature, suggestions: chips, parent_id: key.thread),
                 to: key.user, suggestions: true)
         }
     }
@@ -122,7 +126,7 @@ public final class SuggestionScheduler: Sendable {
     /// generation and answers `.pending`.
     @discardableResult
     public func submit(_ context: ReplyContext) async -> SuggestionSnapshot {
-        let key = Key(user: context.user.id, cid: context.channel.cid)
+        let key = Key(user: context.user.id, cid: context.channel.cid, thread: context.thread)
         let signature = context.signature
         guard suggester != nil else { return SuggestionSnapshot(status: .unavailable, signature: signature) }
         let submission = state.withLock {
