@@ -1,5 +1,6 @@
-// The open channel: its title, "Summarize thread", the connection line, the messages (kept in
-// view at the bottom while the reader is there), "Load older messages", and who is typing.
+// The open channel: its title and topic, People (with Remove), "Summarize thread", the
+// connection line, the messages (kept in view at the bottom while the reader is there), "Load
+// older messages", and who is typing.
 
 import { button, byId, el, reconcile, setText } from './dom.js';
 import { watch } from './store.js';
