@@ -286,3 +286,31 @@ def test_the_edit_history_is_the_author_s_alone(team):
     # Hiding it takes the box away.
     mine_now(alice).find_element(By.CSS_SELECTOR, "[data-action='history']").click()
     wait(alice, lambda d: not mine_now(d).find_elements(By.CSS_SELECTOR, ".history"))
+
+
+def test_an_administrator_is_offered_the_history_of_another_s_message(team):
+    server, drivers = team
+    alice, bob, carol = drivers["alice"], drivers["bob"], drivers["carol"]
+    open_channel(alice, "Bob, Carol")
+    first = f"Dinner at 7 {STAMP}"
+    mine = send(alice, first)
+    message_id = mine.get_attribute("data-id")
+    mine_now = lambda d: d.find_element(By.CSS_SELECTOR, f"#message-list .message[data-id='{message_id}']")
+    mine.find_element(By.CSS_SELECTOR, "[data-action='edit']").click()
+    box = wait(alice, lambda d: mine_now(d).find_element(By.CSS_SELECTOR, "form.edit textarea"))
+    box.send_keys(Keys.CONTROL, "a")
+    box.send_keys(f"Dinner at 8 {STAMP}", Keys.ENTER)
+    wait(alice, lambda d: "edited" in mine_now(d).find_element(By.CSS_SELECTOR, ".meta").text)
+
+    # Carol, signed in again as an administrator, may read it; bob, a member, may not.
+    admin_token = subprocess.run([server.binary, "token", "carol", "--admin", "--expires-in", "1h"], env=server.env,
+                                 check=True, capture_output=True, text=True).stdout.strip()
+    sign_in_with_token(carol, server, admin_token)
+    open_channel(carol, "Alice, Bob")
+    wait(carol, lambda d: mine_now(d).find_elements(By.CSS_SELECTOR, "[data-action='history']"),
+         message="the administrator is not offered the history")[0].click()
+    history = wait(carol, lambda d: mine_now(d).find_element(By.CSS_SELECTOR, ".history[data-status='done']"))
+    assert [v.text for v in history.find_elements(By.CSS_SELECTOR, ".version-text")] == [first, f"Dinner at 8 {STAMP}"]
+    open_channel(bob, "Alice, Carol")
+    wait(bob, lambda d: "edited" in mine_now(d).find_element(By.CSS_SELECTOR, ".meta").text)
+    assert not mine_now(bob).find_elements(By.CSS_SELECTOR, "[data-action='history']")
