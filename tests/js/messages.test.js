@@ -56,7 +56,7 @@ test('opening another channel starts its messages afresh', () => {
   store.dispatch({ type: 'messages/found', id: 'm1', nonce: 1 });
   store.dispatch({ type: 'channel/opened', cid: 'messaging:other', at: 5 });
   const state = store.getState();
-  assert.deepEqual(state.messages, { cid: 'messaging:other', order: [], byId: {}, hasMore: false, found: null, editing: null, deleting: null });
+  assert.deepEqual(state.messages, { cid: 'messaging:other', order: [], byId: {}, hasMore: false, found: null, editing: null, deleting: null, history: null });
   assert.equal(state.channels.current, 'messaging:other');
   assert.equal(currentSummary(state.channels), null);
 });

@@ -122,10 +122,15 @@ export function createApi(csrf) {
       request('POST', '/api/team-channels', { name, topic, public: isPublic }),
     publicChannels: () => request('GET', '/api/team-channels'),
     joinChannel: (/** @type {string} */ cid) => request('POST', `${channelPath(cid)}/join`),
-    directMessage: (/** @type {string} */ user) => request('POST', '/api/channels', { members: [user] }),
+    // The channel of exactly the reader and `members`: one other is a direct message, several a group's.
+    directMessage: (/** @type {string[]} */ members) => request('POST', '/api/channels', { members }),
     addMembers: (/** @type {string} */ cid, /** @type {string[]} */ members) => request('POST', `${channelPath(cid)}/members`, { members }),
+    updateChannel: (/** @type {string} */ cid, /** @type {{ name?: string, topic?: string }} */ changes) => request('PATCH', channelPath(cid), changes),
+    leaveChannel: (/** @type {string} */ cid) => request('POST', `${channelPath(cid)}/leave`),
+    removeMember: (/** @type {string} */ cid, /** @type {string} */ user) => request('DELETE', `${channelPath(cid)}/members/${encodeURIComponent(user)}`),
     editMessage: (/** @type {string} */ id, /** @type {string} */ text) => request('PATCH', `/api/messages/${encodeURIComponent(id)}`, { text }),
     deleteMessage: (/** @type {string} */ id) => request('DELETE', `/api/messages/${encodeURIComponent(id)}`),
+    messageEdits: (/** @type {string} */ id) => request('GET', `/api/messages/${encodeURIComponent(id)}/edits`),
     react: (/** @type {string} */ id, /** @type {string} */ emoji, /** @type {boolean} */ adding) =>
       request(adding ? 'PUT' : 'DELETE', `/api/messages/${encodeURIComponent(id)}/reactions/${encodeURIComponent(emoji)}`),
     translate: (/** @type {string} */ messageId, /** @type {string} */ language) =>

@@ -23,6 +23,7 @@ import { mountDirectory } from './directory-view.js';
 import { mountSidebar } from './sidebar-view.js';
 import { mountSearch } from './search-view.js';
 import { mountChannelView } from './channel-view.js';
+import { mountChannelSettings } from './channel-settings-view.js';
 import { mountSuggestions } from './suggestions-view.js';
 import { mountComposer } from './composer-view.js';
 import { mountTools } from './tools-view.js';
@@ -124,9 +125,12 @@ mountChannelView(store, {
   askDelete: (id) => store.dispatch({ type: 'message/deleting', id }),
   remove: chat.deleteMessage,
   react: chat.react,
-  openDirect: (user) => { chat.openDirect(user); },
+  openDirect: (user) => { chat.openDirect([user]); },
   addPerson: chat.addPerson,
+  removeMember: chat.removeMember,
+  toggleHistory: chat.toggleHistory,
 });
+mountChannelSettings(store, { updateChannel: chat.updateChannel, leaveChannel: chat.leaveChannel });
 mountSummary(store, { summarize: features.summarize, close: features.closeSummary });
 mountSuggestions(store, {
   setTone: session.setTone,

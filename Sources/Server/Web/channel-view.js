@@ -1,10 +1,12 @@
-// The open channel: its title, "Summarize thread", the connection line, the messages (kept in
-// view at the bottom while the reader is there), "Load older messages", and who is typing.
+// The open channel: its title and topic, People (with Remove), "Summarize thread", the
+// connection line, the messages (kept in view at the bottom while the reader is there), "Load
+// older messages", and who is typing.
 
-import { byId, el, reconcile, setText } from './dom.js';
+import { button, byId, el, reconcile, setText } from './dom.js';
 import { watch } from './store.js';
 import { select } from './state.js';
-import { channelTitle, currentSummary, nameOf } from './channels.js';
+import { canRemove, channelTitle, currentSummary, isDirect, nameOf } from './channels.js';
+import { offersHistory } from './messages.js';
 import { unavailability } from './session.js';
 import { calendarView, translationView } from './actions.js';
 import { mentionsDate } from './dates.js';
@@ -23,7 +25,8 @@ const NEAR_BOTTOM_PX = 100;
 
 /**
  * @param {AppStore} store
- * @param {MessageHandlers & { loadOlder: () => void, summarize: () => void, addPerson: (cid: string, user: string) => Promise<boolean> }} handlers
+ * @param {MessageHandlers & { loadOlder: () => void, summarize: () => void, addPerson: (cid: string, user: string) => Promise<boolean>,
+ *   removeMember: (cid: string, user: string) => void }} handlers
  */
 export function mountChannelView(store, handlers) {
   const view = byId('channel-view');
@@ -60,20 +63,33 @@ export function mountChannelView(store, handlers) {
   watch(store, (state) => state.session.view, (shown) => { view.hidden = shown !== 'channels'; });
   watch(store, (state) => state.session.connection, (text) => setText(status, text));
 
-  watch(store, select((state) => [state.channels, state.session.model], (channels, model) => ({ channels, model })), ({ channels }) => {
+  watch(store, select((state) => [state.channels, state.session.model, state.session.admin], (channels, model, admin) => ({ channels, model, admin })), ({ channels, admin }) => {
     const summary = currentSummary(channels);
     const me = store.getState().session.me;
-    setText(title, channels.current ? (summary ? channelTitle(summary, me ? me.id : null) : channels.current) : 'Pick a channel');
+    const myId = me ? me.id : null;
+    setText(title, channels.current ? (summary ? channelTitle(summary, myId) : channels.current) : 'Pick a channel');
     setText(topic, summary && summary.channel.topic ? summary.channel.topic : '');
-    // Who is in it; a direct message's members are fixed, so it takes no one more.
+    // Who is in it, each with Remove where the reader may take them out; a direct message's
+    // members are fixed, so it takes no one more.
     people.hidden = !summary;
-    const names = summary ? summary.members.map((member) => member.name) : [];
-    const key = names.join('\n');
+    const members = summary ? summary.members.map((member) => ({ ...member, removable: canRemove(summary, member.id, myId, admin) })) : [];
+    const key = JSON.stringify([summary && summary.channel.cid, members]);
     if (peopleList.dataset.key !== key) {
       peopleList.dataset.key = key;
-      peopleList.replaceChildren(...names.map((name) => el('li', '', name)));
+      const cid = summary ? summary.channel.cid : '';
+      peopleList.replaceChildren(...members.map((member) => {
+        const item = el('li', 'person');
+        item.dataset.user = member.id;
+        item.append(el('span', 'person-name', member.name));
+        if (member.removable) {
+          const remove = button('Remove', () => handlers.removeMember(cid, member.id), 'link danger remove-person');
+          remove.setAttribute('aria-label', `Remove ${member.name}`);
+          item.append(remove);
+        }
+        return item;
+      }));
     }
-    addForm.hidden = !summary || summary.channel.cid.includes(':!');
+    addForm.hidden = !summary || isDirect(summary.channel.cid);
     composer.hidden = !channels.current;
     summarize.hidden = !channels.current;
     const reason = unavailability(store.getState().session);
@@ -134,6 +150,8 @@ function messageModels() {
           editing: messages.editing === id,
           deleting: messages.deleting === id,
           canDelete: entry.message.user_id === me || session.admin,
+          offersHistory: offersHistory(entry.message, me || null, session.admin),
+          history: messages.history && messages.history.id === id ? messages.history : null,
           reactions: (entry.message.reactions || []).map((reaction) => ({
             emoji: reaction.emoji,
             count: reaction.count,
@@ -145,7 +163,8 @@ function messageModels() {
         const same = old && old.entry === model.entry && old.mine === model.mine && old.author === model.author &&
           old.unavailable === model.unavailable && old.found === model.found && sameJSON(old.translation, model.translation) &&
           sameJSON(old.calendar, model.calendar) && old.me === model.me && old.editing === model.editing && old.deleting === model.deleting &&
-          old.canDelete === model.canDelete && sameJSON(old.reactions, model.reactions);
+          old.canDelete === model.canDelete && sameJSON(old.reactions, model.reactions) &&
+          old.offersHistory === model.offersHistory && old.history === model.history;
         const kept = same && old ? old : model;
         next.set(id, kept);
         return kept;

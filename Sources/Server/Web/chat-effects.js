@@ -1,6 +1,7 @@
 // The channels' requests and timers: the channel list, opening a channel (its messages, where
 // its suggestions stand, what was unread), older pages, sending with retry, read marks, typing
-// notices, and what the server's events ask of the page (a read mark, the list again, a resync).
+// notices, a channel's name, topic and members, a message's edit history, and what the server's
+// events ask of the page (a read mark, the list again, a resync).
 
 import { ApiError } from './api.js';
 import { notificationFor } from './mentions.js';
@@ -225,8 +226,81 @@ export function chatEffects(ctx, hooks) {
     }
   }
 
-  /** @param {string} user the other person's id: their direct message with the reader, opened */
-  const openDirect = (user) => openMade(() => ctx.api().directMessage(user));
+  /**
+   * The direct message of the reader and these people (one: a direct message; several: a group
+   * direct message), made if need be, and opened.
+   *
+   * @param {string[]} users their ids
+   */
+  const openDirect = (users) => openMade(() => ctx.api().directMessage(users));
+
+  /**
+   * Renames a channel or sets its topic (what is not given stays); its members see it through
+   * `channel.updated`, the reader at once.
+   *
+   * @param {string} cid
+   * @param {{ name?: string, topic?: string }} changes
+   * @returns {Promise<boolean>} whether it worked
+   */
+  async function updateChannel(cid, changes) {
+    try {
+      const result = await ctx.api().updateChannel(cid, changes);
+      store.dispatch({ type: 'channel/changed', channel: result.channel });
+      return true;
+    } catch (error) {
+      ctx.fail(error);
+      return false;
+    }
+  }
+
+  /** @param {string} cid the reader leaves it: it closes and goes from the list */
+  async function leaveChannel(cid) {
+    try {
+      await ctx.api().leaveChannel(cid);
+      store.dispatch({ type: 'channel/left', cid });
+      loadChannels();
+    } catch (error) {
+      ctx.fail(error);
+    }
+  }
+
+  /**
+   * Takes someone out of a channel (the creator or an administrator may).
+   *
+   * @param {string} cid
+   * @param {string} user
+   */
+  async function removeMember(cid, user) {
+    try {
+      await ctx.api().removeMember(cid, user);
+      await loadChannels();
+    } catch (error) {
+      ctx.fail(error);
+    }
+  }
+
+  /**
+   * Shows a message's earlier versions under it, or hides them when they are shown.
+   *
+   * @param {string} id
+   */
+  function toggleHistory(id) {
+    const shown = state().messages.history;
+    if (shown && shown.id === id) store.dispatch({ type: 'history/closed' });
+    else loadHistory(id);
+  }
+
+  /** @param {string} id */
+  async function loadHistory(id) {
+    store.dispatch({ type: 'history/requested', id });
+    try {
+      const result = await ctx.api().messageEdits(id);
+      store.dispatch({ type: 'history/loaded', id, edits: result.edits });
+    } catch (error) {
+      store.dispatch({ type: 'history/failed', id, error: error instanceof Error ? error.message : String(error) });
+      if (error instanceof ApiError && error.status === 401) ctx.fail(error);
+    }
+  }
 
   /**
    * Saves the reader's edit of their message.
@@ -320,12 +394,14 @@ export function chatEffects(ctx, hooks) {
       reloadChannelsSoon();
     } else if (event.type === 'member.added' || event.type === 'member.left' || event.type === 'channel.updated') {
       reloadChannelsSoon();
+    } else if (event.type === 'message.updated' && next.messages.history && next.messages.history.id === event.message.id) {
+      loadHistory(event.message.id); // edited again while its history is shown
     } else if (event.type === 'typing.start') {
       setTimeout(() => store.dispatch({ type: 'typing/expire', at: ctx.now() }), TYPING_SHOWN_MS + 50);
     }
   });
 
-  return { loadChannels, loadSuggestions, openChannel, loadOlder, openMessage, markRead, send, deliver, createChannel, loadDirectory, joinChannel, openDirect, addPerson, editMessage, deleteMessage, react, noteTyping, stopTyping };
+  return { loadChannels, loadSuggestions, openChannel, loadOlder, openMessage, markRead, send, deliver, createChannel, loadDirectory, joinChannel, openDirect, addPerson, updateChannel, leaveChannel, removeMember, toggleHistory, editMessage, deleteMessage, react, noteTyping, stopTyping };
 }
 
 function newMessageId() {

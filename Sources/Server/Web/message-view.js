@@ -2,11 +2,13 @@
 // same while the message lives, so whatever holds it keeps it): author, text (or the box that
 // edits it, or "message deleted"), when or how its sending went (with Retry) and whether it was
 // edited, its reactions, and under it Translate, Add to calendar, React, the author's Edit and
-// Delete, and their results.
+// Delete, History (an edited message's earlier versions, for its author and administrators), and
+// their results.
 
 import { button, el, modelLabel, setText } from './dom.js';
 import { describeEvent } from './actions.js';
 import { mentionPieces } from './mentions.js';
+import { versions } from './messages.js';
 
 /**
  * @typedef {import('./messages.js').MessageEntry} MessageEntry
@@ -24,6 +26,8 @@ import { mentionPieces } from './mentions.js';
  * @property {boolean} editing the reader is editing it
  * @property {boolean} deleting its deletion waits to be confirmed
  * @property {boolean} canDelete the reader's own, or the reader is an administrator
+ * @property {boolean} offersHistory edited, and the reader's own (or the reader is an administrator)
+ * @property {import('./messages.js').EditHistory | null} history its earlier versions, while shown
  * @property {Array<{ emoji: string, count: number, mine: boolean, names: string }>} reactions
  *
  * @typedef {object} MessageHandlers
@@ -36,6 +40,7 @@ import { mentionPieces } from './mentions.js';
  * @property {(id: string) => void} remove
  * @property {(id: string, emoji: string, adding: boolean) => void} react
  * @property {(user: string) => void} openDirect a direct message with the author
+ * @property {(id: string) => void} toggleHistory shows or hides the earlier versions
  */
 
 /** The emoji the React menu offers. */
@@ -80,7 +85,7 @@ export function updateMessage(item, model, handlers) {
   if (!before || before.entry !== entry) drawMeta(/** @type {HTMLElement} */ (item.children[2]), entry, handlers);
   if (entry.status !== 'sent') return;
   if (deleted) {
-    for (const node of item.querySelectorAll(':scope > .message-actions, :scope > .reactions, :scope > .translation, :scope > .calendar')) node.remove();
+    for (const node of item.querySelectorAll(':scope > .message-actions, :scope > .reactions, :scope > .translation, :scope > .calendar, :scope > .history')) node.remove();
     return;
   }
   drawReactions(item, model, handlers);
@@ -102,9 +107,77 @@ export function updateMessage(item, model, handlers) {
     calendar.disabled = Boolean(model.unavailable) || Boolean(model.calendar && model.calendar.status === 'running');
     calendar.title = model.unavailable;
   }
+  drawHistoryAction(row, model, handlers);
   drawConfirm(row, model, handlers);
   if (model.translation) drawTranslation(box(item, row, 'translation'), model.translation);
   if (model.calendar && (!before || before.calendar !== model.calendar)) drawCalendar(box(item, row, 'calendar'), model.calendar);
+  if (!model.history) item.querySelector(':scope > .history')?.remove();
+  else if (!before || before.history !== model.history || before.entry !== entry) drawHistory(box(item, row, 'history'), model);
+}
+
+/**
+ * History (an edited message is offered it only after it was edited, so the button comes and
+ * goes), after Edit; "Hide history" while it is shown.
+ *
+ * @param {HTMLElement} row
+ * @param {MessageModel} model
+ * @param {MessageHandlers} handlers
+ */
+function drawHistoryAction(row, model, handlers) {
+  let toggle = /** @type {HTMLButtonElement | null} */ (row.querySelector('[data-action="history"]'));
+  if (!model.offersHistory) {
+    if (toggle) toggle.remove();
+    return;
+  }
+  if (!toggle) {
+    const id = model.entry.message.id;
+    toggle = action('history', button('History', () => handlers.toggleHistory(id), 'link'));
+    row.insertBefore(toggle, row.querySelector('[data-action="delete"], :scope > .confirm'));
+  }
+  setText(toggle, model.history ? 'Hide history' : 'History');
+  toggle.setAttribute('aria-expanded', String(Boolean(model.history)));
+}
+
+/**
+ * The earlier versions, oldest first, each with when it was written and replaced, then the text
+ * as it is now; all as text.
+ *
+ * @param {HTMLElement} node
+ * @param {MessageModel} model
+ */
+function drawHistory(node, model) {
+  const history = /** @type {import('./messages.js').EditHistory} */ (model.history);
+  node.dataset.status = history.status;
+  if (history.status === 'loading') {
+    node.replaceChildren(el('span', 'history-status', 'Loading the earlier versions…'));
+    return;
+  }
+  if (history.status === 'failed') {
+    node.replaceChildren(el('span', 'history-status', `The history cannot be shown: ${history.error}`));
+    return;
+  }
+  const list = el('ol', 'history-versions');
+  list.setAttribute('aria-label', 'Earlier versions');
+  list.append(...versions(model.entry.message, history.edits).map((version, index) => {
+    const item = el('li', version.until === null ? 'version current' : 'version');
+    const label = version.until === null ? 'Current' : index === 0 ? 'Original' : `Edit ${index}`;
+    const when = el('span', 'version-when', `${label} · ${clock(version.from)}`);
+    when.title = new Date(version.from).toLocaleString();
+    item.append(when, el('div', 'version-text', version.text));
+    return item;
+  }));
+  node.replaceChildren(el('span', 'history-status', 'Edit history'), list);
+}
+
+/**
+ * A time of today as hours and minutes; another day's with its date.
+ *
+ * @param {string} iso
+ */
+function clock(iso) {
+  const date = new Date(iso);
+  const time = date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  return date.toDateString() === new Date().toDateString() ? time : `${date.toLocaleDateString([], { month: 'short', day: 'numeric' })} ${time}`;
 }
 
 /**

@@ -1,8 +1,12 @@
 // The open channel's messages, oldest first: those from the server, and the reader's own while
-// they are being sent or after they failed (kept with their id, so a retry is stored once).
+// they are being sent or after they failed (kept with their id, so a retry is stored once); and
+// the one edited message whose earlier versions are shown.
+
+import { leftChannel } from './channels.js';
 
 /**
  * @typedef {import('./types.js').Message} Message
+ * @typedef {import('./types.js').MessageEdit} MessageEdit
  * @typedef {import('./state.js').Action} Action
  * @typedef {import('./state.js').State} State
  *
@@ -16,6 +20,18 @@
  * @property {{ id: string, nonce: number } | null} found a search result being shown
  * @property {string | null} editing the reader's message being edited
  * @property {string | null} deleting the reader's message whose deletion waits to be confirmed
+ * @property {EditHistory | null} history the message whose edit history is shown
+ *
+ * @typedef {object} EditHistory GET /api/messages/{id}/edits, for its author and administrators
+ * @property {string} id the message
+ * @property {'loading' | 'done' | 'failed'} status
+ * @property {MessageEdit[]} edits the texts before each edit, oldest first
+ * @property {string} error why it could not be read
+ *
+ * @typedef {object} Version one text a message had, and when
+ * @property {string} text
+ * @property {string} from when it was written (the message's creation, or the edit that made it)
+ * @property {string | null} until when an edit replaced it (null: the text it has now)
  *
  * @typedef {{ type: 'messages/page', cid: string, messages: Message[], hasMore: boolean, older: boolean }
  *   | { type: 'message/local', message: Message, status: DeliveryStatus }
@@ -23,18 +39,25 @@
  *   | { type: 'messages/foundCleared', nonce: number }
  *   | { type: 'message/editing', id: string | null }
  *   | { type: 'message/deleting', id: string | null }
- *   | { type: 'message/changed', message: Message }} MessagesAction
+ *   | { type: 'message/changed', message: Message }
+ *   | { type: 'history/requested', id: string }
+ *   | { type: 'history/loaded', id: string, edits: MessageEdit[] }
+ *   | { type: 'history/failed', id: string, error: string }
+ *   | { type: 'history/closed' }} MessagesAction
  */
 
 /** @type {MessagesState} */
-export const initialMessages = { cid: null, order: [], byId: {}, hasMore: false, found: null, editing: null, deleting: null };
+export const initialMessages = { cid: null, order: [], byId: {}, hasMore: false, found: null, editing: null, deleting: null, history: null };
 
 /**
  * @param {MessagesState} state
  * @param {Action} action
+ * @param {State} [root] the whole state before the action (who the reader is)
  * @returns {MessagesState}
  */
-export function messages(state, action) {
+export function messages(state, action, root) {
+  // The open channel, left (or the reader removed from it): nothing of it stays shown.
+  if (state.cid !== null && leftChannel(action, root) === state.cid) return initialMessages;
   switch (action.type) {
     case 'channel/opened':
       return { ...initialMessages, cid: action.cid };
@@ -65,6 +88,16 @@ export function messages(state, action) {
       return { ...state, found: { id: action.id, nonce: action.nonce } };
     case 'messages/foundCleared':
       return state.found && state.found.nonce === action.nonce ? { ...state, found: null } : state;
+    case 'history/requested':
+      return state.byId[action.id] ? { ...state, history: { id: action.id, status: 'loading', edits: [], error: '' } } : state;
+    case 'history/loaded':
+      if (!state.history || state.history.id !== action.id) return state;
+      return { ...state, history: { id: action.id, status: 'done', edits: action.edits, error: '' } };
+    case 'history/failed':
+      if (!state.history || state.history.id !== action.id) return state;
+      return { ...state, history: { id: action.id, status: 'failed', edits: [], error: action.error } };
+    case 'history/closed':
+      return state.history ? { ...state, history: null } : state;
     default:
       return state;
   }
@@ -106,5 +139,39 @@ function replace(state, message) {
     byId: { ...state.byId, [message.id]: { message, status: 'sent' } },
     editing: gone && state.editing === message.id ? null : state.editing,
     deleting: gone && state.deleting === message.id ? null : state.deleting,
+    // A deletion takes the edits with it.
+    history: gone && state.history && state.history.id === message.id ? null : state.history,
   };
+}
+
+/**
+ * Every text a message had, oldest first, each with when it was written and replaced: the
+ * edits' texts (each the text before that edit), then the text it has now.
+ *
+ * @param {Message} message
+ * @param {MessageEdit[]} edits oldest first, as the server answers
+ * @returns {Version[]}
+ */
+export function versions(message, edits) {
+  /** @type {Version[]} */
+  const shown = [];
+  let from = message.created_at;
+  for (const edit of edits) {
+    shown.push({ text: edit.text, from, until: edit.edited_at });
+    from = edit.edited_at;
+  }
+  shown.push({ text: message.text, from, until: null });
+  return shown;
+}
+
+/**
+ * Whether the reader is offered a message's edit history: an edited message that still stands,
+ * and theirs (an administrator: anyone's), as the server allows.
+ *
+ * @param {Message} message
+ * @param {string | null} me
+ * @param {boolean} admin
+ */
+export function offersHistory(message, me, admin) {
+  return Boolean(message.edited_at && !message.deleted_at && (admin || (me !== null && message.user_id === me)));
 }

@@ -87,7 +87,9 @@ function drawChannel(item, summary, current, me) {
   const isCurrent = summary.channel.cid === current;
   if (isCurrent) open.setAttribute('aria-current', 'true');
   else open.removeAttribute('aria-current');
-  setText(/** @type {Element} */ (open.firstElementChild), channelTitle(summary, me));
+  const title = channelTitle(summary, me);
+  setText(/** @type {Element} */ (open.firstElementChild), title);
+  open.title = title; // the whole name, where the list cuts it short
   const unread = isCurrent ? 0 : summary.unread_count;
   let badge = open.querySelector('.unread');
   if (unread > 0) {

@@ -9,6 +9,7 @@ import { composer, initialComposer } from './composer.js';
 import { download, initialDownload } from './download.js';
 import { jobs } from './jobs.js';
 import { initialMessages, messages } from './messages.js';
+import { initialPeople, people } from './people.js';
 import { initialPlayground, playground } from './playground.js';
 import { initialSearch, search } from './search.js';
 import { initialSession, session } from './session.js';
@@ -36,6 +37,7 @@ import { combine } from './store.js';
  * @property {import('./assistant.js').AssistantState} assistant
  * @property {import('./voice.js').VoiceState} voice
  * @property {import('./playground.js').PlaygroundState} playground
+ * @property {import('./people.js').PeopleState} people
  *
  * Actions that several parts answer: a frame from the server (with the moment it arrived, on
  * the clock of `performance.now()`), and the server's word that the page must load again.
@@ -57,7 +59,8 @@ import { combine } from './store.js';
  *   | import('./download.js').DownloadAction
  *   | import('./assistant.js').AssistantAction
  *   | import('./voice.js').VoiceAction
- *   | import('./playground.js').PlaygroundAction} Action
+ *   | import('./playground.js').PlaygroundAction
+ *   | import('./people.js').PeopleAction} Action
  *
  * @typedef {import('./store.js').Store<State, Action>} AppStore
  */
@@ -89,6 +92,7 @@ export function initialState(saved = {}) {
     assistant: initialAssistant,
     voice: initialVoice(saved.autoSend),
     playground: initialPlayground,
+    people: initialPeople,
   };
 }
 
@@ -100,8 +104,8 @@ export function initialState(saved = {}) {
 export function reducer(state, action) {
   const next = {
     session: session(state.session, action),
-    channels: channels(state.channels, action),
-    messages: messages(state.messages, action),
+    channels: channels(state.channels, action, state),
+    messages: messages(state.messages, action, state),
     typing: typing(state.typing, action, state),
     suggestions: suggestions(state.suggestions, action, state),
     composer: composer(state.composer, action),
@@ -114,6 +118,7 @@ export function reducer(state, action) {
     assistant: assistant(state.assistant, action),
     voice: voice(state.voice, action),
     playground: playground(state.playground, action),
+    people: people(state.people, action),
   };
   const keys = /** @type {Array<keyof State>} */ (Object.keys(next));
   return keys.every((key) => next[key] === state[key]) ? state : next;

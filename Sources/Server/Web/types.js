@@ -8,6 +8,7 @@
  * @typedef {{ user_id: string, last_read_message_id?: string | null, last_read_at?: string | null }} ReadState
  * @typedef {{ user: User, joined_at?: string, read: ReadState }} Member
  * @typedef {{ emoji: string, count: number, users: string[] }} Reaction
+ * @typedef {{ text: string, edited_at: string }} MessageEdit the text a message had before an edit, and when it was edited
  * @typedef {{ id: string, cid: string, user_id: string, text: string, created_at: string, parent_id?: string | null,
  *   edited_at?: string, deleted_at?: string, reactions?: Reaction[] }} Message
  * @typedef {{ channel: Channel, members: User[], unread_count: number, unread_mentions?: number, last_message?: Message | null }} ChannelSummary
