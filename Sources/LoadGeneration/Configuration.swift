@@ -17,9 +17,11 @@ struct Configuration: Decodable, Sendable {
     var attackers: Bool
     /// Seconds to wait for the last deliveries after every send was answered.
     var grace: Double
+    /// The share of posts (0…0.9) that change an earlier message: edits, reactions, deletions.
+    var changes: Double
 
     enum CodingKeys: String, CodingKey {
-        case port, users, channels, rate, seconds, connections, attackers, grace
+        case port, users, channels, rate, seconds, connections, attackers, grace, changes
         case receiverThreads = "receiver_threads"
     }
 
@@ -34,6 +36,7 @@ struct Configuration: Decodable, Sendable {
         receiverThreads = try container.decodeIfPresent(Int.self, forKey: .receiverThreads) ?? 2
         attackers = try container.decodeIfPresent(Bool.self, forKey: .attackers) ?? false
         grace = try container.decodeIfPresent(Double.self, forKey: .grace) ?? 5
+        changes = try container.decodeIfPresent(Double.self, forKey: .changes) ?? 0
     }
 
     static func load(from path: String) throws -> Configuration {
@@ -78,6 +81,7 @@ struct LoadPlan: Sendable {
     let receiverThreads: Int
     let attackers: Bool
     let grace: Double
+    let changes: Double
 
     /// Messages to send: `rate × seconds`.
     var messageCount: Int { rate * seconds }
@@ -93,6 +97,9 @@ struct LoadPlan: Sendable {
             throw LoadGeneratorError("\(name) must be at least 1, not \(value)")
         }
         guard configuration.grace >= 0 else { throw LoadGeneratorError("grace must not be negative") }
+        guard (0...0.9).contains(configuration.changes) else {
+            throw LoadGeneratorError("changes must be a share from 0 to 0.9, not \(configuration.changes)")
+        }
         var users: [User] = []
         var indexOf: [String: Int] = [:]
         for pair in configuration.users {
@@ -126,5 +133,6 @@ struct LoadPlan: Sendable {
         receiverThreads = configuration.receiverThreads
         attackers = configuration.attackers
         grace = configuration.grace
+        changes = configuration.changes
     }
 }

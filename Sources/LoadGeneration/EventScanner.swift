@@ -6,6 +6,8 @@ struct EventFields {
     var seq: Int64?
     /// `message.text`'s contents, escapes left as they are (the load's texts have none).
     var text: Range<Int>?
+    /// `message.id`'s contents.
+    var id: Range<Int>?
 }
 
 /// A byte-level JSON walker over one event, so a receiver reads a frame where it lies, with no
@@ -36,9 +38,14 @@ struct EventScanner {
                 return true
             } else if Self.equal(scanner.bytes, key, "message"), scanner.peek() == UInt8(ascii: "{") {
                 return scanner.members(depth: 1) { scanner, key in
-                    guard Self.equal(scanner.bytes, key, "text") else { return scanner.skipValue(depth: 2) }
-                    fields.text = scanner.string()
-                    return fields.text != nil
+                    if Self.equal(scanner.bytes, key, "text") {
+                        fields.text = scanner.string()
+                        return fields.text != nil
+                    } else if Self.equal(scanner.bytes, key, "id") {
+                        fields.id = scanner.string()
+                        return fields.id != nil
+                    }
+                    return scanner.skipValue(depth: 2)
                 }
             }
             return scanner.skipValue(depth: 1)

@@ -23,6 +23,10 @@ final class PostConnection {
     private static let bodyStart = Array(#"{"id":"load-"#.utf8)
     private static let textStart = Array(#"","text":"message "#.utf8)
     private static let bodyEnd = Array(#""}"#.utf8)
+    private static let editStart = Array(#"{"text":"edit "#.utf8)
+    private static let host = Array(" HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ".utf8)
+    private static let noBody = Array("\r\nContent-Length: 0".utf8)
+    private static let reaction = Array("/reactions/%F0%9F%91%8D".utf8)
 
     init(sender: Sender) {
         self.sender = sender
@@ -97,28 +101,53 @@ final class PostConnection {
         write(to: tcp)
     }
 
-    /// Writes the current post, its text stamped with the clock right before the write.
+    /// Writes the current post, a new message's or an edit's text stamped with the clock right
+    /// before the write.
     private func write(to tcp: UnsafeMutablePointer<uv_tcp_t>) {
         guard let post = current else { return }
         let plan = sender.plan
         let now = monotonicNanoseconds()
         if firstWrittenAt == 0 { firstWrittenAt = now }
         body.removeAll(keepingCapacity: true)
-        body += Self.bodyStart
-        Self.appendDecimal(post.number, to: &body)
-        body += Self.textStart
-        Self.appendDecimal(post.number, to: &body)
-        body.append(UInt8(ascii: " "))
-        Self.appendDecimal(Int(now), to: &body)
-        body += Self.bodyEnd
         request.removeAll(keepingCapacity: true)
-        request += plan.channels[post.channel].requestPrefix
+        switch post.kind {
+        case .message:
+            body += Self.bodyStart
+            Self.appendDecimal(post.number, to: &body)
+            body += Self.textStart
+            request += plan.channels[post.channel].requestPrefix
+        case .edit:
+            body += Self.editStart
+            messageRequest("PATCH", post.target)
+        case .react:
+            messageRequest("PUT", post.target)
+            request.removeLast(Self.host.count)
+            request += Self.reaction + Self.host
+        case .delete:
+            messageRequest("DELETE", post.target)
+        }
         request += plan.users[post.author].tokenBytes
-        request += Self.contentHeaders
-        Self.appendDecimal(body.count, to: &request)
+        if post.kind == .message || post.kind == .edit {
+            Self.appendDecimal(post.number, to: &body)
+            body.append(UInt8(ascii: " "))
+            Self.appendDecimal(Int(now), to: &body)
+            body += Self.bodyEnd
+            request += Self.contentHeaders
+            Self.appendDecimal(body.count, to: &request)
+        } else {
+            request += Self.noBody
+        }
         request += endOfHTTPHead
         request += body
         if !TCPClient.write(request, to: tcp) { ended("the write failed") }
+    }
+
+    /// `METHOD /api/messages/load-<target> HTTP/1.1`, the host and the start of the token's header.
+    private func messageRequest(_ method: String, _ target: Int) {
+        request += Array(method.utf8)
+        request += Array(" /api/messages/load-".utf8)
+        Self.appendDecimal(target, to: &request)
+        request += Self.host
     }
 
     /// The connection is gone. The server closes kept-alive connections idle for 15 s, and may

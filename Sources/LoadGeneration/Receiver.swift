@@ -34,10 +34,12 @@ struct ReceiverCounts: Sendable {
 
 /// What a receiver loop counted, handed over at the end of the run.
 struct ReceiverTally: Sendable {
-    /// Unique (message, user) pairs.
+    /// Unique (post, user) pairs.
     var delivered: Int
-    /// Send-to-delivery milliseconds, one per unique delivery.
+    /// Send-to-delivery milliseconds, one per unique delivery of a new message…
     var latencies: [Double]
+    /// …and of an edit.
+    var editLatencies: [Double]
     var counts: ReceiverCounts
     /// How late the 10 ms timer fired, in milliseconds, from sending to the end.
     var lags: [Double]
@@ -62,9 +64,10 @@ final class ReceiverLoop: @unchecked Sendable {
     private var outcome = ConnectOutcome()
     private var connectsDone: Handoff<ConnectOutcome>?
 
-    /// (message number × user count + user), for the unique deliveries.
+    /// ((number × kinds + kind) × user count + user), for the unique deliveries.
     private var seen: Set<UInt64>
     private var latencies: [Double]
+    private var editLatencies: [Double] = []
     var counts = ReceiverCounts()
 
     private let lagTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
@@ -144,13 +147,20 @@ final class ReceiverLoop: @unchecked Sendable {
 
     // MARK: Counting
 
-    func delivered(number: Int, to user: Int, latencyNanoseconds: Int64) {
+    /// An event for post `number` (a reaction's and a deletion's: the message's) reached `user`.
+    func delivered(number: Int, _ kind: Post.Kind, to user: Int, latencyNanoseconds: Int64?) {
         guard number >= 0, number < plan.messageCount else {
             counts.malformed += 1
             return
         }
-        if seen.insert(UInt64(number) &* UInt64(plan.users.count) &+ UInt64(user)).inserted {
-            latencies.append(Double(latencyNanoseconds) / 1e6)
+        let key =
+            (UInt64(number) &* UInt64(Post.Kind.allCases.count) &+ UInt64(kind.rawValue))
+            &* UInt64(plan.users.count) &+ UInt64(user)
+        if seen.insert(key).inserted {
+            if let latencyNanoseconds {
+                let milliseconds = Double(latencyNanoseconds) / 1e6
+                if kind == .message { latencies.append(milliseconds) } else { editLatencies.append(milliseconds) }
+            }
         } else {
             counts.duplicates += 1
         }
@@ -181,7 +191,9 @@ final class ReceiverLoop: @unchecked Sendable {
         thread.post { [self] in
             uv_timer_stop(lagTimer)
             tally.put(
-                ReceiverTally(delivered: seen.count, latencies: latencies, counts: counts, lags: lags))
+                ReceiverTally(
+                    delivered: seen.count, latencies: latencies, editLatencies: editLatencies, counts: counts,
+                    lags: lags))
         }
     }
 }

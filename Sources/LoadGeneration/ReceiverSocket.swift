@@ -209,17 +209,44 @@ final class ReceiverSocket {
             if let lastSeq, seq <= lastSeq { owner.counts.disorder += 1 }
             lastSeq = seq
         }
-        guard EventScanner.equal(payload, type, "message.new") else { return }
-        guard let text = fields.text, let (number, sentAt) = Self.numberAndTime(payload, text) else {
-            owner.counts.malformed += 1
-            return
+        // Which post an event answers: a new message's and an edit's text name theirs (and when
+        // they were sent); a reaction's names the message reacted to (each gets one); a
+        // deletion's message id names the message deleted (each is deleted once).
+        if EventScanner.equal(payload, type, "message.new") {
+            guard let text = fields.text, let (number, sentAt) = Self.numberAndTime(payload, text, "message ") else {
+                owner.counts.malformed += 1
+                return
+            }
+            owner.delivered(number: number, .message, to: user, latencyNanoseconds: now - sentAt)
+        } else if EventScanner.equal(payload, type, "message.updated") {
+            guard let text = fields.text else {
+                owner.counts.malformed += 1
+                return
+            }
+            if let (number, sentAt) = Self.numberAndTime(payload, text, "edit ") {
+                owner.delivered(number: number, .edit, to: user, latencyNanoseconds: now - sentAt)
+            } else if let (number, _) = Self.numberAndTime(payload, text, "message ") {
+                owner.delivered(number: number, .react, to: user, latencyNanoseconds: nil)
+            } else {
+                owner.counts.malformed += 1
+            }
+        } else if EventScanner.equal(payload, type, "message.deleted") {
+            var index = (fields.id?.lowerBound ?? 0) + 5
+            guard let id = fields.id, id.count > 5,
+                EventScanner.equal(payload, id.lowerBound..<index, "load-"),
+                let number = Self.decimal(payload, &index, end: id.upperBound), index == id.upperBound
+            else {
+                owner.counts.malformed += 1
+                return
+            }
+            owner.delivered(number: Int(number), .delete, to: user, latencyNanoseconds: nil)
         }
-        owner.delivered(number: number, to: user, latencyNanoseconds: now - sentAt)
     }
 
-    /// N and T of a load message's text, `message N T`.
-    private static func numberAndTime(_ bytes: UnsafeRawBufferPointer, _ text: Range<Int>) -> (Int, Int64)? {
-        let prefix: StaticString = "message "
+    /// N and T of a load text, `PREFIX N T`.
+    private static func numberAndTime(_ bytes: UnsafeRawBufferPointer, _ text: Range<Int>, _ prefix: StaticString)
+        -> (Int, Int64)?
+    {
         let afterPrefix = text.lowerBound + prefix.utf8CodeUnitCount
         guard afterPrefix <= text.upperBound,
             EventScanner.equal(bytes, text.lowerBound..<afterPrefix, prefix)

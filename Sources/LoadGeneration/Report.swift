@@ -70,6 +70,8 @@ struct RunResult {
             "closed": sum { $0.counts.closed },
             "malformed": sum { $0.counts.malformed },
             "latency_ms": distribution(receivers.flatMap { $0.latencies }),
+            "edit_latency_ms": distribution(receivers.flatMap { $0.editLatencies }),
+            "done": Dictionary(uniqueKeysWithValues: Post.Kind.allCases.map { ($0.name, send.done[$0.rawValue]) }),
             "post_ms": distribution(send.roundTrips),
             "health": healthFigures,
             "attackers": attackers.map { ["unauthenticated": $0.unauthenticated, "slow": $0.slow] } ?? NSNull(),

@@ -1,12 +1,38 @@
 import CLibUV
 
-/// One message to send: its number, and the channel and author drawn for it when it fell due.
+/// One request to send: its number, what it does, and the channel and user drawn for it when it
+/// fell due.
 struct Post {
+    enum Kind: Int, CaseIterable {
+        /// A new message, `load-<number>`.
+        case message
+        /// Its author edits message `target`: the text becomes `edit <number> <time>`.
+        case edit
+        /// A member reacts to message `target` (each message at most once, and never one that is
+        /// edited, so the event's text names it).
+        case react
+        /// Its author deletes message `target` (once, with no edit of it in flight).
+        case delete
+
+        var name: String { ["message", "edit", "react", "delete"][rawValue] }
+    }
+
     let number: Int
+    var kind = Kind.message
+    /// The message a change is to (`load-<target>`); the post's own number for a new one.
+    var target: Int
     /// Index into the plan's channels.
     let channel: Int
     /// Index into the plan's users.
     let author: Int
+
+    init(number: Int, kind: Kind = .message, target: Int? = nil, channel: Int, author: Int) {
+        self.number = number
+        self.kind = kind
+        self.target = target ?? number
+        self.channel = channel
+        self.author = author
+    }
 }
 
 /// What the sender counted, handed over when every send was answered.
@@ -24,6 +50,8 @@ struct SendOutcome: Sendable {
     var answered = 0
     /// The first failed send's reason, for the report.
     var firstFailure: String?
+    /// Requests answered with success, by kind (`Post.Kind.rawValue`).
+    var done = [0, 0, 0, 0]
 }
 
 /// The sending thread: `rate × seconds` POSTs on schedule over kept-alive connections, message n
@@ -41,6 +69,13 @@ final class Sender: @unchecked Sendable {
     private var next = 0
     private var outcome = SendOutcome()
     private var finished: Handoff<SendOutcome>?
+    /// Stored messages a change may go to: odd-numbered ones are edited (and at last perhaps
+    /// deleted), even-numbered ones get one reaction; each with its channel and author.
+    private var editable: [Int] = []
+    private var reactable: [Int] = []
+    private var sentTo: [Int: (channel: Int, author: Int)] = [:]
+    /// Edits sent and not yet answered, by message: a deletion waits until there are none.
+    private var editsInFlight: [Int: Int] = [:]
 
     init(plan: LoadPlan) throws {
         thread = try LoopThread(name: "sender")
@@ -76,22 +111,67 @@ final class Sender: @unchecked Sendable {
         while next < plan.messageCount {
             let due = outcome.startedAt + Int64(next) * 1_000_000_000 / Int64(plan.rate)
             guard due <= now else { break }
-            let channel = random.below(plan.channels.count)
-            let members = plan.channels[channel].members
-            let post = Post(number: next, channel: channel, author: members[random.below(members.count)])
+            let post = change(next) ?? newMessage(next)
             connections[next % connections.count].enqueue(post)
             next += 1
         }
         if next == plan.messageCount { uv_timer_stop(timer) }
     }
 
-    /// A POST was answered (`roundTrip` nil when no answer came at all).
+    private func newMessage(_ number: Int) -> Post {
+        let channel = random.below(plan.channels.count)
+        let members = plan.channels[channel].members
+        return Post(number: number, channel: channel, author: members[random.below(members.count)])
+    }
+
+    /// Post `number` as a change (`plan.changes` of the posts, when there is a message for it):
+    /// half edits, three tenths reactions, a fifth deletions.
+    private func change(_ number: Int) -> Post? {
+        guard plan.changes > 0, random.below(1000) < Int(plan.changes * 1000) else { return nil }
+        let draw = random.below(10)
+        if draw < 5 || draw >= 8 {
+            guard !editable.isEmpty else { return nil }
+            let index = random.below(editable.count)
+            let target = editable[index]
+            guard let (channel, author) = sentTo[target] else { return nil }
+            if draw < 5 {
+                editsInFlight[target, default: 0] += 1
+                return Post(number: number, kind: .edit, target: target, channel: channel, author: author)
+            }
+            guard editsInFlight[target] == nil else { return nil }
+            editable.swapAt(index, editable.count - 1)
+            editable.removeLast()
+            return Post(number: number, kind: .delete, target: target, channel: channel, author: author)
+        }
+        guard !reactable.isEmpty else { return nil }
+        let index = random.below(reactable.count)
+        let target = reactable[index]
+        reactable.swapAt(index, reactable.count - 1)
+        reactable.removeLast()
+        guard let (channel, _) = sentTo[target] else { return nil }
+        let members = plan.channels[channel].members
+        return Post(
+            number: number, kind: .react, target: target, channel: channel,
+            author: members[random.below(members.count)])
+    }
+
+    /// A request was answered (`roundTrip` nil when no answer came at all).
     func answered(_ post: Post, ok: Bool, roundTrip: Int64?, failure: String) {
         outcome.answered += 1
         if let roundTrip { outcome.roundTrips.append(Double(roundTrip) / 1e6) }
+        if post.kind == .edit {
+            editsInFlight[post.target, default: 1] -= 1
+            if editsInFlight[post.target] == 0 { editsInFlight[post.target] = nil }
+        }
         if ok {
             outcome.sent += 1
+            outcome.done[post.kind.rawValue] += 1
+            // Each kind's event goes to every member of the channel, the sender included.
             outcome.expected += plan.channels[post.channel].members.count
+            if post.kind == .message && plan.changes > 0 {
+                sentTo[post.number] = (post.channel, post.author)
+                if post.number % 2 == 1 { editable.append(post.number) } else { reactable.append(post.number) }
+            }
         } else {
             outcome.failed += 1
             if outcome.firstFailure == nil { outcome.firstFailure = "message \(post.number): \(failure)" }

@@ -6,14 +6,14 @@ import Testing
 /// The receivers' byte-level reading of server events: the fields they count, wherever they
 /// stand, and nothing read from a frame that is not one JSON object.
 @Suite struct EventScannerTests {
-    func scan(_ text: String) -> (type: String?, seq: Int64?, text: String?)? {
+    func scan(_ text: String) -> (type: String?, seq: Int64?, text: String?, id: String?)? {
         let bytes = Array(text.utf8)
         return bytes.withUnsafeBytes { raw in
             guard let fields = EventScanner.scan(raw) else { return nil }
             func slice(_ range: Range<Int>?) -> String? {
                 range.map { String(decoding: bytes[$0], as: UTF8.self) }
             }
-            return (slice(fields.type), fields.seq, slice(fields.text))
+            return (slice(fields.type), fields.seq, slice(fields.text), slice(fields.id))
         }
     }
 
@@ -25,6 +25,13 @@ import Testing
         #expect(event.type == "message.new")
         #expect(event.seq == 812)
         #expect(event.text == "message 17 123456789")
+        #expect(event.id == "load-17")
+        // A deletion's tombstone: the id names the message, the text is empty.
+        let deleted = try #require(
+            scan(
+                #"{"message":{"deleted_at":"2026-12-02T05:00:01Z","id":"load-21","text":""},"seq":813,"type":"message.deleted"}"#
+            ))
+        #expect(deleted.type == "message.deleted" && deleted.id == "load-21" && deleted.text == "")
         let reordered = try #require(
             scan(#" { "type" : "message.new" , "message" : { "text" : "hi" , "id" : "x" } , "seq" : 9 } "#))
         #expect(reordered.type == "message.new" && reordered.seq == 9 && reordered.text == "hi")
