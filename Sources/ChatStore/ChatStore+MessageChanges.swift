@@ -76,6 +76,7 @@ extension ChatStore {
             let now = Timestamp.now
             try db.run("DELETE FROM message_edits WHERE message_id = ?", [.text(id.rawValue)])
             try db.run("DELETE FROM message_reactions WHERE message_id = ?", [.text(id.rawValue)])
+            try db.run("DELETE FROM attachments WHERE message_id = ?", [.text(id.rawValue)])
             try db.run(
                 "UPDATE messages SET text = '', edited_at = NULL, deleted_at = ? WHERE id = ?",
                 [.integer(now.milliseconds), .text(id.rawValue)])
@@ -85,7 +86,7 @@ extension ChatStore {
                 """
                 UPDATE event_log SET payload = json_remove(
                     json_set(payload, '$.message.text', '', '$.message.deleted_at', ?), '$.message.edited_at',
-                    '$.message.reactions')
+                    '$.message.reactions', '$.message.attachments')
                 WHERE cid = ? AND user_id IS NULL AND type IN (?, ?) AND json_extract(payload, '$.message.id') = ?
                 """,
                 [

@@ -9,13 +9,20 @@ public struct NewMessage: Hashable, Sendable {
     public var author: UserID
     public var text: String
     public var parentID: MessageID?
+    /// Files the author uploaded to the channel (``ChatStore/addAttachment(_:)``) that the
+    /// message carries.
+    public var attachmentIDs: [String]
 
-    public init(id: MessageID? = nil, cid: ChannelID, author: UserID, text: String, parentID: MessageID? = nil) {
+    public init(
+        id: MessageID? = nil, cid: ChannelID, author: UserID, text: String, parentID: MessageID? = nil,
+        attachmentIDs: [String] = []
+    ) {
         self.id = id
         self.cid = cid
         self.author = author
         self.text = text
         self.parentID = parentID
+        self.attachmentIDs = attachmentIDs
     }
 }
 
@@ -60,15 +67,19 @@ extension ChatStore {
         try Self.checkText(text)
         let id = try new.id.map { try MessageID.validated($0.rawValue) } ?? MessageID.random()
         let now = Timestamp.now
+        guard new.attachmentIDs.count <= Self.maxAttachmentsPerMessage,
+            Set(new.attachmentIDs).count == new.attachmentIDs.count
+        else {
+            throw ChatStoreError.invalidArgument(
+                field: "attachment_ids", reason: "at most \(Self.maxAttachmentsPerMessage) files, each once")
+        }
         let message = Message(
             id: id, cid: new.cid, author: new.author, text: text, createdAt: now, parentID: new.parentID)
         // Encoded before the transaction (the writer is the one thread every message passes
         // through), and once: the event and the API's answer hold the same message object. The
-        // event is EventBody's members, keys sorted, written out around it.
-        let messageJSON = String(decoding: try Self.encoder.encode(message), as: UTF8.self)
-        let payload =
-            #"{"cid":\#(JSONStringLiteral.encode(new.cid.cid)),"created_at":\#(JSONStringLiteral.encode(now.description)),"#
-            + #""message":\#(messageJSON),"type":\#(JSONStringLiteral.encode(EventType.messageNew))}"#
+        // event is EventBody's members, keys sorted, written out around it. (A message with
+        // files is encoded in the transaction, once it has them.)
+        let encoded = try Self.encodedNew(message)
         let memory = writerMemory
         return try await write { db in
             if try !memory.memberIDs(new.cid, db).contains(new.author) {
@@ -103,6 +114,11 @@ extension ChatStore {
                     .optionalText(new.parentID?.rawValue), .integer(now.milliseconds),
                 ])
             let position = db.lastInsertRowID
+            var (message, messageJSON, payload) = (message, encoded.message, encoded.payload)
+            if !new.attachmentIDs.isEmpty {
+                message.attachments = try Self.claimAttachments(new.attachmentIDs, for: message, db)
+                (messageJSON, payload) = try Self.encodedNew(message)
+            }
             memory.messagesToIndex = true
             if let parent = new.parentID {
                 try Self.follow(parent, in: new.cid, author: new.author, text: text, at: position, memory, db)
@@ -110,16 +126,19 @@ extension ChatStore {
             try db.run(
                 "UPDATE channels SET last_message_at = ? WHERE cid = ?",
                 [.integer(now.milliseconds), .text(new.cid.cid)])
-            // The author has read their own message.
-            try db.run(
-                """
-                UPDATE members SET last_read_position = ?, last_read_message_id = ?, last_read_at = ?
-                WHERE cid = ? AND user_id = ?
-                """,
-                [
-                    .integer(position), .text(id.rawValue), .integer(now.milliseconds), .text(new.cid.cid),
-                    .text(new.author.rawValue),
-                ])
+            // The author has read their own message (a reply: their thread, as `follow` records,
+            // not the channel, whose unread messages stay unread).
+            if new.parentID == nil {
+                try db.run(
+                    """
+                    UPDATE members SET last_read_position = ?, last_read_message_id = ?, last_read_at = ?
+                    WHERE cid = ? AND user_id = ?
+                    """,
+                    [
+                        .integer(position), .text(id.rawValue), .integer(now.milliseconds), .text(new.cid.cid),
+                        .text(new.author.rawValue),
+                    ])
+            }
             let event = try Self.appendEvent(
                 type: EventType.messageNew, payload: payload, to: .channel(new.cid, except: nil), ephemeral: false,
                 memory, db)
@@ -127,6 +146,15 @@ extension ChatStore {
                 message: message, messageJSON: messageJSON, created: true, recipients: event.recipients.map(\.user),
                 event: event)
         }
+    }
+
+    /// `message` as JSON, and the `message.new` event's payload around it.
+    static func encodedNew(_ message: Message) throws -> (message: String, payload: String) {
+        let json = String(decoding: try encoder.encode(message), as: UTF8.self)
+        let payload =
+            #"{"cid":\#(JSONStringLiteral.encode(message.cid.cid)),"created_at":\#(JSONStringLiteral.encode(message.createdAt.description)),"#
+            + #""message":\#(json),"type":\#(JSONStringLiteral.encode(EventType.messageNew))}"#
+        return (json, payload)
     }
 
     /// A page of the channel's history, oldest first, ending just before `before` (or at the
@@ -155,7 +183,7 @@ extension ChatStore {
                 [.text(cid.cid), .integer(bound), .int(limit + 1)], Self.messageRow)
             let hasMore = rows.count > limit
             if hasMore { rows.removeLast() }
-            let messages = try Self.withThreads(Self.withReactions(rows.reversed(), db), db)
+            let messages = try Self.decorated(rows.reversed(), db)
             let unread = try Self.unreadReplies(for: user, in: messages.filter { $0.replyCount != nil }.map(\.id), db)
             let threads = messages.compactMap { message in
                 unread[message.id.rawValue].map { ThreadUnread(parentID: message.id, count: $0) }
@@ -175,13 +203,14 @@ extension ChatStore {
     /// what the model reads (no membership check).
     public func recentMessages(in cid: ChannelID, limit: Int) async throws -> [Message] {
         try await read { db in
-            try db.rows(
-                """
-                SELECT \(Self.messageColumns) FROM messages WHERE cid = ? AND parent_id IS NULL AND deleted_at IS NULL
-                ORDER BY position DESC LIMIT ?
-                """,
-                [.text(cid.cid), .int(max(0, limit))], Self.messageRow
-            ).reversed()
+            try Self.forModel(
+                db.rows(
+                    """
+                    SELECT \(Self.messageColumns) FROM messages WHERE cid = ? AND parent_id IS NULL AND deleted_at IS NULL
+                    ORDER BY position DESC LIMIT ?
+                    """,
+                    [.text(cid.cid), .int(max(0, limit))], Self.messageRow
+                ).reversed(), db)
         }
     }
 
@@ -258,10 +287,15 @@ extension ChatStore {
             deletedAt: row.isNull(7) ? nil : Timestamp(milliseconds: row.int64(7)))
     }
 
-    /// The message with its reactions (and its replies' count, for a thread's root).
+    /// The message with its reactions, attachments (and its replies' count, for a thread's root).
     static func message(_ id: MessageID, _ db: Connection) throws -> Message? {
         try db.row("SELECT \(messageColumns) FROM messages WHERE id = ?", [.text(id.rawValue)], messageRow)
-            .map { try withThreads(withReactions([$0], db), db)[0] }
+            .map { try decorated([$0], db)[0] }
+    }
+
+    /// `messages` with their reactions, attachments, and (thread roots) reply counts.
+    static func decorated(_ messages: [Message], _ db: Connection) throws -> [Message] {
+        try withThreads(withAttachments(withReactions(messages, db), db), db)
     }
 
     /// `messages` with their reactions read in one query.

@@ -209,14 +209,15 @@ extension ChatStore {
                 else { throw ChatStoreError.notFound(what: "message", id: after.rawValue) }
                 bound = position
             }
-            return try db.rows(
-                """
-                SELECT \(Self.messageColumns) FROM messages
-                WHERE cid = ? AND position > ? AND parent_id IS NULL AND deleted_at IS NULL
-                ORDER BY position DESC LIMIT ?
-                """,
-                [.text(cid.cid), .integer(bound), .int(limit)], Self.messageRow
-            ).reversed()
+            return try Self.forModel(
+                db.rows(
+                    """
+                    SELECT \(Self.messageColumns) FROM messages
+                    WHERE cid = ? AND position > ? AND parent_id IS NULL AND deleted_at IS NULL
+                    ORDER BY position DESC LIMIT ?
+                    """,
+                    [.text(cid.cid), .integer(bound), .int(limit)], Self.messageRow
+                ).reversed(), db)
         }
     }
 

@@ -45,7 +45,7 @@ extension ChatStore {
             let following = try Self.threadReadPosition(root.id, user, db) != nil
             let unread = try Self.unreadReplies(for: user, in: [root.id], db)[root.id.rawValue] ?? 0
             return ThreadPage(
-                parent: root, messages: try Self.withReactions(rows.reversed(), db), hasMore: hasMore, unread: unread,
+                parent: root, messages: try Self.decorated(rows.reversed(), db), hasMore: hasMore, unread: unread,
                 following: following)
         }
     }
@@ -93,7 +93,7 @@ extension ChatStore {
                 ORDER BY position DESC LIMIT ?
                 """, [.text(root.rawValue), .int(max(0, limit - 1))], Self.messageRow
             ).reversed()
-            return (parent.deletedAt == nil ? [parent] : []) + replies
+            return try Self.forModel((parent.deletedAt == nil ? [parent] : []) + replies, db)
         }
     }
 

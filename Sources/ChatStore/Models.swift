@@ -113,6 +113,8 @@ public struct Message: Hashable, Sendable, Codable {
     /// count), and when the newest came; nil for a message nobody replied to.
     public var replyCount: Int?
     public var lastReplyAt: Timestamp?
+    /// The files it carries; nil for none.
+    public var attachments: [AttachmentInfo]?
 
     public init(
         id: MessageID, cid: ChannelID, author: UserID, text: String, createdAt: Timestamp, parentID: MessageID? = nil,
@@ -138,6 +140,7 @@ public struct Message: Hashable, Sendable, Codable {
         case deletedAt = "deleted_at"
         case replyCount = "reply_count"
         case lastReplyAt = "last_reply_at"
+        case attachments
     }
 }
 

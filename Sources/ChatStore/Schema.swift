@@ -353,6 +353,32 @@ package enum Schema {
                     FROM messages p WHERE EXISTS (SELECT 1 FROM messages r WHERE r.parent_id = p.id);
                 """)
         }
+        migrator.registerMigration("v14: attachments") { db in
+            // A file a member uploads to a channel: kept here until a message of theirs claims
+            // it (message_id), then shown with that message; deleting the message deletes it.
+            // `model_text` is what the model reads of an image (its OCR text and kind).
+            try db.execute(
+                """
+                CREATE TABLE attachments(
+                    id TEXT PRIMARY KEY,
+                    cid TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    message_id TEXT,
+                    name TEXT NOT NULL,
+                    mime_type TEXT NOT NULL,
+                    size INTEGER NOT NULL,
+                    bytes BLOB NOT NULL,
+                    width INTEGER,
+                    height INTEGER,
+                    thumbnail BLOB,
+                    thumbnail_type TEXT,
+                    model_text TEXT,
+                    created_at INTEGER NOT NULL
+                );
+                CREATE INDEX attachments_by_message ON attachments(message_id) WHERE message_id IS NOT NULL;
+                CREATE INDEX attachments_waiting ON attachments(user_id, cid) WHERE message_id IS NULL;
+                """)
+        }
         return migrator
     }
 }

@@ -51,6 +51,9 @@ public final class ChatServer: Sendable {
         public var transcription = TranscriptionService(unavailable: "no speech model")
         /// An image model to make images with on request (off: none); see ``ImageGeneration``.
         public var imageGeneration: ImageGeneration?
+        /// Reads an image attached in a channel: its size, thumbnail, and the text the model
+        /// features read of it (nil: images are kept and shown without them).
+        public var readImage: (@Sendable (_ bytes: [UInt8], _ name: String) async throws -> AttachmentImage)?
         /// Reply suggestions generated at once: the engine decodes them in one batch, reading
         /// the weights once per step for all of them.
         public var maxSuggestionsAtOnce = 8
@@ -123,6 +126,7 @@ public final class ChatServer: Sendable {
             await api.refreshSuggestions(after: message, members: (try? await store.memberIDs(of: message.cid)) ?? [])
         }.add(to: &routes)
         ThreadsAPI(store: store).add(to: &routes)
+        AttachmentsAPI(store: store, readImage: configuration.readImage).add(to: &routes)
         TeamChannelsAPI(store: store).add(to: &routes)
         intelligence.add(to: &routes)
         let assistant = AssistantEngine(
@@ -175,15 +179,22 @@ public final class ChatServer: Sendable {
     }
 
     /// The body limit of the routes that take more than `maxBodyBytes`: the assistant's image
-    /// upload and the audio of `/v1/audio/transcriptions`, for a request with a valid token
-    /// (without one, nobody may make the server hold megabytes). Decided from the request head,
-    /// so a larger body is refused before it is read.
+    /// upload, a channel's file upload and the audio of `/v1/audio/transcriptions`, for a
+    /// request with a valid token (without one, nobody may make the server hold megabytes).
+    /// Decided from the request head, so a larger body is refused before it is read.
     static func bodyLimit(maxImageBytes: Int, tokens: TokenAuthority) -> @Sendable (HTTPRequest) -> Int? {
         { head in
-            let image = AssistantAPI.isImageUpload(method: head.method, path: head.path)
-            let audio = TranscriptionAPI.isUpload(method: head.method, path: head.path)
-            guard image || audio, (try? authenticate(head, tokens: tokens)) != nil else { return nil }
-            return image ? maxImageBytes : TranscriptionAPI.maxBytes
+            let limit: Int
+            if AssistantAPI.isImageUpload(method: head.method, path: head.path) {
+                limit = maxImageBytes
+            } else if AttachmentsAPI.isUpload(method: head.method, path: head.path) {
+                limit = ChatStore.maxAttachmentBytes
+            } else if TranscriptionAPI.isUpload(method: head.method, path: head.path) {
+                limit = TranscriptionAPI.maxBytes
+            } else {
+                return nil
+            }
+            return (try? authenticate(head, tokens: tokens)) != nil ? limit : nil
         }
     }
 

@@ -168,6 +168,12 @@ struct ServeCommand: Command {
         configuration.transcription = speech.service
         let (imageGeneration, imageStatus) = try imageGeneration(arguments)
         configuration.imageGeneration = imageGeneration
+        configuration.readImage = { bytes, name in
+            let preview = try await ImageReader.preview(of: bytes, label: name)
+            return AttachmentImage(
+                width: preview.width, height: preview.height, thumbnail: preview.thumbnail,
+                thumbnailType: preview.thumbnailType, modelText: preview.context)
+        }
         let store = try await data.openChatStore(durability: durability)
         let secret = try data.loadSecret()
         if arguments.has("demo"), try await store.channelCount() == 0 {

@@ -7,8 +7,8 @@ import Testing
     @Test func migrationsRunOnceAndSurviveReopening() async throws {
         let temporary = try await TemporaryStore()
         let applied = try await temporary.store.appliedMigrations()
-        #expect(applied.count == 13)
-        #expect(applied.last == "v13: threads")
+        #expect(applied.count == 14)
+        #expect(applied.last == "v14: attachments")
         let reopened = try await ChatStore.open(path: temporary.folder + "/chat.sqlite")
         await #expect(try reopened.appliedMigrations() == applied)
     }

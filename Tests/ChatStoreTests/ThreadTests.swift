@@ -90,6 +90,16 @@ import Testing
         #expect(try await store.events(for: "alice", after: 0).last?.type == EventType.threadRead)
     }
 
+    @Test func replyingInAThreadLeavesTheChannelsUnreadMessagesUnread() async throws {
+        let temporary = try await TemporaryStore()
+        let store = temporary.store
+        let cid = try await temporary.seeded()
+        let root = try await store.sendMessage(NewMessage(cid: cid, author: "alice", text: "Tent or hut?")).message
+        _ = try await store.sendMessage(NewMessage(cid: cid, author: "alice", text: "And who drives?"))
+        _ = try await store.sendMessage(NewMessage(cid: cid, author: "bob", text: "Tent", parentID: root.id))
+        #expect(try await summary(store, "bob", cid).unreadCount == 2)
+    }
+
     @Test func whoIsMentionedInAReplyFollowsTheThread() async throws {
         let temporary = try await TemporaryStore()
         let store = temporary.store
@@ -128,7 +138,7 @@ import Testing
         #expect(try await store.recentThreadMessages(of: root.id, limit: 10).map(\.text) == ["Pizza"])
     }
 
-    private func summary(_ store: ChatStore, _ user: UserID, _ cid: ChannelID) async throws -> ChannelSummary {
+    func summary(_ store: ChatStore, _ user: UserID, _ cid: ChannelID) async throws -> ChannelSummary {
         try #require(try await store.channels(for: user).first { $0.channel.cid == cid })
     }
 }

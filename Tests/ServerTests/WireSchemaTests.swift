@@ -88,7 +88,7 @@ import Testing
         #expect(
             Set(properties.keys) == [
                 "id", "cid", "user_id", "text", "created_at", "parent_id", "edited_at", "deleted_at", "reactions",
-                "reply_count", "last_reply_at",
+                "reply_count", "last_reply_at", "attachments",
             ])
         #expect(Set(message["required"] as? [String] ?? []) == ["id", "cid", "user_id", "text", "created_at"])
     }

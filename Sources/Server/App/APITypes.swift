@@ -54,10 +54,12 @@ struct SendMessageRequest: Decodable {
     var id: String?
     var text: String
     var parentID: String?
+    var attachmentIDs: [String]?
 
     enum CodingKeys: String, CodingKey {
         case id, text
         case parentID = "parent_id"
+        case attachmentIDs = "attachment_ids"
     }
 }
 

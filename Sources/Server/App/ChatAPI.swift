@@ -195,7 +195,9 @@ struct ChatAPI: Sendable {
                     {"type": "object", "required": ["text"], "properties": {
                       "id": \##(messageIDSchema),
                       "text": {"type": "string", "minLength": 1, "maxLength": 4000, "pattern": "\\S"},
-                      "parent_id": \##(messageIDSchema)}}
+                      "parent_id": \##(messageIDSchema),
+                      "attachment_ids": {"type": "array", "maxItems": 10, "uniqueItems": true,
+                        "items": {"type": "string", "maxLength": 64}}}}
                     """##,
                 answers: [
                     .init(200, "Already stored (idempotent retry).", ref("SentMessage")),
@@ -206,7 +208,8 @@ struct ChatAPI: Sendable {
             let new = NewMessage(
                 id: try body.id.map { try MessageID.validated($0, field: "id") }, cid: try cid(context),
                 author: context.authenticatedUser, text: body.text,
-                parentID: try body.parentID.map { try MessageID.validated($0, field: "parent_id") })
+                parentID: try body.parentID.map { try MessageID.validated($0, field: "parent_id") },
+                attachmentIDs: body.attachmentIDs ?? [])
             let result = try await store.sendMessage(new)
             if result.created {
                 await refreshSuggestions(after: result.message, members: result.recipients)
@@ -287,7 +290,7 @@ struct ChatAPI: Sendable {
             APIOperation(
                 id: "connect",
                 summary:
-                    "WebSocket of your events. Query: token (or send {\"type\":\"auth\",\"token\"} within 5 s), since (last seq seen; missed events are replayed, or {\"type\":\"resync\"} is sent when they are gone), suggestions=off. Every event carries the server log's 'seq', the same for all its recipients: a user's seqs rise, with gaps. Types: message.new, message.read, typing.start, typing.stop, suggestions.updated; control frames hello, resync, pong, error. The socket is closed with 4401 when its token expires (reconnect with a fresh token and since). A plain GET without an upgrade gets 426.",
+                    "WebSocket of your events. Query: token (or send {\"type\":\"auth\",\"token\"} within 5 s), since (last seq seen; missed events are replayed, or {\"type\":\"resync\"} is sent when they are gone), suggestions=off. Every event carries the server log's 'seq', the same for all its recipients: a user's seqs rise, with gaps. Types: message.new (a reply carries parent_id), message.read, message.updated, message.deleted, thread.read (yours, for your other tabs), member.added, member.left, channel.updated, typing.start, typing.stop, suggestions.updated (parent_id for a thread's chips); control frames hello, resync, pong, error. The socket is closed with 4401 when its token expires (reconnect with a fresh token and since). A plain GET without an upgrade gets 426.",
                 query: [
                     .init("token", ##"{"type": "string"}"##),
                     .init("since", ##"{"type": "integer", "minimum": 0}"##),

@@ -107,6 +107,8 @@ enum OpenAPIDocument {
             "message_id": pathParameter("message_id", "A message id.", WireSchemas.ref("MessageID")),
             "job_id": pathParameter("job_id", "A model job's id.", ["type": "string", "pattern": "^[0-9a-f-]{1,40}$"]),
             "user_id": pathParameter("user_id", "A user id.", WireSchemas.ref("UserID")),
+            "attachment_id": pathParameter(
+                "attachment_id", "A file's id.", ["type": "string", "pattern": "^[0-9a-f-]{1,64}$"]),
             "emoji": pathParameter(
                 "emoji", "One emoji, percent-encoded.", ["type": "string", "minLength": 1, "maxLength": 64]),
             "secret": pathParameter(

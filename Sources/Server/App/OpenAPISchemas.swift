@@ -233,6 +233,9 @@ enum OpenAPISchemas {
         changed.reactions = [Reaction(emoji: "👍", users: [user.id])]
         changed.replyCount = 2
         changed.lastReplyAt = time
+        let file = AttachmentInfo(
+            id: "5f0c…", name: "map.png", mimeType: "image/png", size: 48_213, width: 640, height: 480, thumbnail: true)
+        changed.attachments = [file]
         schemas.add(
             "Message", example: changed,
             notes: [
@@ -245,6 +248,7 @@ enum OpenAPISchemas {
                     "description": "For a thread's first message: its replies, deleted ones included; absent for none.",
                 ],
                 "last_reply_at": ["description": "When the newest reply came; absent for no replies."],
+                "attachments": ["description": "The files it carries; absent for none."],
             ])
         var listed = channel
         listed.isPublic = true
@@ -253,6 +257,14 @@ enum OpenAPISchemas {
             "ChannelListing", example: ChannelListing(channel: listed, memberCount: 3, joined: false),
             notes: ["joined": ["description": "Whether you are a member."]])
         schemas.add("Reaction", example: Reaction(emoji: "👍", users: [user.id]))
+        schemas.add(
+            "AttachmentInfo", example: file,
+            notes: [
+                "mime_type": ["description": "What its bytes are (sniffed); application/octet-stream when not known."],
+                "width": ["description": "An image's width in pixels, when it could be read; absent otherwise."],
+                "height": ["description": "An image's height in pixels, when it could be read; absent otherwise."],
+                "thumbnail": ["description": "Whether GET /api/attachments/{id}/thumbnail has a small version."],
+            ])
         schemas.add("MessageEdit", example: MessageEdit(text: "Saturday?", editedAt: time))
         schemas.add(
             "MessagePage",
