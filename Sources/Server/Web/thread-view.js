@@ -91,6 +91,8 @@ export function mountThreadView(store, handlers) {
   const buildRoot = messageModelBuilder(true);
   const buildReplies = messageModelBuilder(true);
   let lastId = '';
+  /** @type {import('./messages.js').MessageEntry | null} */
+  let rootEntry = null;
   let lastCount = 0;
   const inputs = select((state) => [state.threads.open, state.messages, state.channels, state.session, state.actions, state.jobs],
     // The others are read from the state: listed so that a change of theirs draws again.
@@ -107,7 +109,9 @@ export function mountThreadView(store, handlers) {
     const follow = nearBottom();
     const firstBefore = replies.firstElementChild;
     const fromBottom = scroller.scrollHeight - scroller.scrollTop;
-    const rootModels = open.parent ? buildRoot([{ message: open.parent, status: 'sent' }], state) : [];
+    // The same entry while the root is the same message, so that it is not drawn again.
+    if (open.parent && (!rootEntry || rootEntry.message !== open.parent)) rootEntry = { message: open.parent, status: 'sent' };
+    const rootModels = open.parent && rootEntry ? buildRoot([rootEntry], state) : [];
     reconcile(rootList, rootModels, (model) => model.entry.message.id,
       (model) => createMessage(model, handlers), (node, model) => updateMessage(node, model, handlers));
     const items = buildReplies(open.order.map((/** @type {string} */ id) => open.byId[id]), state);
