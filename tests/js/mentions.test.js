@@ -41,4 +41,6 @@ test('a hidden page notifies of mentions and direct messages only', () => {
   assert.deepEqual(notificationFor(message('lunch?', direct.channel.cid), direct, 'alice'), { title: 'Bob', body: 'lunch?' });
   assert.equal(notificationFor(message('@bob talking to myself'), team, 'bob'), null); // one's own
   assert.equal(notificationFor(message('x'.repeat(300) + ' @alice'), team, 'alice')?.body.length, 200);
+  // A mention in a thread's reply notifies too, and says it is in a thread.
+  assert.deepEqual(notificationFor({ ...message('@alice can you?'), parent_id: 'root' }, team, 'alice'), { title: 'Bob in Weekend Hike (thread)', body: '@alice can you?' });
 });

@@ -107,10 +107,25 @@ export function createApi(csrf) {
       if (before) query.set('before', before);
       return request('GET', `${channelPath(cid)}/messages?${query}`);
     },
-    send: (/** @type {string} */ cid, /** @type {string} */ id, /** @type {string} */ text) => request('POST', `${channelPath(cid)}/messages`, { id, text }),
+    // A reply names its thread's root (`parent_id`).
+    send: (/** @type {string} */ cid, /** @type {string} */ id, /** @type {string} */ text, /** @type {string | null | undefined} */ parentId) =>
+      request('POST', `${channelPath(cid)}/messages`, parentId ? { id, text, parent_id: parentId } : { id, text }),
+    // A thread: its root and a page of replies, oldest first (a reply's id stands for its thread).
+    thread: (/** @type {string} */ id, /** @type {string | undefined} */ before) => {
+      const query = new URLSearchParams({ limit: '50' });
+      if (before) query.set('before', before);
+      return request('GET', `/api/messages/${encodeURIComponent(id)}/thread?${query}`);
+    },
+    markThreadRead: (/** @type {string} */ id) => request('POST', `/api/messages/${encodeURIComponent(id)}/thread/read`),
     markRead: (/** @type {string} */ cid, /** @type {string | undefined} */ messageId) => request('POST', `${channelPath(cid)}/read`, messageId ? { message_id: messageId } : {}),
     typing: (/** @type {string} */ cid, /** @type {boolean} */ typing) => request('POST', `${channelPath(cid)}/typing`, { typing }),
-    suggestions: (/** @type {string} */ cid, /** @type {string | undefined} */ tone) => request('GET', `${channelPath(cid)}/suggestions${tone ? `?tone=${tone}` : ''}`),
+    suggestions: (/** @type {string} */ cid, /** @type {string | undefined} */ tone, /** @type {string | undefined} */ thread) => {
+      const query = new URLSearchParams();
+      if (tone) query.set('tone', tone);
+      if (thread) query.set('thread', thread);
+      const text = query.toString();
+      return request('GET', `${channelPath(cid)}/suggestions${text ? `?${text}` : ''}`);
+    },
     refreshSession: () => request('POST', '/api/session/refresh'),
     signOutEverywhere: () => request('POST', '/api/session/everywhere'),
     changePassword: (/** @type {string} */ current, /** @type {string} */ next) =>

@@ -11,6 +11,8 @@ import { unavailability } from './session.js';
 import { ImageCache } from './images.js';
 import { SUGGESTIONS_KEY, TONE_KEY, VIEW_KEY, joinSecret, sessionEffects } from './session-effects.js';
 import { chatEffects } from './chat-effects.js';
+import { threadEffects } from './thread-effects.js';
+import { threadComposerKey } from './threads.js';
 import { featureEffects } from './feature-effects.js';
 import { assistantEffects } from './assistant-effects.js';
 import { AUTO_SEND_KEY, voiceEffects } from './voice-effects.js';
@@ -28,6 +30,7 @@ import { mountSuggestions } from './suggestions-view.js';
 import { mountComposer } from './composer-view.js';
 import { mountTools } from './tools-view.js';
 import { mountSummary } from './summary-view.js';
+import { mountThreadView } from './thread-view.js';
 import { mountDownload } from './download-view.js';
 import { mountAssistantSide } from './assistant-side-view.js';
 import { mountAssistantMessages } from './assistant-messages-view.js';
@@ -56,11 +59,14 @@ const chat = chatEffects(ctx, {
     session.setView('channels');
     features.dismissTool('channel'); // the draft goes back as written
     features.closeSummary();
+    features.closeThreadSummary();
   },
 });
+const thread = threadEffects(ctx, { deliver: chat.deliver, reloadChannelsSoon: chat.reloadChannelsSoon, beforeClose: features.closeThreadSummary });
 const session = sessionEffects(ctx, {
   loadChannels: chat.loadChannels,
-  loadSuggestions: chat.loadSuggestions,
+  // The open thread's chips follow the channel's (a new tone, suggestions turned back on).
+  loadSuggestions: async (cid) => { await Promise.all([chat.loadSuggestions(cid), thread.loadSuggestions()]); },
   offerDownload: features.offerDownload,
   showAssistant: () => assistant.show(),
 });
@@ -113,10 +119,18 @@ mountSidebar(store, {
 });
 byId('model-status').after(mountDownload(store, { start: features.startDownload },
   (state) => Boolean(state.session.model && state.session.model.reason === 'not_downloaded')));
-mountSearch(store, { run: features.runSearch, suggest: features.suggestSearches, open: chat.openMessage });
-mountChannelView(store, {
-  loadOlder: chat.loadOlder,
-  summarize: features.summarize,
+mountSearch(store, {
+  run: features.runSearch,
+  suggest: features.suggestSearches,
+  // A reply found opens its thread (it is not in the channel's list).
+  open: async (message) => {
+    if (!message.parent_id) return chat.openMessage(message);
+    if (store.getState().channels.current !== message.cid) await chat.openChannel(message.cid);
+    await thread.openThread(message.parent_id);
+  },
+});
+/** @type {import('./message-view.js').MessageHandlers} */
+const messageHandlers = {
   retry: (entry) => chat.deliver(entry.message),
   translate: (id) => features.translate(id),
   addToCalendar: features.addToCalendar,
@@ -126,9 +140,15 @@ mountChannelView(store, {
   remove: chat.deleteMessage,
   react: chat.react,
   openDirect: (user) => { chat.openDirect([user]); },
+  toggleHistory: chat.toggleHistory,
+  openThread: thread.openThread,
+};
+mountChannelView(store, {
+  ...messageHandlers,
+  loadOlder: chat.loadOlder,
+  summarize: features.summarize,
   addPerson: chat.addPerson,
   removeMember: chat.removeMember,
-  toggleHistory: chat.toggleHistory,
 });
 mountChannelSettings(store, { updateChannel: chat.updateChannel, leaveChannel: chat.leaveChannel });
 mountSummary(store, { summarize: features.summarize, close: features.closeSummary });
@@ -172,6 +192,41 @@ mountVoice(store, {
   tools: 'channel',
   handlers: voiceHandlers,
 });
+
+// ---- The thread panel ----------------------------------------------------------------------
+
+mountThreadView(store, {
+  ...messageHandlers,
+  close: thread.closeThread,
+  loadOlder: thread.loadOlder,
+  summarize: features.summarizeThread,
+  closeSummary: features.closeThreadSummary,
+});
+const threadComposer = byId('thread-composer', HTMLFormElement);
+const threadInput = byId('thread-input', HTMLTextAreaElement);
+/** @param {State} state */
+const threadKey = (state) => state.threads.open ? threadComposerKey(state.threads.open.id) : null;
+mountSuggestions(store, {
+  setTone: session.setTone,
+  insert: (text) => {
+    const key = threadKey(store.getState());
+    if (key) store.dispatch({ type: 'composer/insert', key, text });
+  },
+}, {
+  composer: threadComposer,
+  part: (state) => state.threadSuggestions,
+  open: (state) => state.threads.open !== null,
+  tone: false,
+  label: 'Suggested replies in this thread',
+});
+mountComposer(store, {
+  form: threadComposer,
+  textarea: threadInput,
+  key: threadKey,
+  tools: 'thread',
+  submit: (text) => { if (text.trim()) thread.send(text); },
+});
+mountMentionChoices(store, threadComposer, threadInput);
 
 // ---- The assistant -------------------------------------------------------------------------
 
@@ -239,7 +294,9 @@ mountVoice(store, {
 // ---- Page events ---------------------------------------------------------------------------
 
 document.addEventListener('visibilitychange', () => {
-  if (document.visibilityState === 'visible') chat.markRead();
+  if (document.visibilityState !== 'visible') return;
+  chat.markRead();
+  thread.markRead();
 });
 
 // A one-time link opens its page; otherwise the session this browser's cookie holds, if any.

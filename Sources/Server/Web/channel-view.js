@@ -6,12 +6,10 @@ import { button, byId, el, reconcile, setText } from './dom.js';
 import { watch } from './store.js';
 import { select } from './state.js';
 import { canRemove, channelTitle, currentSummary, isDirect, nameOf } from './channels.js';
-import { offersHistory } from './messages.js';
 import { unavailability } from './session.js';
-import { calendarView, translationView } from './actions.js';
-import { mentionsDate } from './dates.js';
 import { typingText } from './typing.js';
 import { createMessage, updateMessage } from './message-view.js';
+import { messageModelBuilder } from './message-models.js';
 
 /**
  * @typedef {import('./state.js').AppStore} AppStore
@@ -61,6 +59,13 @@ export function mountChannelView(store, handlers) {
   new ResizeObserver(() => { if (stickToBottom) scrollToBottom(); }).observe(scroller);
 
   watch(store, (state) => state.session.view, (shown) => { view.hidden = shown !== 'channels'; });
+  // The thread panel opening or closing narrows or widens the list: the reader at the bottom
+  // stays there (the browser's scroll anchoring would otherwise keep an older message in view).
+  watch(store, (state) => state.threads.open !== null, (_open, before) => {
+    if (before === undefined || !nearBottom()) return;
+    stickToBottom = true;
+    requestAnimationFrame(scrollToBottom);
+  });
   watch(store, (state) => state.session.connection, (text) => setText(status, text));
 
   watch(store, select((state) => [state.channels, state.session.model, state.session.admin], (channels, model, admin) => ({ channels, model, admin })), ({ channels, admin }) => {
@@ -101,7 +106,7 @@ export function mountChannelView(store, handlers) {
     setText(typing, typingText(Object.keys(until).map((id) => nameOf(channels, id))));
   });
 
-  const models = messageModels();
+  const models = messageModels(store);
   watch(store, models, (shown, before) => {
     const fresh = !before || before.cid !== shown.cid || before.items.length === 0;
     const follow = nearBottom() || shown.lastIsMine;
@@ -119,68 +124,20 @@ export function mountChannelView(store, handlers) {
 /**
  * The message models of the open channel, rebuilt only when what they show changed.
  *
+ * @param {AppStore} store
  * @returns {(state: State) => { cid: string | null, items: MessageModel[], hasMore: boolean, grew: boolean, lastIsMine: boolean }}
  */
-function messageModels() {
-  /** @type {Map<string, MessageModel>} */
-  let cache = new Map();
+function messageModels(store) {
+  const build = messageModelBuilder(false);
   let lastCount = 0;
   return select(
-    (state) => [state.messages, state.channels, state.session, state.actions, state.jobs],
-    (messages, channels, session, actions, jobs) => {
-      const me = session.me && session.me.id;
-      const unavailable = unavailability(session);
-      /** @type {Map<string, MessageModel>} */
-      const next = new Map();
-      const items = messages.order.map((id) => {
-        const entry = messages.byId[id];
-        const request = actions.translations[id];
-        const translation = request ? { ...translationView(request, jobs), code: request.code } : null;
-        const calendarRequest = actions.calendars[id];
-        const model = {
-          entry,
-          mine: entry.message.user_id === me,
-          me: me || null,
-          author: nameOf(channels, entry.message.user_id),
-          offersCalendar: mentionsDate(entry.message.text),
-          unavailable,
-          translation,
-          calendar: calendarRequest ? calendarView(calendarRequest, jobs) : null,
-          found: Boolean(messages.found && messages.found.id === id),
-          editing: messages.editing === id,
-          deleting: messages.deleting === id,
-          canDelete: entry.message.user_id === me || session.admin,
-          offersHistory: offersHistory(entry.message, me || null, session.admin),
-          history: messages.history && messages.history.id === id ? messages.history : null,
-          reactions: (entry.message.reactions || []).map((reaction) => ({
-            emoji: reaction.emoji,
-            count: reaction.count,
-            mine: Boolean(me && reaction.users.includes(me)),
-            names: reaction.users.map((user) => nameOf(channels, user)).join(', '),
-          })),
-        };
-        const old = cache.get(id);
-        const same = old && old.entry === model.entry && old.mine === model.mine && old.author === model.author &&
-          old.unavailable === model.unavailable && old.found === model.found && sameJSON(old.translation, model.translation) &&
-          sameJSON(old.calendar, model.calendar) && old.me === model.me && old.editing === model.editing && old.deleting === model.deleting &&
-          old.canDelete === model.canDelete && sameJSON(old.reactions, model.reactions) &&
-          old.offersHistory === model.offersHistory && old.history === model.history;
-        const kept = same && old ? old : model;
-        next.set(id, kept);
-        return kept;
-      });
-      cache = next;
+    (state) => [state.messages, state.channels, state.session, state.actions, state.jobs, state.threads.roots],
+    // The others are read from the state: listed so that a change of theirs draws again.
+    (messages, _channels, _session, _actions, _jobs, _roots) => {
+      const items = build(messages.order.map((id) => messages.byId[id]), store.getState());
       const grew = items.length > lastCount;
       lastCount = items.length;
       const last = items[items.length - 1];
       return { cid: messages.cid, items, hasMore: messages.hasMore, grew, lastIsMine: Boolean(last && last.mine) };
     });
-}
-
-/**
- * @param {unknown} a
- * @param {unknown} b
- */
-function sameJSON(a, b) {
-  return a === b || JSON.stringify(a) === JSON.stringify(b);
 }

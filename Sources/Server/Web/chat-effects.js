@@ -79,7 +79,7 @@ export function chatEffects(ctx, hooks) {
         type: 'summary/unread', cid,
         unread: unreadCount > 0 ? { after: (mine && mine.read.last_read_message_id) || null, count: unreadCount } : null,
       });
-      store.dispatch({ type: 'messages/page', cid, messages: page.messages, hasMore: page.has_more, older: false });
+      store.dispatch({ type: 'messages/page', cid, messages: page.messages, hasMore: page.has_more, older: false, unreadReplies: page.unread_replies });
       markRead();
     } catch (error) {
       ctx.fail(error);
@@ -98,7 +98,7 @@ export function chatEffects(ctx, hooks) {
     if (!cid || order.length === 0) return;
     try {
       const page = await ctx.api().messages(cid, order[0]);
-      store.dispatch({ type: 'messages/page', cid, messages: page.messages, hasMore: page.has_more, older: true });
+      store.dispatch({ type: 'messages/page', cid, messages: page.messages, hasMore: page.has_more, older: true, unreadReplies: page.unread_replies });
     } catch (error) {
       ctx.fail(error);
     }
@@ -145,14 +145,15 @@ export function chatEffects(ctx, hooks) {
   }
 
   /**
-   * Posts a message; a retry reuses its id, so the server stores it at most once.
+   * Posts a message (or a reply: one with `parent_id`); a retry reuses its id, so the server
+   * stores it at most once.
    *
    * @param {Message} message
    */
   async function deliver(message) {
     store.dispatch({ type: 'message/local', message, status: 'sending' });
     try {
-      const result = await ctx.api().send(message.cid, message.id, message.text);
+      const result = await ctx.api().send(message.cid, message.id, message.text, message.parent_id);
       store.dispatch({ type: 'message/local', message: result.message, status: 'sent' });
     } catch (error) {
       store.dispatch({ type: 'message/local', message, status: 'failed' });
@@ -387,10 +388,11 @@ export function chatEffects(ctx, hooks) {
     const event = action.event;
     const me = next.session.me && next.session.me.id;
     if (event.type === 'message.new') {
-      if (event.message.cid === next.channels.current && event.message.user_id !== me) markRead();
+      // A reply leaves the channel's read mark alone: it is read in its thread.
+      if (event.message.cid === next.channels.current && event.message.user_id !== me && !event.message.parent_id) markRead();
       notify(event.message, next);
-      reloadChannelsSoon();
-    } else if (event.type === 'message.read' && event.user_id === me) {
+      reloadChannelsSoon(); // unread counts, mentions, threads with news
+    } else if ((event.type === 'message.read' || event.type === 'thread.read') && event.user_id === me) {
       reloadChannelsSoon();
     } else if (event.type === 'member.added' || event.type === 'member.left' || event.type === 'channel.updated') {
       reloadChannelsSoon();
@@ -401,10 +403,10 @@ export function chatEffects(ctx, hooks) {
     }
   });
 
-  return { loadChannels, loadSuggestions, openChannel, loadOlder, openMessage, markRead, send, deliver, createChannel, loadDirectory, joinChannel, openDirect, addPerson, updateChannel, leaveChannel, removeMember, toggleHistory, editMessage, deleteMessage, react, noteTyping, stopTyping };
+  return { loadChannels, reloadChannelsSoon, loadSuggestions, openChannel, loadOlder, openMessage, markRead, send, deliver, createChannel, loadDirectory, joinChannel, openDirect, addPerson, updateChannel, leaveChannel, removeMember, toggleHistory, editMessage, deleteMessage, react, noteTyping, stopTyping };
 }
 
-function newMessageId() {
+export function newMessageId() {
   if (crypto.randomUUID) return crypto.randomUUID();
   const bytes = crypto.getRandomValues(new Uint8Array(16));
   return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');

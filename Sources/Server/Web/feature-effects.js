@@ -166,6 +166,29 @@ export function featureEffects(ctx) {
     store.dispatch({ type: 'summary/closed' });
   }
 
+  /** "Summarize thread" in the thread panel: the open thread, its root and newest replies. */
+  async function summarizeThread() {
+    const open = state().threads.open;
+    if (!open || unavailability(state().session)) return;
+    const running = state().threads.summary.jobId;
+    if (running && !FINISHED.has((state().jobs[running] || { status: 'queued' }).status)) cancelJob(running);
+    const nonce = ctx.nonce();
+    store.dispatch({ type: 'threadSummary/started', nonce });
+    await startJob(
+      () => ctx.api().summarize(open.cid, { thread: open.id }),
+      (jobId) => {
+        store.dispatch({ type: 'threadSummary/job', nonce, jobId });
+        return state().threads.summary.nonce === nonce;
+      },
+      (error) => store.dispatch({ type: 'threadSummary/failed', nonce, error }));
+  }
+
+  function closeThreadSummary() {
+    const { jobId } = state().threads.summary;
+    if (jobId && !FINISHED.has((state().jobs[jobId] || { status: 'queued' }).status)) cancelJob(jobId);
+    store.dispatch({ type: 'threadSummary/closed' });
+  }
+
   /** @param {string} query */
   async function runSearch(query) {
     const text = query.trim();
@@ -249,6 +272,7 @@ export function featureEffects(ctx) {
 
   return {
     cancelJob, runTool, replaceWithTool, retryTool, dismissTool, translate, addToCalendar, summarize, closeSummary,
+    summarizeThread, closeThreadSummary,
     runSearch, suggestSearches, offerDownload, startDownload,
   };
 }

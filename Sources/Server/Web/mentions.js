@@ -92,7 +92,8 @@ export function completeMention(text, caret, id) {
 
 /**
  * The browser notification a new message deserves while the page is hidden: a mention of the
- * reader, or anything in a direct message (a channel of two). Null for the rest.
+ * reader, or anything in a direct message (a channel of two), in a thread's replies as well.
+ * Null for the rest.
  *
  * @param {import('./types.js').Message} message
  * @param {import('./types.js').ChannelSummary | undefined} summary its channel, if listed
@@ -106,5 +107,7 @@ export function notificationFor(message, summary, me) {
   const author = (summary && summary.members.find((member) => member.id === message.user_id)) || null;
   const name = author ? author.name : message.user_id;
   const body = message.text.length > 200 ? `${message.text.slice(0, 199)}…` : message.text;
-  return { title: direct || !summary ? name : `${name} in ${summary.channel.name}`, body };
+  const title = direct || !summary ? name : `${name} in ${summary.channel.name}`;
+  // A reply in a thread says so: it is not in the channel's list.
+  return { title: message.parent_id ? `${title} (thread)` : title, body };
 }

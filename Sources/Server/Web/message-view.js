@@ -1,9 +1,10 @@
 // One message of a channel, drawn from its model and updated in place (the element stays the
 // same while the message lives, so whatever holds it keeps it): author, text (or the box that
 // edits it, or "message deleted"), when or how its sending went (with Retry) and whether it was
-// edited, its reactions, and under it Translate, Add to calendar, React, the author's Edit and
+// edited, its reactions, a thread's root its "2 replies · 1 new" (which opens the thread), and
+// under it Reply (a top-level message), Translate, Add to calendar, React, the author's Edit and
 // Delete, History (an edited message's earlier versions, for its author and administrators), and
-// their results.
+// their results. Replies in the thread panel are drawn by the same functions.
 
 import { button, el, modelLabel, setText } from './dom.js';
 import { describeEvent } from './actions.js';
@@ -29,6 +30,9 @@ import { versions } from './messages.js';
  * @property {boolean} offersHistory edited, and the reader's own (or the reader is an administrator)
  * @property {import('./messages.js').EditHistory | null} history its earlier versions, while shown
  * @property {Array<{ emoji: string, count: number, mine: boolean, names: string }>} reactions
+ * @property {boolean} offersReply a top-level message that stands, in the channel's list
+ * @property {string} replies a thread root's line ("2 replies · 1 new"; '' for none)
+ * @property {boolean} newReplies the thread has replies the reader has not read
  *
  * @typedef {object} MessageHandlers
  * @property {(entry: MessageEntry) => void} retry
@@ -41,6 +45,7 @@ import { versions } from './messages.js';
  * @property {(id: string, emoji: string, adding: boolean) => void} react
  * @property {(user: string) => void} openDirect a direct message with the author
  * @property {(id: string) => void} toggleHistory shows or hides the earlier versions
+ * @property {(id: string) => void} openThread opens the thread of this root in the side panel
  */
 
 /** The emoji the React menu offers. */
@@ -84,6 +89,8 @@ export function updateMessage(item, model, handlers) {
   drawText(/** @type {HTMLElement} */ (item.children[1]), model, handlers);
   if (!before || before.entry !== entry) drawMeta(/** @type {HTMLElement} */ (item.children[2]), entry, handlers);
   if (entry.status !== 'sent') return;
+  // A deleted root keeps its thread: its replies still stand.
+  drawThreadLink(item, model, handlers);
   if (deleted) {
     for (const node of item.querySelectorAll(':scope > .message-actions, :scope > .reactions, :scope > .translation, :scope > .calendar, :scope > .history')) node.remove();
     return;
@@ -92,6 +99,7 @@ export function updateMessage(item, model, handlers) {
   let row = /** @type {HTMLElement | null} */ (item.querySelector(':scope > .message-actions'));
   if (!row) {
     row = el('div', 'message-actions');
+    if (model.offersReply) row.append(action('reply', button('Reply', () => handlers.openThread(message.id), 'link')));
     row.append(action('translate', button('Translate', () => handlers.translate(message.id), 'link')));
     if (model.offersCalendar) row.append(action('calendar', button('Add to calendar', () => handlers.addToCalendar(message.id), 'link')));
     row.append(reactMenu(message.id, handlers));
@@ -113,6 +121,30 @@ export function updateMessage(item, model, handlers) {
   if (model.calendar && (!before || before.calendar !== model.calendar)) drawCalendar(box(item, row, 'calendar'), model.calendar);
   if (!model.history) item.querySelector(':scope > .history')?.remove();
   else if (!before || before.history !== model.history || before.entry !== entry) drawHistory(box(item, row, 'history'), model);
+}
+
+/**
+ * A thread root's "2 replies · 1 new" under its text (before the actions), which opens the
+ * thread; absent while nobody replied.
+ *
+ * @param {HTMLElement} item
+ * @param {MessageModel} model
+ * @param {MessageHandlers} handlers
+ */
+function drawThreadLink(item, model, handlers) {
+  let link = /** @type {HTMLButtonElement | null} */ (item.querySelector(':scope > .thread-link'));
+  if (!model.replies) {
+    if (link) link.remove();
+    return;
+  }
+  if (!link) {
+    const id = model.entry.message.id;
+    link = button('', () => handlers.openThread(id), 'link thread-link');
+    item.insertBefore(link, item.querySelector(':scope > .message-actions'));
+  }
+  setText(link, model.replies);
+  link.classList.toggle('has-new', model.newReplies);
+  link.setAttribute('aria-label', `${model.replies}: open the thread`);
 }
 
 /**

@@ -1,6 +1,7 @@
-// The open channel's messages, oldest first: those from the server, and the reader's own while
-// they are being sent or after they failed (kept with their id, so a retry is stored once); and
-// the one edited message whose earlier versions are shown.
+// The open channel's top-level messages, oldest first: those from the server, and the reader's
+// own while they are being sent or after they failed (kept with their id, so a retry is stored
+// once); and the one edited message whose earlier versions are shown. Replies live in their
+// threads (threads.js), never in this list; editing, deleting and history apply to them too.
 
 import { leftChannel } from './channels.js';
 
@@ -33,7 +34,7 @@ import { leftChannel } from './channels.js';
  * @property {string} from when it was written (the message's creation, or the edit that made it)
  * @property {string | null} until when an edit replaced it (null: the text it has now)
  *
- * @typedef {{ type: 'messages/page', cid: string, messages: Message[], hasMore: boolean, older: boolean }
+ * @typedef {{ type: 'messages/page', cid: string, messages: Message[], hasMore: boolean, older: boolean, unreadReplies?: import('./types.js').ThreadUnread[] }
  *   | { type: 'message/local', message: Message, status: DeliveryStatus }
  *   | { type: 'messages/found', id: string, nonce: number }
  *   | { type: 'messages/foundCleared', nonce: number }
@@ -89,7 +90,7 @@ export function messages(state, action, root) {
     case 'messages/foundCleared':
       return state.found && state.found.nonce === action.nonce ? { ...state, found: null } : state;
     case 'history/requested':
-      return state.byId[action.id] ? { ...state, history: { id: action.id, status: 'loading', edits: [], error: '' } } : state;
+      return state.byId[action.id] || openReply(root, action.id) ? { ...state, history: { id: action.id, status: 'loading', edits: [], error: '' } } : state;
     case 'history/loaded':
       if (!state.history || state.history.id !== action.id) return state;
       return { ...state, history: { id: action.id, status: 'done', edits: action.edits, error: '' } };
@@ -112,12 +113,23 @@ export function messages(state, action, root) {
  * @returns {MessagesState}
  */
 function upsert(state, message, status) {
-  if (message.cid !== state.cid) return state;
+  if (message.cid !== state.cid || message.parent_id) return state;
   const known = state.byId[message.id];
   // What the server stored wins over the page's own copy, and a late "sending" never hides it.
   if (known && known.status === 'sent' && status !== 'sent') return state;
   const byId = { ...state.byId, [message.id]: { message, status } };
   return { ...state, byId, order: known ? state.order : [...state.order, message.id] };
+}
+
+/**
+ * Whether `id` is a reply shown in the open thread (its history is shown as a message's is).
+ *
+ * @param {State | undefined} root
+ * @param {string} id
+ */
+function openReply(root, id) {
+  const open = root && root.threads.open;
+  return Boolean(open && open.byId[id]);
 }
 
 /**
@@ -130,17 +142,34 @@ function upsert(state, message, status) {
  */
 function replace(state, message) {
   const known = state.byId[message.id];
-  if (message.cid !== state.cid || !known) return state;
+  if (message.cid !== state.cid) return state;
+  // A reply (shown in its thread) is not in the list, but its edit box or history may be open.
+  if (!known) return message.deleted_at ? forget(state, message.id) : state;
   // Events and answers may arrive in either order: an older copy never replaces a newer one.
   if (known.message.deleted_at && !message.deleted_at) return state;
   const gone = Boolean(message.deleted_at);
   return {
-    ...state,
+    ...forget(state, gone ? message.id : ''),
     byId: { ...state.byId, [message.id]: { message, status: 'sent' } },
-    editing: gone && state.editing === message.id ? null : state.editing,
-    deleting: gone && state.deleting === message.id ? null : state.deleting,
+  };
+}
+
+/**
+ * Without the edit box, the deletion question or the history of a message that is gone.
+ *
+ * @param {MessagesState} state
+ * @param {string} id
+ * @returns {MessagesState}
+ */
+function forget(state, id) {
+  const history = state.history && state.history.id === id ? null : state.history;
+  if (state.editing !== id && state.deleting !== id && history === state.history) return state;
+  return {
+    ...state,
+    editing: state.editing === id ? null : state.editing,
+    deleting: state.deleting === id ? null : state.deleting,
     // A deletion takes the edits with it.
-    history: gone && state.history && state.history.id === message.id ? null : state.history,
+    history,
   };
 }
 

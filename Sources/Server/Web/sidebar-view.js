@@ -1,4 +1,5 @@
-// The sidebar: who is signed in, the channel list with unread counts, the Assistant button,
+// The sidebar: who is signed in, the channel list with unread counts (and a marker for threads
+// the reader follows with unread replies), the Assistant button,
 // the "Suggest replies" toggle, "Translate to", and the line about the model.
 
 import { button, byId, el, option, reconcile, setText } from './dom.js';
@@ -111,4 +112,18 @@ function drawChannel(item, summary, current, me) {
     setText(mark, `@${mentions}`);
     mark.setAttribute('aria-label', `${mentions} unread ${mentions === 1 ? 'mention' : 'mentions'}`);
   } else if (mark) mark.remove();
+  // Followed threads with unread replies, before the rest: shown in the open channel too, since
+  // opening a channel reads its messages, not its threads.
+  const threads = summary.unread_threads || 0;
+  let marker = open.querySelector('.threads-badge');
+  if (threads > 0) {
+    if (!marker) {
+      marker = el('span', 'threads-badge');
+      open.insertBefore(marker, open.querySelector('.mentions, .unread'));
+    }
+    const words = `${threads} ${threads === 1 ? 'thread' : 'threads'}`;
+    setText(marker, words);
+    marker.setAttribute('aria-label', `${words} with unread replies`);
+    marker.setAttribute('title', `${words} with unread replies`);
+  } else if (marker) marker.remove();
 }

@@ -13,8 +13,9 @@ import { initialPeople, people } from './people.js';
 import { initialPlayground, playground } from './playground.js';
 import { initialSearch, search } from './search.js';
 import { initialSession, session } from './session.js';
-import { initialSuggestions, suggestions } from './suggestions.js';
+import { initialSuggestions, suggestions, threadSuggestions } from './suggestions.js';
 import { initialSummary, summary } from './summary.js';
+import { initialThreads, threads } from './threads.js';
 import { initialTools, tools } from './tools.js';
 import { typing } from './typing.js';
 import { initialVoice, voice } from './voice.js';
@@ -26,7 +27,9 @@ import { combine } from './store.js';
  * @property {import('./channels.js').ChannelsState} channels
  * @property {import('./messages.js').MessagesState} messages
  * @property {import('./typing.js').TypingState} typing
- * @property {import('./suggestions.js').SuggestionsState} suggestions
+ * @property {import('./suggestions.js').SuggestionsState} suggestions the channel's chips
+ * @property {import('./threads.js').ThreadsState} threads
+ * @property {import('./suggestions.js').SuggestionsState} threadSuggestions the open thread's chips
  * @property {import('./composer.js').ComposerState} composer
  * @property {import('./tools.js').ToolsState} tools
  * @property {import('./jobs.js').JobsState} jobs
@@ -50,6 +53,7 @@ import { combine } from './store.js';
  *   | import('./messages.js').MessagesAction
  *   | import('./typing.js').TypingAction
  *   | import('./suggestions.js').SuggestionsAction
+ *   | import('./threads.js').ThreadsAction
  *   | import('./composer.js').ComposerAction
  *   | import('./tools.js').ToolsAction
  *   | import('./jobs.js').JobsAction
@@ -82,6 +86,8 @@ export function initialState(saved = {}) {
     messages: initialMessages,
     typing: {},
     suggestions: initialSuggestions(saved.tone),
+    threads: initialThreads,
+    threadSuggestions: initialSuggestions(saved.tone),
     composer: initialComposer,
     tools: initialTools,
     jobs: {},
@@ -108,6 +114,8 @@ export function reducer(state, action) {
     messages: messages(state.messages, action, state),
     typing: typing(state.typing, action, state),
     suggestions: suggestions(state.suggestions, action, state),
+    threads: threads(state.threads, action, state),
+    threadSuggestions: threadSuggestions(state.threadSuggestions, action, state),
     composer: composer(state.composer, action),
     tools: tools(state.tools, action),
     jobs: jobs(state.jobs, action),

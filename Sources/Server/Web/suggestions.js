@@ -4,6 +4,10 @@
 // pending answer for another state of the conversation (another signature) is dropped; so is a
 // late "pending" for a set already shown. The row is absent whenever there is nothing to show.
 //
+// The channel's row and the open thread's row are two of these states (`parent` null, or the
+// thread's root): each takes only the snapshots, partials and messages of its own conversation,
+// so a thread's chips never replace the channel's, nor the other way round.
+//
 // Time to the first visible chip (from the moment suggestions were asked for or expected) and
 // to the finished set are kept in `timings`, for the page's tests and anyone curious.
 
@@ -17,6 +21,7 @@
  * @typedef {{ signature: string | null | undefined, firstChipMs: number, setMs: number, streamed: boolean }} Timing
  * @typedef {object} SuggestionsState
  * @property {string | null} cid the open channel
+ * @property {string | null} parent the open thread's root (null: the channel's own row)
  * @property {SuggestionSnapshot | null} last the last snapshot applied for `cid`
  * @property {ShownRow | null} shown what the row shows; null: no row
  * @property {Tone} tone
@@ -25,8 +30,8 @@
  * @property {Timing[]} timings
  *
  * @typedef {{ type: 'suggestions/snapshot', snapshot: SuggestionSnapshot, at: number }
- *   | { type: 'suggestions/failed', cid: string }
- *   | { type: 'suggestions/clear', cid: string }
+ *   | { type: 'suggestions/failed', cid: string, parent?: string | null }
+ *   | { type: 'suggestions/clear', cid: string, parent?: string | null }
  *   | { type: 'suggestions/tone', tone: Tone, at: number }
  *   | { type: 'suggestions/reopen', at: number }} SuggestionsAction
  */
@@ -39,7 +44,50 @@ export const MAX_CHIPS = 3;
  * @returns {SuggestionsState}
  */
 export function initialSuggestions(tone = 'casual') {
-  return { cid: null, last: null, shown: null, tone, waitingSince: null, firstChipAt: null, timings: [] };
+  return { cid: null, parent: null, last: null, shown: null, tone, waitingSince: null, firstChipAt: null, timings: [] };
+}
+
+/**
+ * The chips of the open thread: opened with it, gone when it closes or the channel changes.
+ *
+ * @param {SuggestionsState} state
+ * @param {Action} action
+ * @param {State} root the state before this action
+ * @returns {SuggestionsState}
+ */
+export function threadSuggestions(state, action, root) {
+  switch (action.type) {
+    case 'thread/opened':
+      return open({ ...state, cid: action.cid, parent: action.id }, enabledFor(action, root), action.at);
+    case 'thread/closed':
+    case 'channel/opened':
+    case 'channel/left':
+      return state.parent === null ? state : { ...initialSuggestions(state.tone), timings: state.timings };
+    case 'suggestions/tone':
+      return state.parent === null ? { ...state, tone: action.tone } : conversation(state, action, root);
+    default:
+      return state.parent === null && action.type !== 'session/signedOut' ? state : conversation(state, action, root);
+  }
+}
+
+/**
+ * @param {Action} action
+ * @param {State} root
+ */
+function enabledFor(action, root) {
+  return root.session.suggestionsAvailable &&
+    (action.type === 'session/suggestionsWanted' ? action.wanted : root.session.suggestionsWanted);
+}
+
+/**
+ * Whether a snapshot, a frame or a message belongs to this row's conversation.
+ *
+ * @param {SuggestionsState} state
+ * @param {string} cid
+ * @param {string | null | undefined} parent
+ */
+function ours(state, cid, parent) {
+  return cid === state.cid && (parent || null) === state.parent;
 }
 
 /**
@@ -49,11 +97,21 @@ export function initialSuggestions(tone = 'casual') {
  * @returns {SuggestionsState}
  */
 export function suggestions(state, action, root) {
-  const enabled = root.session.suggestionsAvailable &&
-    (action.type === 'session/suggestionsWanted' ? action.wanted : root.session.suggestionsWanted);
+  if (action.type === 'channel/opened') return open({ ...state, cid: action.cid, parent: null }, enabledFor(action, root), action.at);
+  return conversation(state, action, root);
+}
+
+/**
+ * What one row (the channel's or a thread's) answers.
+ *
+ * @param {SuggestionsState} state
+ * @param {Action} action
+ * @param {State} root the state before this action
+ * @returns {SuggestionsState}
+ */
+function conversation(state, action, root) {
+  const enabled = enabledFor(action, root);
   switch (action.type) {
-    case 'channel/opened':
-      return open({ ...state, cid: action.cid }, enabled, action.at);
     case 'suggestions/tone':
       return state.cid ? open({ ...state, tone: action.tone }, enabled, action.at) : { ...state, tone: action.tone };
     case 'suggestions/reopen':
@@ -65,15 +123,15 @@ export function suggestions(state, action, root) {
     case 'suggestions/snapshot':
       return enabled ? apply(state, action.snapshot, action.at) : state;
     case 'suggestions/failed':
-      return action.cid === state.cid ? { ...state, shown: null } : state;
+      return ours(state, action.cid, action.parent) ? { ...state, shown: null } : state;
     case 'suggestions/clear':
-      return clear(state, action.cid);
+      return ours(state, action.cid, action.parent) ? clear(state, action.cid) : state;
     case 'server/event': {
       const event = action.event;
       if (!enabled) return state;
       if (event.type === 'suggestions.updated') return apply(state, event, action.at);
       if (event.type === 'suggestions.partial') return partial(state, event, action.at);
-      if (event.type === 'message.new' && event.message.cid === state.cid) {
+      if (event.type === 'message.new' && ours(state, event.message.cid, event.message.parent_id)) {
         const mine = root.session.me !== null && event.message.user_id === root.session.me.id;
         return mine ? clear(state, event.message.cid) : expect(state, action.at);
       }
@@ -106,7 +164,7 @@ function open(state, enabled, at) {
 function expect(state, at) {
   return {
     ...state,
-    last: { cid: /** @type {string} */ (state.cid), status: 'pending', signature: null },
+    last: { cid: /** @type {string} */ (state.cid), status: 'pending', signature: null, parent_id: state.parent },
     shown: row(state, 'pending', [], ''),
     waitingSince: at,
     firstChipAt: null,
@@ -122,20 +180,20 @@ function expect(state, at) {
  */
 function clear(state, cid) {
   if (cid !== state.cid) return state;
-  return { ...state, last: { cid, status: 'none', signature: null }, shown: null };
+  return { ...state, last: { cid, status: 'none', signature: null, parent_id: state.parent }, shown: null };
 }
 
 /**
  * The chips so far for the conversation as it is now (`suggestions.partial`).
  *
  * @param {SuggestionsState} state
- * @param {{ cid: string, signature: string, suggestions: string[] }} frame
+ * @param {{ cid: string, signature: string, suggestions: string[], parent_id?: string | null }} frame
  * @param {number} at
  * @returns {SuggestionsState}
  */
 function partial(state, frame, at) {
   const last = state.last;
-  if (frame.cid !== state.cid || !last || last.status !== 'pending') return state;
+  if (!ours(state, frame.cid, frame.parent_id) || !last || last.status !== 'pending') return state;
   if (last.signature && frame.signature !== last.signature) return state; // another state's chips
   const chips = (frame.suggestions || []).slice(0, MAX_CHIPS);
   if (chips.length === 0) return state;
@@ -152,7 +210,7 @@ function partial(state, frame, at) {
  * @returns {SuggestionsState}
  */
 function apply(state, snapshot, at) {
-  if (!snapshot || snapshot.cid !== state.cid) return state;
+  if (!snapshot || !ours(state, snapshot.cid, snapshot.parent_id)) return state;
   const last = state.last;
   // A late "pending" answer must not hide chips that already arrived for the same state.
   if (snapshot.status === 'pending' && last && last.signature === snapshot.signature && last.status !== 'pending') {

@@ -83,9 +83,9 @@ export function summaryRequest(choice, unread) {
 }
 
 /**
- * What the panel shows.
+ * What the panel shows (the channel's, or the thread panel's: any summary with a job).
  *
- * @param {SummaryState} state
+ * @param {{ jobId: string | null, error: string | null }} state
  * @param {JobsState} jobs
  */
 export function summaryView(state, jobs) {

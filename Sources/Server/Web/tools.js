@@ -11,7 +11,8 @@ import { FINISHED, jobError, jobModel, jobPhase, jobText } from './jobs.js';
  * @typedef {import('./jobs.js').JobsState} JobsState
  * @typedef {import('./state.js').Action} Action
  *
- * @typedef {'channel' | 'assistant'} ToolComposer
+ * @typedef {'channel' | 'assistant' | 'thread'} ToolComposer the thread panel's composer has no
+ *   writing tools yet: its session stays null
  * @typedef {object} ToolSession
  * @property {number} nonce tells this session's answers from an earlier one's
  * @property {string} key the draft it works on (composer.js)
@@ -36,7 +37,7 @@ import { FINISHED, jobError, jobModel, jobPhase, jobText } from './jobs.js';
  */
 
 /** @type {ToolsState} */
-export const initialTools = { channel: null, assistant: null };
+export const initialTools = { channel: null, assistant: null, thread: null };
 
 /**
  * @param {ToolsState} state

@@ -10,10 +10,16 @@
  * @typedef {{ emoji: string, count: number, users: string[] }} Reaction
  * @typedef {{ text: string, edited_at: string }} MessageEdit the text a message had before an edit, and when it was edited
  * @typedef {{ id: string, cid: string, user_id: string, text: string, created_at: string, parent_id?: string | null,
- *   edited_at?: string, deleted_at?: string, reactions?: Reaction[] }} Message
- * @typedef {{ channel: Channel, members: User[], unread_count: number, unread_mentions?: number, last_message?: Message | null }} ChannelSummary
+ *   edited_at?: string, deleted_at?: string, reactions?: Reaction[], reply_count?: number, last_reply_at?: string }} Message
+ *   reply_count, last_reply_at: on a thread's root (absent when nobody replied)
+ * @typedef {{ channel: Channel, members: User[], unread_count: number, unread_mentions?: number, unread_threads?: number, last_message?: Message | null }} ChannelSummary
+ *   unread_count: top-level messages; unread_threads: followed threads with unread replies
  * @typedef {{ channel: Channel, members: Member[] }} ChannelDetail
- * @typedef {{ messages: Message[], has_more: boolean }} MessagePage
+ * @typedef {{ parent_id: string, count: number }} ThreadUnread
+ * @typedef {{ messages: Message[], has_more: boolean, unread_replies?: ThreadUnread[] }} MessagePage
+ *   a channel's page holds its top-level messages; unread_replies: followed threads on it with unread replies
+ * @typedef {{ parent: Message, messages: Message[], has_more: boolean, unread: number, following: boolean }} ThreadPage
+ *   GET /api/messages/{id}/thread: the root and a page of replies, oldest first; unread: before this read
  * @typedef {{ id: string, title: string }} WritingToolInfo
  * @typedef {{ code: string, name: string }} Language
  *
@@ -50,6 +56,7 @@
  * @property {string[]} [suggestions]
  * @property {string | null} [signature]
  * @property {string | null} [model]
+ * @property {string | null} [parent_id] the thread's root, for a thread's chips (absent for the channel's)
  *
  * @typedef {'queued' | 'running' | 'done' | 'failed' | 'cancelled'} JobStatus
  * @typedef {object} Job A model job's snapshot (`job.updated` frames, GET /api/jobs/{id}).
@@ -133,13 +140,14 @@
  * @typedef {{ type: 'message.read', seq?: number, cid: string, user_id: string, read?: ReadState }} MessageReadEvent
  * @typedef {{ type: 'typing.start' | 'typing.stop', seq?: number, cid: string, user_id: string }} TypingEvent
  * @typedef {{ type: 'suggestions.updated', seq?: number } & SuggestionSnapshot} SuggestionsEvent
- * @typedef {{ type: 'suggestions.partial', cid: string, signature: string, suggestions: string[] }} SuggestionsPartialFrame
+ * @typedef {{ type: 'suggestions.partial', cid: string, signature: string, suggestions: string[], parent_id?: string | null }} SuggestionsPartialFrame
+ * @typedef {{ type: 'thread.read', seq?: number, cid: string, user_id: string, parent_id: string }} ThreadReadEvent
  * @typedef {{ type: 'job.updated', job: Job }} JobFrame
  * @typedef {{ type: 'assistant.updated', conversation_id: string, turn: Turn, context?: ContextUse | null }} AssistantUpdatedFrame
  * @typedef {{ type: 'assistant.replies', conversation_id: string, message_id: string, replies: string[] }} AssistantRepliesFrame
  * @typedef {{ type: 'assistant.conversation', conversation: Conversation }} AssistantConversationFrame
  *
- * @typedef {MessageNewEvent | MessageChangedEvent | MemberEvent | ChannelUpdatedEvent | MessageReadEvent | TypingEvent | SuggestionsEvent | SuggestionsPartialFrame | JobFrame
+ * @typedef {MessageNewEvent | MessageChangedEvent | MemberEvent | ChannelUpdatedEvent | MessageReadEvent | ThreadReadEvent | TypingEvent | SuggestionsEvent | SuggestionsPartialFrame | JobFrame
  *   | AssistantUpdatedFrame | AssistantRepliesFrame | AssistantConversationFrame} ServerEvent
  * @typedef {ServerEvent | HelloFrame | ResyncFrame | PongFrame | ErrorFrame} Frame
  */
