@@ -4,7 +4,7 @@
 // thumbnail, which opens the full image in a new tab, anything else as a download link with its
 // name and size. Names are text, always.
 
-import { button, el, setText } from './dom.js';
+import { button, el, icon, setText } from './dom.js';
 import { watch } from './store.js';
 import { filesOf, fileURL, humanSize, isImage, isUploading } from './attachments.js';
 
@@ -33,7 +33,8 @@ export function mountAttachments(store, binding) {
   input.multiple = true;
   input.hidden = true;
   input.className = 'attach-input';
-  const attach = button('📎', () => input.click(), 'attach');
+  const attach = button('', () => input.click(), 'attach');
+  attach.append(paperclip());
   attach.setAttribute('aria-label', 'Attach files');
   attach.title = 'Attach files (up to 10 MB each)';
   /** @param {File[]} files */
@@ -90,6 +91,14 @@ export function mountAttachments(store, binding) {
   watch(store, (state) => binding.key(state), (current) => { attach.disabled = !current; });
 }
 
+/** A paperclip, drawn in the button's text colour (an emoji has no font on some systems). */
+function paperclip() {
+  return icon([['path', {
+    d: 'M20.5 11.5l-8.6 8.6a5.5 5.5 0 0 1-7.8-7.8l8.9-8.9a3.7 3.7 0 0 1 5.2 5.2l-8.9 8.9a1.8 1.8 0 0 1-2.6-2.6l8.2-8.2',
+    fill: 'none', stroke: 'currentColor', 'stroke-width': '2', 'stroke-linecap': 'round', 'stroke-linejoin': 'round',
+  }]]);
+}
+
 /**
  * One waiting file.
  *
@@ -100,14 +109,18 @@ export function mountAttachments(store, binding) {
 function chip(file, handlers, key) {
   const item = el('li', `pending-file ${file.status}`);
   item.dataset.status = file.status;
-  const preview = handlers.preview(file.local);
+  // A refused "image" may be no image at all: it shows its kind, as a picture that cannot be
+  // drawn does.
+  const preview = file.status === 'failed' ? null : handlers.preview(file.local);
+  const kind = el('span', 'file-kind', kindOf(file.name));
   if (preview) {
     const image = el('img', 'pending-thumbnail');
-    image.src = preview;
     image.alt = '';
+    image.addEventListener('error', () => image.replaceWith(kind));
+    image.src = preview;
     item.append(image);
   } else {
-    item.append(el('span', 'file-kind', kindOf(file.name)));
+    item.append(kind);
   }
   const about = el('span', 'pending-about');
   about.append(el('span', 'file-name', file.name), el('span', 'file-size', humanSize(file.size)));
