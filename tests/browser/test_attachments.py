@@ -241,6 +241,15 @@ def test_deleting_the_message_removes_its_image(pair):
     message_id = mine.get_attribute("data-id")
     attachment_id = mine.find_element(By.CSS_SELECTOR, "a.attachment-image").get_attribute("data-attachment-id")
     assert fetch_status(bob, f"/api/attachments/{attachment_id}") == 200
+    # An edit keeps the picture.
+    mine.find_element(By.CSS_SELECTOR, "[data-action='edit']").click()
+    box = wait(alice, lambda d: item_by_id(d, message_id).find_element(By.CSS_SELECTOR, "form.edit textarea"))
+    box.send_keys(Keys.CONTROL, "a")
+    box.send_keys(f"The trail map, updated {STAMP}", Keys.ENTER)
+    wait(bob, lambda d: item_by_id(d, message_id).find_element(By.CSS_SELECTOR, ".text").text == f"The trail map, updated {STAMP}",
+         message="bob did not see the edit")
+    assert loaded_thumbnail(item_by_id(bob, message_id)), "the edit lost the picture"
+    mine = item_by_id(alice, message_id)
     mine.find_element(By.CSS_SELECTOR, "[data-action='delete']").click()
     confirm = wait(alice, lambda d: item_by_id(d, message_id).find_element(By.CSS_SELECTOR, ".confirm"))
     confirm.find_element(By.XPATH, ".//button[normalize-space()='Yes, delete']").click()
