@@ -107,9 +107,34 @@ export function createApi(csrf) {
       if (before) query.set('before', before);
       return request('GET', `${channelPath(cid)}/messages?${query}`);
     },
-    // A reply names its thread's root (`parent_id`).
-    send: (/** @type {string} */ cid, /** @type {string} */ id, /** @type {string} */ text, /** @type {string | null | undefined} */ parentId) =>
-      request('POST', `${channelPath(cid)}/messages`, parentId ? { id, text, parent_id: parentId } : { id, text }),
+    // A reply names its thread's root (`parent_id`); files uploaded before go by their ids.
+    send: (/** @type {string} */ cid, /** @type {string} */ id, /** @type {string} */ text, /** @type {string | null | undefined} */ parentId,
+      /** @type {string[]} */ attachmentIds = []) =>
+      request('POST', `${channelPath(cid)}/messages`, {
+        id, text, ...(parentId ? { parent_id: parentId } : {}), ...(attachmentIds.length ? { attachment_ids: attachmentIds } : {}),
+      }),
+    // A file for the reader's next message in the channel: the body is the file, with its own
+    // type (the server trusts the bytes, and refuses an "image" whose bytes are not one).
+    uploadAttachment: async (/** @type {string} */ cid, /** @type {File} */ file) => {
+      let response;
+      try {
+        response = await fetch(`${channelPath(cid)}/attachments?${new URLSearchParams({ name: file.name || 'file' })}`, {
+          method: 'POST',
+          headers: withCSRF({ 'Content-Type': file.type || 'application/octet-stream' }),
+          body: file,
+          credentials: 'same-origin',
+        });
+      } catch {
+        throw new ApiError(0, 'network', 'The server cannot be reached.');
+      }
+      return readJSON(response);
+    },
+    // A message's file (or its thumbnail), fetched with the session and shown through a blob: URL.
+    attachmentFile: async (/** @type {string} */ id, /** @type {boolean} */ thumbnail) => {
+      const response = await fetch(`/api/attachments/${encodeURIComponent(id)}${thumbnail ? '/thumbnail' : ''}`, { headers: withCSRF(), credentials: 'same-origin' });
+      if (!response.ok) throw new ApiError(response.status, 'http_error', `The file cannot be shown (HTTP ${response.status}).`);
+      return response.blob();
+    },
     // A thread: its root and a page of replies, oldest first (a reply's id stands for its thread).
     thread: (/** @type {string} */ id, /** @type {string | undefined} */ before) => {
       const query = new URLSearchParams({ limit: '50' });

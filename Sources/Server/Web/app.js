@@ -13,6 +13,7 @@ import { SUGGESTIONS_KEY, TONE_KEY, VIEW_KEY, joinSecret, sessionEffects } from 
 import { chatEffects } from './chat-effects.js';
 import { threadEffects } from './thread-effects.js';
 import { threadComposerKey } from './threads.js';
+import { attachmentEffects } from './attachment-effects.js';
 import { featureEffects } from './feature-effects.js';
 import { assistantEffects } from './assistant-effects.js';
 import { AUTO_SEND_KEY, voiceEffects } from './voice-effects.js';
@@ -28,6 +29,7 @@ import { mountChannelView } from './channel-view.js';
 import { mountChannelSettings } from './channel-settings-view.js';
 import { mountSuggestions } from './suggestions-view.js';
 import { mountComposer } from './composer-view.js';
+import { mountAttachments } from './attachment-view.js';
 import { mountTools } from './tools-view.js';
 import { mountSummary } from './summary-view.js';
 import { mountThreadView } from './thread-view.js';
@@ -63,6 +65,15 @@ const chat = chatEffects(ctx, {
   },
 });
 const thread = threadEffects(ctx, { deliver: chat.deliver, reloadChannelsSoon: chat.reloadChannelsSoon, beforeClose: features.closeThreadSummary });
+// A composer's files go to its channel: the channel's own, or the open thread's.
+const files = attachmentEffects(ctx, {
+  cidOf: (key) => {
+    const { channels, threads } = store.getState();
+    if (threads.open && key === threadComposerKey(threads.open.id)) return threads.open.cid;
+    return key === channels.current ? key : null;
+  },
+});
+const fileHandlers = { attach: files.attach, remove: files.remove, preview: files.preview };
 const session = sessionEffects(ctx, {
   loadChannels: chat.loadChannels,
   // The open thread's chips follow the channel's (a new tone, suggestions turned back on).
@@ -142,6 +153,7 @@ const messageHandlers = {
   openDirect: (user) => { chat.openDirect([user]); },
   toggleHistory: chat.toggleHistory,
   openThread: thread.openThread,
+  picture: files.picture,
 };
 mountChannelView(store, {
   ...messageHandlers,
@@ -165,9 +177,10 @@ mountComposer(store, {
   textarea: byId('message-input', HTMLTextAreaElement),
   key: (state) => state.channels.current,
   tools: 'channel',
-  submit: (text) => { if (text.trim()) chat.send(text); },
+  submit: (text) => chat.send(text), // with files, the text may be empty
   typed: chat.noteTyping,
 });
+mountAttachments(store, { form: channelComposer, textarea: byId('message-input', HTMLTextAreaElement), key: (state) => state.channels.current, handlers: fileHandlers });
 mountMentionChoices(store, channelComposer, byId('message-input', HTMLTextAreaElement));
 const channelTools = select((state) => [state.session.model, state.channels.current], (model, cid) => ({
   tools: model ? model.tools : [], unavailable: model && !model.available ? model.message : '', paused: '', hidden: !cid,
@@ -224,8 +237,9 @@ mountComposer(store, {
   textarea: threadInput,
   key: threadKey,
   tools: 'thread',
-  submit: (text) => { if (text.trim()) thread.send(text); },
+  submit: (text) => thread.send(text),
 });
+mountAttachments(store, { form: threadComposer, textarea: threadInput, key: threadKey, handlers: fileHandlers });
 mountMentionChoices(store, threadComposer, threadInput);
 
 // ---- The assistant -------------------------------------------------------------------------

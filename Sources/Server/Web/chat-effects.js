@@ -4,6 +4,7 @@
 // events ask of the page (a read mark, the list again, a resync).
 
 import { ApiError } from './api.js';
+import { outgoing } from './attachments.js';
 import { notificationFor } from './mentions.js';
 import { currentSummary } from './channels.js';
 import { suggestionsOn } from './session.js';
@@ -132,13 +133,20 @@ export function chatEffects(ctx, hooks) {
     }, 200);
   }
 
-  /** @param {string} text */
+  /**
+   * Sends the composer's text with its uploaded files; nothing while a file is still uploading
+   * (the draft and the chips stay).
+   *
+   * @param {string} text
+   */
   async function send(text) {
     const cid = state().channels.current;
     const me = state().session.me;
-    if (!cid || !me || !text.trim()) return;
-    const message = { id: newMessageId(), cid, user_id: me.id, text, created_at: new Date().toISOString() };
+    if (!cid || !me) return;
+    const message = outgoing(state(), cid, { id: newMessageId(), cid, user_id: me.id, text, created_at: new Date().toISOString() });
+    if (!message) return;
     store.dispatch({ type: 'composer/draft', key: cid, text: '' });
+    store.dispatch({ type: 'attachments/sent', key: cid });
     store.dispatch({ type: 'suggestions/clear', cid });
     stopTyping();
     await deliver(message);
@@ -153,7 +161,8 @@ export function chatEffects(ctx, hooks) {
   async function deliver(message) {
     store.dispatch({ type: 'message/local', message, status: 'sending' });
     try {
-      const result = await ctx.api().send(message.cid, message.id, message.text, message.parent_id);
+      const files = (message.attachments || []).map((attachment) => attachment.id);
+      const result = await ctx.api().send(message.cid, message.id, message.text, message.parent_id, files);
       store.dispatch({ type: 'message/local', message: result.message, status: 'sent' });
     } catch (error) {
       store.dispatch({ type: 'message/local', message, status: 'failed' });

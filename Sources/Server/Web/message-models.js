@@ -62,6 +62,7 @@ export function messageModelBuilder(inThread) {
         offersReply: !inThread && offersReply(entry),
         replies: repliesText(root),
         newReplies: Boolean(root && root.unread > 0),
+        attachments: entry.message.deleted_at ? [] : entry.message.attachments || [],
       };
       const old = cache.get(id);
       const kept = old && same(old, model) ? old : model;
@@ -78,6 +79,7 @@ export function messageModelBuilder(inThread) {
  * @param {MessageModel} model
  */
 function same(old, model) {
+  // The same entry has the same files.
   return old.entry === model.entry && old.mine === model.mine && old.author === model.author &&
     old.unavailable === model.unavailable && old.found === model.found && sameJSON(old.translation, model.translation) &&
     sameJSON(old.calendar, model.calendar) && old.me === model.me && old.editing === model.editing && old.deleting === model.deleting &&

@@ -1,7 +1,7 @@
 // One message of a channel, drawn from its model and updated in place (the element stays the
 // same while the message lives, so whatever holds it keeps it): author, text (or the box that
-// edits it, or "message deleted"), when or how its sending went (with Retry) and whether it was
-// edited, its reactions, a thread's root its "2 replies · 1 new" (which opens the thread), and
+// edits it, or "message deleted"), its files (attachment-view.js), when or how its sending went
+// (with Retry) and whether it was edited, its reactions, a thread's root its "2 replies · 1 new" (which opens the thread), and
 // under it Reply (a top-level message), Translate, Add to calendar, React, the author's Edit and
 // Delete, History (an edited message's earlier versions, for its author and administrators), and
 // their results. Replies in the thread panel are drawn by the same functions.
@@ -10,6 +10,7 @@ import { button, el, modelLabel, setText } from './dom.js';
 import { describeEvent } from './actions.js';
 import { mentionPieces } from './mentions.js';
 import { versions } from './messages.js';
+import { drawAttachments } from './attachment-view.js';
 
 /**
  * @typedef {import('./messages.js').MessageEntry} MessageEntry
@@ -33,6 +34,7 @@ import { versions } from './messages.js';
  * @property {boolean} offersReply a top-level message that stands, in the channel's list
  * @property {string} replies a thread root's line ("2 replies · 1 new"; '' for none)
  * @property {boolean} newReplies the thread has replies the reader has not read
+ * @property {import('./types.js').AttachmentInfo[]} attachments its files (none once deleted)
  *
  * @typedef {object} MessageHandlers
  * @property {(entry: MessageEntry) => void} retry
@@ -46,6 +48,8 @@ import { versions } from './messages.js';
  * @property {(user: string) => void} openDirect a direct message with the author
  * @property {(id: string) => void} toggleHistory shows or hides the earlier versions
  * @property {(id: string) => void} openThread opens the thread of this root in the side panel
+ * @property {(attachment: import('./types.js').AttachmentInfo) => Promise<string>} picture the blob: URL
+ *   a picture is shown through
  */
 
 /** The emoji the React menu offers. */
@@ -88,6 +92,7 @@ export function updateMessage(item, model, handlers) {
   item.classList.toggle('deleted', deleted);
   drawText(/** @type {HTMLElement} */ (item.children[1]), model, handlers);
   if (!before || before.entry !== entry) drawMeta(/** @type {HTMLElement} */ (item.children[2]), entry, handlers);
+  drawFiles(item, model, handlers);
   if (entry.status !== 'sent') return;
   // A deleted root keeps its thread: its replies still stand.
   drawThreadLink(item, model, handlers);
@@ -145,6 +150,27 @@ function drawThreadLink(item, model, handlers) {
   setText(link, model.replies);
   link.classList.toggle('has-new', model.newReplies);
   link.setAttribute('aria-label', `${model.replies}: open the thread`);
+}
+
+/**
+ * The message's files, right after its time (before its reactions); gone when it has none (a
+ * deleted message's went with it).
+ *
+ * @param {HTMLElement} item
+ * @param {MessageModel} model
+ * @param {MessageHandlers} handlers
+ */
+function drawFiles(item, model, handlers) {
+  let node = /** @type {HTMLElement | null} */ (item.querySelector(':scope > .attachments'));
+  if (!model.attachments.length) {
+    if (node) node.remove();
+    return;
+  }
+  if (!node) {
+    node = el('div', 'attachments');
+    item.insertBefore(node, item.children[2].nextSibling);
+  }
+  drawAttachments(node, model.attachments, handlers.picture);
 }
 
 /**
@@ -317,7 +343,8 @@ function drawReactions(item, model, handlers) {
   }
   if (!node) {
     node = el('div', 'reactions');
-    item.insertBefore(node, item.children[3] || null);
+    const files = item.querySelector(':scope > .attachments');
+    item.insertBefore(node, (files || item.children[2]).nextSibling);
   }
   const id = model.entry.message.id;
   node.replaceChildren(...model.reactions.map((reaction) => {

@@ -4,6 +4,7 @@
 
 import { actions, initialActions } from './actions.js';
 import { assistant, initialAssistant } from './assistant.js';
+import { attachments, initialAttachments } from './attachments.js';
 import { channels, initialChannels } from './channels.js';
 import { composer, initialComposer } from './composer.js';
 import { download, initialDownload } from './download.js';
@@ -31,6 +32,7 @@ import { combine } from './store.js';
  * @property {import('./threads.js').ThreadsState} threads
  * @property {import('./suggestions.js').SuggestionsState} threadSuggestions the open thread's chips
  * @property {import('./composer.js').ComposerState} composer
+ * @property {import('./attachments.js').AttachmentsState} attachments files waiting to go with a message, per composer
  * @property {import('./tools.js').ToolsState} tools
  * @property {import('./jobs.js').JobsState} jobs
  * @property {import('./search.js').SearchState} search
@@ -55,6 +57,7 @@ import { combine } from './store.js';
  *   | import('./suggestions.js').SuggestionsAction
  *   | import('./threads.js').ThreadsAction
  *   | import('./composer.js').ComposerAction
+ *   | import('./attachments.js').AttachmentsAction
  *   | import('./tools.js').ToolsAction
  *   | import('./jobs.js').JobsAction
  *   | import('./search.js').SearchAction
@@ -89,6 +92,7 @@ export function initialState(saved = {}) {
     threads: initialThreads,
     threadSuggestions: initialSuggestions(saved.tone),
     composer: initialComposer,
+    attachments: initialAttachments,
     tools: initialTools,
     jobs: {},
     search: initialSearch,
@@ -117,6 +121,7 @@ export function reducer(state, action) {
     threads: threads(state.threads, action, state),
     threadSuggestions: threadSuggestions(state.threadSuggestions, action, state),
     composer: composer(state.composer, action),
+    attachments: attachments(state.attachments, action),
     tools: tools(state.tools, action),
     jobs: jobs(state.jobs, action),
     search: search(state.search, action),

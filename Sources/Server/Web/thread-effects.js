@@ -1,8 +1,10 @@
 // The thread panel's requests: opening a thread (its page, its chips), older replies, marking it
 // read (when it opens, and when replies arrive while it is open and the tab is visible), and
-// sending a reply (through the channel's `deliver`, so failures get Retry the same way).
+// sending a reply with its files (through the channel's `deliver`, so failures get Retry the same
+// way).
 
 import { newMessageId } from './chat-effects.js';
+import { outgoing } from './attachments.js';
 import { suggestionsOn } from './session.js';
 import { threadComposerKey } from './threads.js';
 
@@ -99,10 +101,12 @@ export function threadEffects(ctx, chat) {
   async function send(text) {
     const open = state().threads.open;
     const me = state().session.me;
-    if (!open || !me || !text.trim()) return;
-    /** @type {Message} */
-    const message = { id: newMessageId(), cid: open.cid, user_id: me.id, text, created_at: new Date().toISOString(), parent_id: open.id };
-    store.dispatch({ type: 'composer/draft', key: threadComposerKey(open.id), text: '' });
+    if (!open || !me) return;
+    const key = threadComposerKey(open.id);
+    const message = outgoing(state(), key, { id: newMessageId(), cid: open.cid, user_id: me.id, text, created_at: new Date().toISOString(), parent_id: open.id });
+    if (!message) return;
+    store.dispatch({ type: 'composer/draft', key, text: '' });
+    store.dispatch({ type: 'attachments/sent', key });
     store.dispatch({ type: 'suggestions/clear', cid: open.cid, parent: open.id });
     await chat.deliver(message);
   }

@@ -9,9 +9,19 @@
  * @typedef {{ user: User, joined_at?: string, read: ReadState }} Member
  * @typedef {{ emoji: string, count: number, users: string[] }} Reaction
  * @typedef {{ text: string, edited_at: string }} MessageEdit the text a message had before an edit, and when it was edited
+ * @typedef {object} AttachmentInfo A file of a message (POST …/attachments answers with it): its type is
+ *   what its bytes show, never what the upload said.
+ * @property {string} id
+ * @property {string} name
+ * @property {string} mime_type `image/png`, `text/plain`, … (`application/octet-stream` when unknown)
+ * @property {number} size in bytes
+ * @property {number | null} [width] an image's, in pixels
+ * @property {number | null} [height]
+ * @property {boolean} thumbnail whether GET /api/attachments/{id}/thumbnail has a small version
  * @typedef {{ id: string, cid: string, user_id: string, text: string, created_at: string, parent_id?: string | null,
- *   edited_at?: string, deleted_at?: string, reactions?: Reaction[], reply_count?: number, last_reply_at?: string }} Message
- *   reply_count, last_reply_at: on a thread's root (absent when nobody replied)
+ *   edited_at?: string, deleted_at?: string, reactions?: Reaction[], reply_count?: number, last_reply_at?: string,
+ *   attachments?: AttachmentInfo[] }} Message
+ *   reply_count, last_reply_at: on a thread's root (absent when nobody replied); attachments: absent without files
  * @typedef {{ channel: Channel, members: User[], unread_count: number, unread_mentions?: number, unread_threads?: number, last_message?: Message | null }} ChannelSummary
  *   unread_count: top-level messages; unread_threads: followed threads with unread replies
  * @typedef {{ channel: Channel, members: Member[] }} ChannelDetail
