@@ -163,6 +163,18 @@ extension ChatStore {
         }
     }
 
+    /// Takes back a file its uploader has not sent yet.
+    ///
+    /// - Throws: `notFound` for anyone else's, a sent one, or none.
+    public func deleteWaitingAttachment(_ id: String, by user: UserID) async throws {
+        try await write { db in
+            try db.run(
+                "DELETE FROM attachments WHERE id = ? AND user_id = ? AND message_id IS NULL",
+                [.text(id), .text(user.rawValue)])
+            guard db.changes > 0 else { throw ChatStoreError.notFound(what: "file", id: id) }
+        }
+    }
+
     static let attachmentColumns = "id, name, mime_type, size, width, height, thumbnail IS NOT NULL"
 
     static func attachmentRow(_ row: Statement) -> AttachmentInfo {

@@ -132,6 +132,13 @@ import Testing
         let stolen = try await server.client(bob).post(
             channelPath(cid, "/messages"), ["text": "mine", "attachment_ids": [waiting["id"] as? String ?? ""]])
         #expect(stolen.status == 404)
+        // Taken back before it is sent: by its uploader only, and a sent file not at all.
+        let waitingID = try #require(waiting["id"] as? String)
+        await #expect(try server.client(bob).request("DELETE", "/api/attachments/\(waitingID)").status == 404)
+        await #expect(try client.request("DELETE", "/api/attachments/\(waitingID)").status == 204)
+        await #expect(try client.get("/api/attachments/\(waitingID)").status == 404)
+        await #expect(try client.request("DELETE", "/api/attachments/\(id)").status == 404)
+        await #expect(try server.client(bob).get("/api/attachments/\(id)").status == 200)
     }
 
     @Test func typesAreSniffedFromTheBytes() {

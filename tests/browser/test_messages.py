@@ -6,6 +6,7 @@ import pathlib
 import time
 
 import pytest
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
@@ -17,7 +18,9 @@ SCREENSHOTS = pathlib.Path(__file__).resolve().parents[2] / ".build" / "screensh
 
 
 def wait(driver, condition, timeout=TIMEOUT, message=""):
-    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda d: condition(d), message)
+    # An element drawn again between finding it and reading it is "not yet", not a failure.
+    return WebDriverWait(driver, timeout, poll_frequency=0.1, ignored_exceptions=[StaleElementReferenceException]).until(
+        lambda d: condition(d), message)
 
 
 def item(driver, text):

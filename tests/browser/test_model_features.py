@@ -203,15 +203,15 @@ def test_translation(page, model_server):
     screenshot(page, "translation")
 
 
-def test_thread_summary(page):
-    """Summarize thread: the last 20 messages, streamed into the panel, naming Alice and Bob."""
+def test_channel_summary(page):
+    """Summarize channel: the last 20 messages, streamed into the panel, naming Alice and Bob."""
     page.execute_script("""
         window.summaryChanges = 0;
         new MutationObserver(() => { window.summaryChanges += 1; })
           .observe(document.querySelector('.summary-text'), {childList: true, characterData: true, subtree: true});
     """)
-    button(page, "Summarize thread").click()
-    panel = region(page, "Thread summary")
+    button(page, "Summarize channel").click()
+    panel = region(page, "Channel summary")
     wait(page, lambda d: panel.is_displayed())
     Select(by_label(page, "Summarize")).select_by_visible_text("Last 20 messages")
     button(panel, "Summarize again").click()
@@ -359,7 +359,7 @@ def test_the_page_says_why_when_the_model_is_turned_off():
         for tool in TOOLS:
             assert not button(region(driver, "Writing tools"), tool).is_enabled()
         assert "turned off" in driver.find_element(By.CSS_SELECTOR, ".tools-note").text
-        assert not button(driver, "Summarize thread").is_enabled()
+        assert not button(driver, "Summarize channel").is_enabled()
         assert not button(messages(driver)[0], "Translate").is_enabled()
         # Search itself needs no model.
         button(driver, "Search").click()

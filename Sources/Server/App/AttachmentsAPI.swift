@@ -98,6 +98,16 @@ struct AttachmentsAPI: Sendable {
                     image: image))
             return JSONBody.response(AttachmentResponse(attachment: info), status: 201)
         }
+        routes.add(
+            "DELETE", "/api/attachments/{attachment_id}",
+            APIOperation(
+                id: "removeAttachment",
+                summary: "Take back a file you uploaded and have not sent yet (a sent one goes with its message).",
+                answers: [.init(204, "Removed.")], errors: [404])
+        ) { context in
+            try await store.deleteWaitingAttachment(try Self.attachmentID(context), by: context.authenticatedUser)
+            return HTTPResponse(status: 204)
+        }
         for thumbnail in [false, true] {
             routes.add(
                 "GET", thumbnail ? "/api/attachments/{attachment_id}/thumbnail" : "/api/attachments/{attachment_id}",
@@ -108,11 +118,8 @@ struct AttachmentsAPI: Sendable {
                         : "A file, for the members of its channel: an image inline, anything else as a download (Content-Disposition: attachment, application/octet-stream).",
                     answers: [.init(200, "The file.", ##"{"type": "string", "format": "binary"}"##)], errors: [404])
             ) { context in
-                let id = context.parameter("attachment_id")
-                guard id.count <= 64, id.allSatisfy({ $0.isASCII && ($0.isHexDigit || $0 == "-") }) else {
-                    throw ChatStoreError.notFound(what: "file", id: "")
-                }
-                let file = try await store.attachment(id, for: context.authenticatedUser, thumbnail: thumbnail)
+                let file = try await store.attachment(
+                    try Self.attachmentID(context), for: context.authenticatedUser, thumbnail: thumbnail)
                 let inline = Self.inlineTypes.contains(file.info.mimeType)
                 return HTTPResponse(
                     status: 200,
@@ -124,6 +131,15 @@ struct AttachmentsAPI: Sendable {
                     ], body: file.bytes)
             }
         }
+    }
+
+    /// The file id of a route, or the 404 of a file that does not exist.
+    static func attachmentID(_ context: RequestContext) throws -> String {
+        let id = context.parameter("attachment_id")
+        guard id.count <= 64, id.allSatisfy({ $0.isASCII && ($0.isHexDigit || $0 == "-") }) else {
+            throw ChatStoreError.notFound(what: "file", id: "")
+        }
+        return id
     }
 
     /// `inline` or `attachment`, with the name as RFC 6266 gives it: an ASCII fallback (quotes,

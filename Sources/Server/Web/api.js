@@ -129,6 +129,8 @@ export function createApi(csrf) {
       }
       return readJSON(response);
     },
+    // Takes back an uploaded file that no message carries yet.
+    removeAttachment: (/** @type {string} */ id) => request('DELETE', `/api/attachments/${encodeURIComponent(id)}`),
     // A message's file (or its thumbnail), fetched with the session and shown through a blob: URL.
     attachmentFile: async (/** @type {string} */ id, /** @type {boolean} */ thumbnail) => {
       const response = await fetch(`/api/attachments/${encodeURIComponent(id)}${thumbnail ? '/thumbnail' : ''}`, { headers: withCSRF(), credentials: 'same-origin' });

@@ -65,14 +65,16 @@ export function attachmentEffects(ctx, composers) {
   }
 
   /**
-   * Takes a waiting file off the composer. An uploaded one stays on the server, unclaimed, as the
-   * API has no way to take it back; a message only ever carries the ids it names.
+   * Takes a waiting file off the composer, and an uploaded one back from the server (best
+   * effort: one left there is never sent, as a message carries only the ids it names).
    *
    * @param {string} key
    * @param {number} local
    */
   function remove(key, local) {
+    const uploaded = filesOf(store.getState().attachments, key).find((file) => file.local === local)?.attachment;
     store.dispatch({ type: 'attachments/removed', key, local });
+    if (uploaded) ctx.api().removeAttachment(uploaded.id).catch(() => {});
   }
 
   /**

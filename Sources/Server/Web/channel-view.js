@@ -1,4 +1,4 @@
-// The open channel: its title and topic, People (with Remove), "Summarize thread", the
+// The open channel: its title and topic, People (with Remove), "Summarize channel", the
 // connection line, the messages (kept in view at the bottom while the reader is there), "Load
 // older messages", and who is typing.
 

@@ -67,7 +67,7 @@ export function chatEffects(ctx, hooks) {
     const summary = currentSummary(state().channels);
     store.dispatch({ type: 'channel/opened', cid, at: ctx.now() });
     const suggesting = loadSuggestions(cid);
-    // What was unread before opening marks it read: the part "Summarize thread" offers.
+    // What was unread before opening marks it read: the part "Summarize channel" offers.
     const unreadCount = summary ? summary.unread_count : 0;
     const reading = unreadCount > 0 ? ctx.api().channel(cid).catch(() => null) : Promise.resolve(null);
     try {

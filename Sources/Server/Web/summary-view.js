@@ -1,4 +1,4 @@
-// The "Summarize thread" panel under the channel's header: the range picker, the summary as it
+// The "Summarize channel" panel under the channel's header: the range picker, the summary as it
 // streams, and who wrote it.
 
 import { byId, find, modelLabel, option, setText } from './dom.js';

@@ -1,4 +1,4 @@
-// "Summarize thread": a panel under the channel's header that a short summary streams into, of
+// "Summarize channel": a panel under the channel's header that a short summary streams into, of
 // the part that was unread when the channel was opened, or of the last N messages.
 
 import { jobError, jobModel, jobPhase, jobText } from './jobs.js';
