@@ -62,6 +62,8 @@ public final class ChatServer: Sendable {
         package var passwordHasher: PasswordHasher?
         /// What the model engines in this process are doing, for `/api/metrics` (none: no engine here).
         public var engineMetrics: @Sendable () -> [EngineMetrics] = { [] }
+        /// The inference servers of a pool the features run on (`--pool-urls`), for `/api/metrics`.
+        public var inferenceServers: @Sendable () -> [InferenceServerMetrics] = { [] }
 
         public init(host: String = "127.0.0.1", port: Int = 8080) {
             self.host = host
@@ -144,7 +146,8 @@ public final class ChatServer: Sendable {
         ).add(to: &routes)
         let scheduler = self.scheduler
         MetricsAPI(
-            engines: configuration.engineMetrics, suggestions: { scheduler.load }, sockets: { hub.connectionCount }
+            engines: configuration.engineMetrics, inferenceServers: configuration.inferenceServers,
+            suggestions: { scheduler.load }, sockets: { hub.connectionCount }
         ).add(to: &routes)
         // One sign-in check for every route: the router's, and the OpenAI routes' own (which answer
         // a bad key in OpenAI's shape). A token names a user the operator vouched for: make sure

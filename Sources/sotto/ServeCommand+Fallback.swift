@@ -1,4 +1,5 @@
 import Foundation
+import FoundationModels
 import OpenAIModel
 import Server
 
@@ -17,17 +18,53 @@ extension ServeCommand {
                               (a conversation, a draft, a message, an assistant chat) is sent there
           --fallback-model M  the model name at that endpoint (required with --fallback-url)
           --fallback-key-file PATH  a file holding its API key (default: $SOTTO_FALLBACK_KEY, else none)
+          --pool-urls URL,URL…  instead of one fallback, a pool of OpenAI-compatible servers (other
+                              sotto serve, llama-server) for those features: each request goes to
+                              the healthy one with the fewest in flight, one that fails is left
+                              for 15 s and its request sent to another; health checked every 10 s
+                              (GET …/models); their state in GET /api/metrics
+          --pool-model M      the model name at those servers (required with --pool-urls)
+          --pool-key-file PATH  a file holding their API key (default: $SOTTO_POOL_KEY, else none)
         """
 
-    /// The fallback configured by the arguments, named as the web app shows it; nil when none is.
-    static func fallbackModel(_ arguments: Arguments) throws -> (model: OpenAICompatibleModel, name: String)? {
+    /// The fallback configured by the arguments (one server, or a pool), named as the web app
+    /// shows it; nil when none is.
+    static func fallbackModel(_ arguments: Arguments) throws -> (
+        model: any LanguageModel, name: String, pool: InferencePool?
+    )? {
+        if let pool = try configuredPool(arguments) {
+            guard arguments.string("fallback-url") == nil else {
+                throw UsageError(description: "--fallback-url and --pool-urls: give one or the other")
+            }
+            pool.startHealthChecks(every: .seconds(10))
+            return (PooledModel(pool: pool), pool.name, pool)
+        }
         guard
             let endpoint = try configuredEndpoint(
                 arguments, option: "fallback", keyVariable: "SOTTO_FALLBACK_KEY", name: "the fallback server")
         else { return nil }
         // The name is shown (the page, each result, the log) and stored (assistant messages):
         // credentials in the URL stay in the endpoint, where the request is made.
-        return (OpenAICompatibleModel(endpoint: endpoint), "\(endpoint.model) at \(endpoint.displayURL)")
+        return (OpenAICompatibleModel(endpoint: endpoint), "\(endpoint.model) at \(endpoint.displayURL)", nil)
+    }
+
+    /// The pool `--pool-urls` (comma-separated), `--pool-model` and `--pool-key-file` (else
+    /// `$SOTTO_POOL_KEY`) configure; nil when no URLs are given.
+    static func configuredPool(_ arguments: Arguments) throws -> InferencePool? {
+        guard let list = arguments.string("pool-urls") else {
+            if arguments.string("pool-model") != nil || arguments.string("pool-key-file") != nil {
+                throw UsageError(description: "--pool-model and --pool-key-file need --pool-urls")
+            }
+            return nil
+        }
+        let urls = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard !urls.isEmpty else { throw UsageError(description: "--pool-urls needs at least one URL") }
+        let endpoints = try urls.map { url in
+            try endpoint(
+                url: url, arguments, option: "pool", urlOption: "pool-urls", keyVariable: "SOTTO_POOL_KEY",
+                name: "an inference server of the pool")
+        }
+        return InferencePool(endpoints: endpoints)
     }
 
     /// The OpenAI-compatible endpoint `--<option>-url`, `--<option>-model` and
@@ -41,13 +78,22 @@ extension ServeCommand {
             }
             return nil
         }
+        return try endpoint(
+            url: text, arguments, option: option, urlOption: "\(option)-url", keyVariable: keyVariable, name: name)
+    }
+
+    /// The endpoint at `text`, with `--<option>-model` and `--<option>-key-file` (else
+    /// `$<keyVariable>`).
+    static func endpoint(
+        url text: String, _ arguments: Arguments, option: String, urlOption: String, keyVariable: String, name: String
+    ) throws -> OpenAICompatibleModel.Endpoint {
         guard let url = URL(string: text), let scheme = url.scheme, scheme == "http" || scheme == "https",
             url.host != nil
         else {
-            throw UsageError(description: "--\(option)-url must be an http(s) URL such as http://127.0.0.1:8081/v1")
+            throw UsageError(description: "--\(urlOption) must be http(s) URLs such as http://127.0.0.1:8081/v1")
         }
         guard let model = arguments.string("\(option)-model"), !model.isEmpty else {
-            throw UsageError(description: "--\(option)-url needs --\(option)-model (the model's name at that endpoint)")
+            throw UsageError(description: "--\(urlOption) needs --\(option)-model (the model's name at that endpoint)")
         }
         var key = ProcessInfo.processInfo.environment[keyVariable]
         if let path = arguments.string("\(option)-key-file") {
@@ -64,9 +110,11 @@ extension ServeCommand {
 
     /// The suggestions and the features' model with the fallback in, when the local model left
     /// none and one is configured.
-    static func withFallback(_ suggestions: Suggestions, _ arguments: Arguments) throws -> (Suggestions, String) {
+    static func withFallback(_ suggestions: Suggestions, _ arguments: Arguments) throws -> (
+        Suggestions, String, InferencePool?
+    ) {
         guard let fallback = try fallbackModel(arguments) else {
-            return (suggestions, "off (nothing leaves this machine)")
+            return (suggestions, "off (nothing leaves this machine)", nil)
         }
         guard suggestions.suggester == nil, !arguments.has("no-suggestions") else {
             let reason =
@@ -74,7 +122,7 @@ extension ServeCommand {
                 ? "--no-suggestions turns the features off"
                 : arguments.has("canned-suggestions")
                     ? "--canned-suggestions stands in for a model" : "the local model is there"
-            return (suggestions, "\(fallback.name), unused: \(reason)")
+            return (suggestions, "\(fallback.name), unused: \(reason)", nil)
         }
         var replaced = suggestions
         replaced.suggester = ModelSuggester(fallback: fallback.model, name: fallback.name)
@@ -82,7 +130,8 @@ extension ServeCommand {
         replaced.status = "from the fallback \(fallback.name) (the local model is unavailable)"
         return (
             replaced,
-            "\(fallback.name): the AI features send what they read (conversations, drafts, assistant chats) there"
+            "\(fallback.name): the AI features send what they read (conversations, drafts, assistant chats) there",
+            fallback.pool
         )
     }
 }

@@ -67,7 +67,8 @@ struct ServeCommand: Command {
         "host", "port", "model", "max-requests", "io-threads", "max-connections", "max-connections-per-ip",
         "max-sockets-per-user", "rate-limit",
         "cors-origin", "durability", "kernels", "compute-threads", "fallback-url", "fallback-model",
-        "fallback-key-file", "speech-model", "image-url", "image-model", "image-key-file",
+        "fallback-key-file", "pool-urls", "pool-model", "pool-key-file", "speech-model", "image-url", "image-model",
+        "image-key-file",
     ]
     static let switchOptions: Set<String> = ["no-suggestions", "canned-suggestions", "demo"]
 
@@ -157,7 +158,15 @@ struct ServeCommand: Command {
             } else {
                 try modelSuggestions(named: arguments.string("model"), in: data)
             }
-        let (suggestions, fallbackStatus) = try withFallback(local, arguments)
+        let (suggestions, fallbackStatus, pool) = try withFallback(local, arguments)
+        if let pool {
+            configuration.inferenceServers = {
+                pool.status.map {
+                    InferenceServerMetrics(
+                        url: $0.url, up: $0.up, inFlight: $0.inFlight, served: $0.served, failed: $0.failed)
+                }
+            }
+        }
         if local.model.unavailability == .notDownloaded, let missing = ModelCatalog.model(id: data.defaultModelName) {
             // The web app may fetch it; once it is in place the server starts again to load it.
             configuration.modelDownload = ModelDownload(model: missing, installer: ModelInstaller()) { _ in

@@ -57,6 +57,11 @@ final class FakeEndpoint: HTTPResponder, Sendable {
             let (status, body) = imageAnswer.withLock { $0 }
             return HTTPResponse(status: status, headers: [("Content-Type", "application/json")], body: Array(body.utf8))
         }
+        if request.method == "GET", request.path.hasSuffix("/models") {
+            return HTTPResponse(
+                status: 200, headers: [("Content-Type", "application/json")],
+                body: Array(#"{"object": "list", "data": [{"id": "fake", "object": "model"}]}"#.utf8))
+        }
         guard request.method == "POST", request.path.hasSuffix("/chat/completions") else {
             return HTTPResponse(status: 404, body: Array(#"{"error": {"message": "no such route"}}"#.utf8))
         }

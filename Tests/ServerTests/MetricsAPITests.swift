@@ -8,6 +8,27 @@ import Testing
 /// `/api/metrics`: Prometheus's text format for an admin token, a 403 for anyone else; the
 /// engines' figures are whatever the process's engines report, the sockets are counted.
 @Suite struct MetricsAPITests {
+    @Test func aPoolsServersAreListed() async throws {
+        let servers = [
+            InferenceServerMetrics(url: "http://10.0.0.2:8080/v1", up: true, inFlight: 2, served: 40, failed: 0),
+            InferenceServerMetrics(url: "http://10.0.0.3:8080/v1\"x", up: false, inFlight: 0, served: 7, failed: 3),
+        ]
+        let server = try await TestServer { $0.inferenceServers = { servers } }
+        defer { server.server.stop() }
+        let text = try await HTTPClient(port: server.port, token: server.token("operator", admin: true))
+            .get("/api/metrics").text
+        let lines = Set(text.split(separator: "\n").map(String.init))
+        for expected in [
+            #"sotto_inference_server_up{url="http://10.0.0.2:8080/v1"} 1"#,
+            #"sotto_inference_server_up{url="http://10.0.0.3:8080/v1\"x"} 0"#,
+            #"sotto_inference_server_requests_in_flight{url="http://10.0.0.2:8080/v1"} 2"#,
+            #"sotto_inference_server_requests_total{url="http://10.0.0.2:8080/v1"} 40"#,
+            #"sotto_inference_server_failures_total{url="http://10.0.0.3:8080/v1\"x"} 3"#,
+        ] {
+            #expect(lines.contains(expected), "\(expected) in:\n\(text)")
+        }
+    }
+
     @Test func anAdminReadsTheMetricsAndNobodyElseDoes() async throws {
         let engine = EngineMetrics(
             queued: 3, running: 8, lastBatchSize: 8, largestBatchSize: 9, tokensPerSecond: 101.5, steps: 40,

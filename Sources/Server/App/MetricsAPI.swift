@@ -29,11 +29,30 @@ public struct EngineMetrics: Sendable, Equatable {
     }
 }
 
+/// One inference server of a pool (`sotto serve --pool-urls`), for `/api/metrics`.
+public struct InferenceServerMetrics: Sendable, Equatable {
+    /// Its base URL, without credentials.
+    public var url: String
+    public var up: Bool
+    public var inFlight: Int
+    public var served: Int
+    public var failed: Int
+
+    public init(url: String, up: Bool, inFlight: Int, served: Int, failed: Int) {
+        self.url = url
+        self.up = up
+        self.inFlight = inFlight
+        self.served = served
+        self.failed = failed
+    }
+}
+
 /// `GET /api/metrics`: what the server is doing, in Prometheus's text format, for an admin
 /// token — requests queued and running in each model engine, its batch and tokens per second,
 /// reply suggestions waiting and running, open sockets.
 struct MetricsAPI: Sendable {
     let engines: @Sendable () -> [EngineMetrics]
+    var inferenceServers: @Sendable () -> [InferenceServerMetrics] = { [] }
     let suggestions: @Sendable () -> (queued: Int, running: Int)
     let sockets: @Sendable () -> Int
 
@@ -43,7 +62,7 @@ struct MetricsAPI: Sendable {
             APIOperation(
                 id: "metrics",
                 summary:
-                    "What the server is doing, in Prometheus's text format (admin tokens only): each model engine's requests queued and running, last and largest batch, tokens per second, steps and tokens generated; reply suggestions queued and running; open WebSockets.",
+                    "What the server is doing, in Prometheus's text format (admin tokens only): each model engine's requests queued and running, last and largest batch, tokens per second, steps and tokens generated; the inference servers of a pool (--pool-urls): up, requests in flight, answered and failed; reply suggestions queued and running; open WebSockets.",
                 answers: [.init(200, "The metrics.", ##"{"type": "string"}"##, mediaTypes: ["text/plain"])],
                 errors: [403])
         ) { context in
@@ -92,11 +111,35 @@ struct MetricsAPI: Sendable {
         metric(
             "sotto_engine_forward_seconds_total", "counter", "Time in forward passes since the engine started.",
             perEngine { String(format: "%.3f", $0.forwardSeconds) })
+        let servers = inferenceServers()
+        if !servers.isEmpty {
+            func perServer(_ value: (InferenceServerMetrics) -> String) -> [(labels: String, value: String)] {
+                servers.map { server in ("{url=\"\(Self.labelValue(server.url))\"}", value(server)) }
+            }
+            metric(
+                "sotto_inference_server_up", "gauge", "Whether a pool's inference server is taking requests.",
+                perServer { $0.up ? "1" : "0" })
+            metric(
+                "sotto_inference_server_requests_in_flight", "gauge", "Requests a pool's server is answering.",
+                perServer { "\($0.inFlight)" })
+            metric(
+                "sotto_inference_server_requests_total", "counter", "Requests a pool's server answered.",
+                perServer { "\($0.served)" })
+            metric(
+                "sotto_inference_server_failures_total", "counter", "Requests that failed on a pool's server.",
+                perServer { "\($0.failed)" })
+        }
         let load = suggestions()
         metric(
             "sotto_suggestions_queued", "gauge", "Reply suggestions waiting to be generated.", [("", "\(load.queued)")])
         metric("sotto_suggestions_running", "gauge", "Reply suggestions being generated.", [("", "\(load.running)")])
         metric("sotto_websockets_open", "gauge", "Open WebSocket connections.", [("", "\(sockets())")])
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A label value as the text format writes it: backslash, quote and newline escaped.
+    static func labelValue(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n")
     }
 }

@@ -40,6 +40,7 @@ export function mountThreadView(store, handlers) {
   const count = byId('thread-count');
   const older = byId('thread-older', HTMLButtonElement);
   const replies = byId('thread-replies');
+  const composer = byId('thread-composer', HTMLFormElement);
 
   byId('thread-close').addEventListener('click', () => handlers.close());
   summarize.addEventListener('click', () => handlers.summarize());
@@ -67,7 +68,12 @@ export function mountThreadView(store, handlers) {
     const reason = unavailability(session);
     summarize.disabled = Boolean(reason) || open.status !== 'ready';
     summarize.title = reason;
-    setText(note, open.status === 'loading' ? 'Loading the thread…' : open.status === 'failed' ? `The thread cannot be shown: ${open.error}` : '');
+    // A thread whose first message was deleted keeps its replies and takes no new ones (the
+    // server refuses them).
+    const closed = Boolean(open.parent && open.parent.deleted_at);
+    composer.hidden = closed;
+    setText(note, open.status === 'loading' ? 'Loading the thread…' : open.status === 'failed' ? `The thread cannot be shown: ${open.error}`
+      : closed ? 'Its first message was deleted: this thread takes no new replies.' : '');
     const replies = repliesText(roots[open.id] ? { ...roots[open.id], unread: 0 } : undefined);
     setText(count, open.status === 'ready' ? replies || 'No replies yet' : '');
     older.hidden = !open.hasMore;
