@@ -90,7 +90,8 @@ extension ServeCommand {
         guard let url = URL(string: text), let scheme = url.scheme, scheme == "http" || scheme == "https",
             url.host != nil
         else {
-            throw UsageError(description: "--\(urlOption) must be http(s) URLs such as http://127.0.0.1:8081/v1")
+            let what = urlOption.hasSuffix("urls") ? "http(s) URLs" : "an http(s) URL"
+            throw UsageError(description: "--\(urlOption) must be \(what) such as http://127.0.0.1:8081/v1")
         }
         guard let model = arguments.string("\(option)-model"), !model.isEmpty else {
             throw UsageError(description: "--\(urlOption) needs --\(option)-model (the model's name at that endpoint)")

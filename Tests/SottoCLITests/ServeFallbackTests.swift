@@ -18,6 +18,19 @@ struct ServeFallbackTests {
                 ],
                 "cannot read --fallback-key-file /nonexistent"
             ),
+            (["--pool-model", "m"], "--pool-model and --pool-key-file need --pool-urls"),
+            (["--pool-urls", "http://127.0.0.1:9/v1"], "--pool-urls needs --pool-model"),
+            (
+                ["--pool-urls", "http://127.0.0.1:9/v1,ftp://x/v1", "--pool-model", "m"],
+                "--pool-urls must be http(s) URLs"
+            ),
+            (
+                [
+                    "--pool-urls", "http://127.0.0.1:9/v1", "--pool-model", "m", "--fallback-url",
+                    "http://127.0.0.1:9/v1",
+                ],
+                "--fallback-url and --pool-urls: give one or the other"
+            ),
         ])
     func incompleteOptionsAreRefused(_ arguments: [String], expected: String) throws {
         let home = try TemporaryHome()
