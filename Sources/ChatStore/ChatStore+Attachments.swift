@@ -222,42 +222,38 @@ extension ChatStore {
 
     /// `messages` with the files they carry.
     static func withAttachments(_ messages: [Message], _ db: Connection) throws -> [Message] {
-        guard !messages.isEmpty else { return messages }
-        let marks = Array(repeating: "?", count: messages.count).joined(separator: ",")
-        var byMessage: [String: [AttachmentInfo]] = [:]
-        try db.rows(
-            """
-            SELECT \(attachmentColumns), message_id FROM attachments WHERE message_id IN (\(marks))
-            ORDER BY created_at, id
-            """, messages.map { .text($0.id.rawValue) }
-        ) { (info: attachmentRow($0), message: $0.string(7)) }
-        .forEach { byMessage[$0.message, default: []].append($0.info) }
-        guard !byMessage.isEmpty else { return messages }
-        return messages.map { message in
-            var message = message
-            message.attachments = byMessage[message.id.rawValue]
-            return message
-        }
+        try withFiles(messages, db) { message, files in message.attachments = files.map(\.info) }
     }
 
     /// `messages` as the model reads them: each image's text (see ``AttachmentImage/modelText``)
     /// after the message's own, and a file's name.
     static func forModel(_ messages: [Message], _ db: Connection) throws -> [Message] {
+        try withFiles(messages, db) { message, files in
+            let parts = files.map { $0.modelText ?? "[File: \"\($0.info.name)\"]" }
+            message.text = ([message.text] + parts).joined(separator: "\n")
+        }
+    }
+
+    /// `messages`, each that carries files changed by `apply` with them (in the order attached).
+    private static func withFiles(
+        _ messages: [Message], _ db: Connection,
+        _ apply: (inout Message, [(info: AttachmentInfo, modelText: String?)]) -> Void
+    ) throws -> [Message] {
         guard !messages.isEmpty else { return messages }
         let marks = Array(repeating: "?", count: messages.count).joined(separator: ",")
-        var byMessage: [String: [String]] = [:]
+        var byMessage: [String: [(info: AttachmentInfo, modelText: String?)]] = [:]
         try db.rows(
             """
-            SELECT message_id, name, model_text FROM attachments WHERE message_id IN (\(marks))
+            SELECT \(attachmentColumns), message_id, model_text FROM attachments WHERE message_id IN (\(marks))
             ORDER BY created_at, id
             """, messages.map { .text($0.id.rawValue) }
-        ) { (message: $0.string(0), name: $0.string(1), text: $0.optionalString(2)) }
-        .forEach { byMessage[$0.message, default: []].append($0.text ?? "[File: \"\($0.name)\"]") }
+        ) { (info: attachmentRow($0), message: $0.string(7), modelText: $0.optionalString(8)) }
+        .forEach { byMessage[$0.message, default: []].append(($0.info, $0.modelText)) }
         guard !byMessage.isEmpty else { return messages }
         return messages.map { message in
-            guard let parts = byMessage[message.id.rawValue] else { return message }
+            guard let files = byMessage[message.id.rawValue] else { return message }
             var message = message
-            message.text = ([message.text] + parts).joined(separator: "\n")
+            apply(&message, files)
             return message
         }
     }

@@ -50,6 +50,13 @@ extension ChatStore {
         }
     }
 
+    /// The first message of the thread `id` stands for (itself, or a reply's root).
+    ///
+    /// - Throws: `notFound` as ``thread(of:for:before:limit:)`` does.
+    public func threadRoot(of id: MessageID, for user: UserID) async throws -> Message {
+        try await read { try Self.threadRoot(id, for: user, $0) }
+    }
+
     /// Moves the reader's position in the thread to its newest reply (they follow it from now
     /// on) and tells their other tabs with a `thread.read` event when it moved.
     public func markThreadRead(_ user: UserID, thread id: MessageID) async throws -> ThreadReadResult {

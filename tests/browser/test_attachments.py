@@ -11,29 +11,16 @@ import tempfile
 import time
 
 import pytest
-from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import REPORT, make_driver, quit_all, sign_in_with_token, start_server, stop_server
+from sidebar import screenshot as shot, wait
 
-TIMEOUT = 15
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SHOT = ROOT / "Tests" / "LocalEngineTests" / "Fixtures" / "images" / "screenshot.png"
 STAMP = f"{time.time():.0f}"
 EVIL_NAME = "<img src=x onerror=alert(1)>.txt"
-
-
-def wait(driver, condition, timeout=TIMEOUT, message=""):
-    return WebDriverWait(driver, timeout, poll_frequency=0.1, ignored_exceptions=[StaleElementReferenceException]).until(
-        lambda d: condition(d), message)
-
-
-def screenshot(driver, name):
-    path = pathlib.Path("/tmp") / f"attachments-{name}.png"
-    driver.save_screenshot(str(path))
-    REPORT.append(f"screenshot {path}")
 
 
 def open_hike(driver):
@@ -264,3 +251,7 @@ def test_deleting_the_message_removes_its_image(pair):
     open_hike(bob)
     assert not item_by_id(bob, message_id).find_elements(By.CSS_SELECTOR, ".attachments")
     screenshot(bob, "deleted")
+
+
+def screenshot(driver, name):
+    shot(driver, "attachments", name)

@@ -13,15 +13,13 @@ import re
 import time
 
 import pytest
-from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import REPORT, make_driver, quit_all, start_server, stop_server
+from sidebar import screenshot as shot, wait, sidebar_names, sidebar_button, badge, open_channel
 from test_accounts import button, labelled, make_link, sign_in, use_link
 
-TIMEOUT = 15
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SHOT = ROOT / "Tests" / "LocalEngineTests" / "Fixtures" / "images" / "screenshot.png"
 STAMP = f"{time.time():.0f}"
@@ -30,43 +28,8 @@ OPEN_MIC = f"Open Mic {STAMP}"
 PASSWORDS = {"alice": "alice's long password", "bob": "bob's long password", "carol": "carol's long password"}
 
 
-def wait(driver, condition, timeout=TIMEOUT, message=""):
-    return WebDriverWait(driver, timeout, poll_frequency=0.1, ignored_exceptions=[StaleElementReferenceException]).until(
-        lambda d: condition(d), message)
-
-
-def screenshot(driver, name):
-    path = pathlib.Path("/tmp") / f"team-{name}.png"
-    driver.save_screenshot(str(path))
-    REPORT.append(f"screenshot {path}")
-
-
 def signed_in(driver):
     return driver.find_element(By.ID, "chat").is_displayed()
-
-
-def sidebar_names(driver):
-    return driver.execute_script(
-        "return [...document.querySelectorAll('#channel-list button .channel-name')].map((node) => node.textContent)")
-
-
-def sidebar_button(driver, name):
-    for node in driver.find_elements(By.CSS_SELECTOR, "#channel-list button"):
-        if node.find_element(By.CSS_SELECTOR, ".channel-name").text == name:
-            return node
-    return None
-
-
-def badge(driver, name, selector):
-    """The text of a channel's badge in the sidebar ('' when it has none)."""
-    found = sidebar_button(driver, name)
-    marks = found.find_elements(By.CSS_SELECTOR, selector) if found else []
-    return marks[0].text if marks else ""
-
-
-def open_channel(driver, name):
-    wait(driver, lambda d: sidebar_button(d, name), message=f"{name!r} is not in the list: {sidebar_names(driver)}").click()
-    wait(driver, lambda d: d.find_element(By.ID, "channel-title").text == name, message=f"{name!r} did not open")
 
 
 def open_panel(driver, panel_id):
@@ -301,3 +264,7 @@ def test_a_team_of_three_chats(team):
     item_by_id(alice, root_id).find_element(By.CSS_SELECTOR, ".thread-link").click()
     wait(alice, lambda d: item(d, answer, "#thread-replies"), message="the reply is gone after a reload")
     screenshot(alice, "after-reload-thread")
+
+
+def screenshot(driver, name):
+    shot(driver, "team", name)

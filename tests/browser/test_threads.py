@@ -9,34 +9,20 @@ Retry; a thread whose first message is deleted takes no new reply. Screenshots g
 /tmp/threads-*.png."""
 
 import json
-import pathlib
 import subprocess
 import time
 import urllib.request
 
 import pytest
-from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import REPORT, make_driver, quit_all, sign_in_with_token, start_server, stop_server
+from sidebar import screenshot as shot, wait, sidebar_button, badge, open_channel
 
-TIMEOUT = 15
 CID = "messaging:weekend-hike"
 ROOT = "demo-8"  # bob's "Cool. Should we invite Sam too?": bob started the thread
 STAMP = f"{time.time():.0f}"
-
-
-def wait(driver, condition, timeout=TIMEOUT, message=""):
-    return WebDriverWait(driver, timeout, poll_frequency=0.1, ignored_exceptions=[StaleElementReferenceException]).until(
-        lambda d: condition(d), message)
-
-
-def screenshot(driver, name):
-    path = pathlib.Path("/tmp") / f"threads-{name}.png"
-    driver.save_screenshot(str(path))
-    REPORT.append(f"screenshot {path}")
 
 
 def api(server, method, path, user, body=None):
@@ -51,25 +37,6 @@ def api(server, method, path, user, body=None):
 
 def summary_of(server, user, cid=CID):
     return next(item for item in api(server, "GET", "/api/channels", user)["channels"] if item["channel"]["cid"] == cid)
-
-
-def sidebar_button(driver, name):
-    for node in driver.find_elements(By.CSS_SELECTOR, "#channel-list button"):
-        if node.find_element(By.CSS_SELECTOR, ".channel-name").text == name:
-            return node
-    return None
-
-
-def badge(driver, name, selector):
-    """The text of a channel's badge in the sidebar ('' when it has none)."""
-    button = sidebar_button(driver, name)
-    found = button.find_elements(By.CSS_SELECTOR, selector) if button else []
-    return found[0].text if found else ""
-
-
-def open_channel(driver, name):
-    wait(driver, lambda d: sidebar_button(d, name), message=f"{name!r} is not in the list").click()
-    wait(driver, lambda d: d.find_element(By.ID, "channel-title").text == name, message=f"{name!r} did not open")
 
 
 def channel_message(driver, message_id):
@@ -297,3 +264,7 @@ def test_a_reply_that_cannot_be_sent_shows_retry_and_a_deleted_thread_takes_none
     alice.find_element(By.ID, "thread-close").click()
     wait(alice, lambda d: not panel(d).is_displayed())
     assert "thread-open" not in alice.find_element(By.ID, "chat").get_attribute("class")
+
+
+def screenshot(driver, name):
+    shot(driver, "threads", name)

@@ -1,3 +1,4 @@
+import AssistantServer
 import ChatStore
 import Foundation
 import HTTPCore
@@ -25,8 +26,7 @@ struct AttachmentsAPI: Sendable {
     /// The types the server names for what bytes hold; anything else is
     /// `application/octet-stream`.
     static func sniff(_ bytes: [UInt8]) -> String {
-        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "image/png" }
-        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
+        if let image = AssistantAPI.imageType(of: bytes) { return image }  // PNG or JPEG
         if bytes.starts(with: Array("GIF87a".utf8)) || bytes.starts(with: Array("GIF89a".utf8)) { return "image/gif" }
         if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), Array(bytes[8..<12]) == Array("WEBP".utf8) {
             return "image/webp"

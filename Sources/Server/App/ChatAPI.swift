@@ -332,11 +332,11 @@ struct ChatAPI: Sendable {
         let recent: [Message]
         var root: MessageID?
         if let thread {
-            let page = try await store.thread(of: thread, for: user, limit: 1)
-            guard page.parent.cid == cid else { throw ChatStoreError.notFound(what: "message", id: thread.rawValue) }
-            root = page.parent.id
-            let window = ReplyContext.windowSize(messageCount: (page.parent.replyCount ?? 0) + 1)
-            recent = try await store.recentThreadMessages(of: page.parent.id, limit: window)
+            let parent = try await store.threadRoot(of: thread, for: user)
+            guard parent.cid == cid else { throw ChatStoreError.notFound(what: "message", id: thread.rawValue) }
+            root = parent.id
+            let window = ReplyContext.windowSize(messageCount: (parent.replyCount ?? 0) + 1)
+            recent = try await store.recentThreadMessages(of: parent.id, limit: window)
         } else {
             let total = try await store.messageCount(in: cid)
             recent = try await store.recentMessages(in: cid, limit: ReplyContext.windowSize(messageCount: total))

@@ -174,7 +174,7 @@ struct IntelligenceAPI: Sendable {
             let detail = try await store.channelDetail(cid, for: user)
             let messages: [Message]
             if let thread = try body.thread.map({ try MessageID.validated($0, field: "thread") }) {
-                let root = try await store.thread(of: thread, for: user, limit: 1).parent
+                let root = try await store.threadRoot(of: thread, for: user)
                 guard root.cid == cid else { throw ChatStoreError.notFound(what: "message", id: thread.rawValue) }
                 messages = try await store.recentThreadMessages(of: root.id, limit: count)
             } else {
