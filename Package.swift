@@ -73,6 +73,7 @@ let package = Package(
     targets: [
         // C libraries from Debian, each behind its own system-library target.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CPostgreSQL", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
         .systemLibrary(name: "CPicoHTTPParser", providers: [.apt(["libh2o-dev"])]),
@@ -162,7 +163,8 @@ let package = Package(
 
         // Chat system.
         .target(
-            name: "ChatStore", dependencies: ["CSQLite", "Digests", "Executors", "JSONSyntax"], swiftSettings: common),
+            name: "ChatStore", dependencies: ["CSQLite", "CPostgreSQL", "Digests", "Executors", "JSONSyntax"],
+            swiftSettings: common),
         .target(name: "HTTPCore", dependencies: ["CLibUV", "CPicoHTTPParser"], swiftSettings: common),
         .target(name: "ChatIntelligence", dependencies: ["FoundationModels"], swiftSettings: common),
         // Markdown to safe HTML (cmark-gfm), for the assistant's answers.

@@ -242,17 +242,23 @@ extension ChatStore {
         }
         let limit = min(max(limit, 1), Self.maxSearchResults)
         let rows = try await read { db in
-            try db.rows(
-                """
-                SELECT m.position, m.id, m.conversation_id, m.role, m.text, m.input_tokens, m.output_tokens, m.model,
-                    m.stopped, m.created_at, c.title
-                FROM assistant_message_search
-                JOIN assistant_messages m ON m.position = assistant_message_search.rowid
-                JOIN assistant_conversations c ON c.id = m.conversation_id AND c.owner = ?
-                WHERE assistant_message_search MATCH ?
-                ORDER BY assistant_message_search.rowid DESC LIMIT ?
-                """,
-                [.text(owner.rawValue), .text(SearchRanking.matchExpression(for: terms)), .int(Self.searchCandidates)],
+            let sqlite = db.dialect == .sqlite
+            return try db.rows(
+                sqlite
+                    ? """
+                    SELECT m.position, m.id, m.conversation_id, m.role, m.text, m.input_tokens, m.output_tokens,
+                        m.model, m.stopped, m.created_at, c.title
+                    FROM assistant_message_search
+                    JOIN assistant_messages m ON m.position = assistant_message_search.rowid
+                    JOIN assistant_conversations c ON c.id = m.conversation_id AND c.owner = ?
+                    WHERE assistant_message_search MATCH ?
+                    ORDER BY assistant_message_search.rowid DESC LIMIT ?
+                    """ : PostgresSQL.assistantSearch,
+                [
+                    .text(owner.rawValue),
+                    .text(sqlite ? SearchRanking.matchExpression(for: terms) : PostgresSQL.tsquery(for: terms)),
+                    .int(Self.searchCandidates),
+                ],
                 within: Self.searchTimeBudget
             ) { row in (message: Self.assistantMessageRow(row), position: row.int64(0), title: row.string(10)) }
         }

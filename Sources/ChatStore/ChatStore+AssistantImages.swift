@@ -84,11 +84,11 @@ extension ChatStore {
                     SELECT i.id, i.mime_type, i.bytes, i.generated_by FROM assistant_images i
                     JOIN assistant_messages m ON m.id = i.message_id
                     JOIN assistant_conversations c ON c.id = m.conversation_id
-                    WHERE i.id = ?1 AND c.owner = ?2 AND (?3 IS NULL OR c.id = ?3)
+                    WHERE i.id = ?1 AND c.owner = ?2 AND (CAST(?3 AS TEXT) IS NULL OR c.id = ?3)
                     UNION ALL
                     SELECT u.id, u.mime_type, u.bytes, u.generated_by FROM assistant_uploads u
                     JOIN assistant_conversations c ON c.id = u.conversation_id
-                    WHERE u.id = ?1 AND c.owner = ?2 AND (?3 IS NULL OR c.id = ?3)
+                    WHERE u.id = ?1 AND c.owner = ?2 AND (CAST(?3 AS TEXT) IS NULL OR c.id = ?3)
                     """, [.text(id), .text(owner.rawValue), .optionalText(conversation)],
                     Self.assistantImageRow)
             else { throw ChatStoreError.notFound(what: "image", id: id) }

@@ -131,7 +131,7 @@ extension ChatStore {
                 "UPDATE account_links SET used_at = ? WHERE secret_hash = ?",
                 [.integer(now.milliseconds), .text(secretHash)])
             try db.run(
-                "UPDATE users SET password_hash = ?, is_admin = is_admin OR ?, token_generation = token_generation + 1 WHERE id = ?",
+                "UPDATE users SET password_hash = ?, is_admin = CASE WHEN ? = 1 THEN 1 ELSE is_admin END, token_generation = token_generation + 1 WHERE id = ?",
                 [.text(passwordHash), .integer(link.kind == .setup ? 1 : 0), .text(link.user.rawValue)])
             try Self.accessChanged(db)
             return link

@@ -189,8 +189,16 @@ extension ChatStore {
     /// Where the event log stands.
     public func eventCursor() async throws -> EventCursor {
         try await read { db in
-            let last = try db.row("SELECT seq FROM sqlite_sequence WHERE name = 'event_log'") { $0.int64(0) } ?? 0
             let pruned = try db.row("SELECT pruned_through FROM event_log_state WHERE id = 1") { $0.int64(0) } ?? 0
+            let last: Int64
+            switch db.dialect {
+            case .sqlite:
+                last = try db.row("SELECT seq FROM sqlite_sequence WHERE name = 'event_log'") { $0.int64(0) } ?? 0
+            case .postgresql:
+                // The highest committed seq; after a pruning that took every event, where it stopped
+                // (the sequence itself runs ahead of commits: a transaction in flight holds one).
+                last = max(pruned, try db.row("SELECT MAX(seq) FROM event_log") { $0.int64(0) } ?? 0)
+            }
             return EventCursor(lastSeq: last, prunedThrough: pruned)
         }
     }
@@ -206,7 +214,7 @@ extension ChatStore {
                 [.integer(durableCutoff)], { $0.int64(0) })
             {
                 try db.run(
-                    "UPDATE event_log_state SET pruned_through = MAX(pruned_through, ?) WHERE id = 1",
+                    "UPDATE event_log_state SET pruned_through = \(db.dialect == .sqlite ? "MAX" : "GREATEST")(pruned_through, ?) WHERE id = 1",
                     [.integer(newestPruned)])
                 try db.run("DELETE FROM event_log WHERE seq <= ?", [.integer(newestPruned)])
             }
@@ -248,17 +256,17 @@ extension ChatStore {
             recipients = [id]
             (user, except) = (id, nil)
         }
-        try db.run(
+        let seq = try db.row(
             """
             INSERT INTO event_log(type, cid, user_id, except_user, payload, ephemeral, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq
             """,
             [
                 .text(type), .optionalText(audience.cid?.cid), .optionalText(user?.rawValue),
                 .optionalText(except?.rawValue), .text(payload), .int(ephemeral ? 1 : 0),
                 .integer(Timestamp.now.milliseconds),
-            ])
-        let seq = db.lastInsertRowID
+            ]
+        ) { $0.int64(0) }!
         let appended = AppendedEvent(
             seq: seq, json: StoredEvent.json(seq: seq, payload: payload),
             recipients: recipients.map { .init(user: $0, previous: memory.newest[$0]) })

@@ -83,12 +83,13 @@ extension ChatStore {
             // The log's copies of the message (its message.new, its edits) lose the text too: a
             // client resuming from before the deletion replays tombstones.
             try db.run(
-                """
-                UPDATE event_log SET payload = json_remove(
-                    json_set(payload, '$.message.text', '', '$.message.deleted_at', ?), '$.message.edited_at',
-                    '$.message.reactions', '$.message.attachments')
-                WHERE cid = ? AND user_id IS NULL AND type IN (?, ?) AND json_extract(payload, '$.message.id') = ?
-                """,
+                db.dialect == .sqlite
+                    ? """
+                    UPDATE event_log SET payload = json_remove(
+                        json_set(payload, '$.message.text', '', '$.message.deleted_at', ?), '$.message.edited_at',
+                        '$.message.reactions', '$.message.attachments')
+                    WHERE cid = ? AND user_id IS NULL AND type IN (?, ?) AND json_extract(payload, '$.message.id') = ?
+                    """ : PostgresSQL.eventScrub,
                 [
                     .text(now.description), .text(message.cid.cid), .text(EventType.messageNew),
                     .text(EventType.messageUpdated), .text(id.rawValue),
@@ -135,7 +136,7 @@ extension ChatStore {
             if adding {
                 let kinds =
                     try db.row(
-                        "SELECT COUNT(DISTINCT emoji), SUM(emoji = ?) FROM message_reactions WHERE message_id = ?",
+                        "SELECT COUNT(DISTINCT emoji), SUM(CASE WHEN emoji = ? THEN 1 ELSE 0 END) FROM message_reactions WHERE message_id = ?",
                         [.text(emoji), .text(id.rawValue)]
                     ) { (count: $0.int(0), has: $0.isNull(1) ? 0 : $0.int(1)) } ?? (count: 0, has: 0)
                 if kinds.has == 0, kinds.count >= Self.maxReactionsPerMessage {
@@ -143,7 +144,10 @@ extension ChatStore {
                         reason: "a message carries at most \(Self.maxReactionsPerMessage) different reactions")
                 }
                 try db.run(
-                    "INSERT OR IGNORE INTO message_reactions(message_id, user_id, emoji, created_at) VALUES (?, ?, ?, ?)",
+                    """
+                    INSERT INTO message_reactions(message_id, user_id, emoji, created_at) VALUES (?, ?, ?, ?)
+                    ON CONFLICT DO NOTHING
+                    """,
                     [.text(id.rawValue), .text(user.rawValue), .text(emoji), .integer(Timestamp.now.milliseconds)])
             } else {
                 try db.run(

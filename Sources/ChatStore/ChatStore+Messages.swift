@@ -107,13 +107,16 @@ extension ChatStore {
                     throw ChatStoreError.invalidArgument(field: "parent_id", reason: "that message was deleted")
                 }
             }
-            try db.run(
-                "INSERT INTO messages(id, cid, user_id, text, parent_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            let position = try db.row(
+                """
+                INSERT INTO messages(id, cid, user_id, text, parent_id, created_at) VALUES (?, ?, ?, ?, ?, ?)
+                RETURNING position
+                """,
                 [
                     .text(id.rawValue), .text(new.cid.cid), .text(new.author.rawValue), .text(text),
                     .optionalText(new.parentID?.rawValue), .integer(now.milliseconds),
-                ])
-            let position = db.lastInsertRowID
+                ]
+            ) { $0.int64(0) }!
             var (message, messageJSON, payload) = (message, encoded.message, encoded.payload)
             if !new.attachmentIDs.isEmpty {
                 message.attachments = try Self.claimAttachments(new.attachmentIDs, for: message, db)

@@ -63,7 +63,7 @@ extension ChatStore {
                 SELECT \(Self.channelColumns),
                     (SELECT COUNT(*) FROM members m WHERE m.cid = c.cid),
                     EXISTS (SELECT 1 FROM members m WHERE m.cid = c.cid AND m.user_id = ?)
-                FROM channels c WHERE c.is_public = 1 ORDER BY c.name COLLATE NOCASE, c.cid LIMIT ?
+                FROM channels c WHERE c.is_public = 1 ORDER BY \(db.dialect == .sqlite ? "c.name COLLATE NOCASE" : "lower(c.name)"), c.cid LIMIT ?
                 """, [.text(user.rawValue), .int(Self.maxListedChannels)]
             ) { ChannelListing(channel: Self.channelRow($0), memberCount: $0.int(8), joined: $0.int(9) != 0) }
         }

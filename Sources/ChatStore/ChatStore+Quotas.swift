@@ -86,10 +86,11 @@ extension ChatStore {
     static func addAssistantBytes(_ delta: Int64, for owner: UserID, _ db: Connection) throws {
         guard delta != 0 else { return }
         try db.run(
-            """
-            INSERT INTO assistant_usage(owner, bytes) VALUES (?1, MAX(?2, 0))
-            ON CONFLICT(owner) DO UPDATE SET bytes = MAX(bytes + ?2, 0)
-            """, [.text(owner.rawValue), .integer(delta)])
+            db.dialect == .sqlite
+                ? """
+                INSERT INTO assistant_usage(owner, bytes) VALUES (?1, MAX(?2, 0))
+                ON CONFLICT(owner) DO UPDATE SET bytes = MAX(bytes + ?2, 0)
+                """ : PostgresSQL.quotaAdd, [.text(owner.rawValue), .integer(delta)])
     }
 
     /// The bytes a conversation holds, as counted in `assistant_usage`.

@@ -32,7 +32,11 @@ extension ChatStore {
     /// own, and a batch of twenty cost nearly twenty times one. A message is indexed before it
     /// is edited or deleted (``ChatStore/editMessage(_:text:by:)`` calls this first), as the
     /// update trigger removes its old words.
+    ///
+    /// On PostgreSQL the index is an expression index over `messages`, kept by PostgreSQL
+    /// itself: nothing to do.
     static func indexNewMessages(_ db: Connection) throws {
+        guard db.dialect == .sqlite else { return }
         try db.run(
             """
             INSERT INTO message_search(rowid, text)
@@ -165,18 +169,24 @@ extension ChatStore {
             // Ordered by the index's own rowid, so FTS5 walks its matches newest first and the
             // LIMIT (or the time budget) ends the walk; ordered by the message's position, every
             // match was collected and sorted first.
-            try db.rows(
-                """
-                SELECT m.id, m.cid, m.user_id, m.text, m.created_at, m.parent_id, m.edited_at, m.deleted_at,
-                    m.position, c.name
-                FROM message_search
-                JOIN messages m ON m.position = message_search.rowid
-                JOIN members mb ON mb.cid = m.cid AND mb.user_id = ?
-                JOIN channels c ON c.cid = m.cid
-                WHERE message_search MATCH ?
-                ORDER BY message_search.rowid DESC LIMIT ?
-                """,
-                [.text(user.rawValue), .text(SearchRanking.matchExpression(for: terms)), .int(Self.searchCandidates)],
+            let sqlite = db.dialect == .sqlite
+            return try db.rows(
+                sqlite
+                    ? """
+                    SELECT m.id, m.cid, m.user_id, m.text, m.created_at, m.parent_id, m.edited_at, m.deleted_at,
+                        m.position, c.name
+                    FROM message_search
+                    JOIN messages m ON m.position = message_search.rowid
+                    JOIN members mb ON mb.cid = m.cid AND mb.user_id = ?
+                    JOIN channels c ON c.cid = m.cid
+                    WHERE message_search MATCH ?
+                    ORDER BY message_search.rowid DESC LIMIT ?
+                    """ : PostgresSQL.messageSearch,
+                [
+                    .text(user.rawValue),
+                    .text(sqlite ? SearchRanking.matchExpression(for: terms) : PostgresSQL.tsquery(for: terms)),
+                    .int(Self.searchCandidates),
+                ],
                 within: Self.searchTimeBudget
             ) { row in (message: Self.messageRow(row), position: row.int64(8), channel: row.string(9)) }
         }

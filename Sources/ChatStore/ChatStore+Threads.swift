@@ -145,8 +145,8 @@ extension ChatStore {
         for follower in followers where follower != author {
             try db.run(
                 """
-                INSERT OR IGNORE INTO thread_reads(parent_id, user_id, cid, last_read_position)
-                VALUES (?, ?, ?, ?)
+                INSERT INTO thread_reads(parent_id, user_id, cid, last_read_position)
+                VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING
                 """, [.text(root.rawValue), .text(follower.rawValue), .text(cid.cid), .integer(position - 1)])
         }
     }

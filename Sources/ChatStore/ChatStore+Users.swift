@@ -103,7 +103,8 @@ extension ChatStore {
     static func userNamed(_ name: String, other: UserID? = nil, _ db: Connection) throws -> User? {
         try db.row(
             """
-            SELECT \(userColumns) FROM users WHERE (name = ?1 COLLATE NOCASE OR name_skeleton = ?2) AND id != ?3
+            SELECT \(userColumns) FROM users WHERE (\(db.dialect == .sqlite ? "name = ?1 COLLATE NOCASE" : "lower(name) = lower(?1)")
+                OR name_skeleton = ?2) AND id != ?3
             LIMIT 1
             """, [.text(name), .text(DisplayNameRules.skeleton(of: name)), .text(other?.rawValue ?? "")], userRow)
     }

@@ -6,7 +6,7 @@ import Synchronization
 
 /// The chat database: users, channels, members, messages, read state and per-user event logs.
 ///
-/// One SQLite file in WAL mode. Writes go through a single writer connection, one transaction
+/// One SQLite file in WAL mode (the default), or a PostgreSQL database. Writes go through a single writer connection, one transaction
 /// at a time; reads use a small pool of reader connections and never wait for a write.
 /// Every write is committed with `synchronous=FULL` by default, so once a method returns the
 /// change survives the process being killed (and, with `FULL`, a power loss). Writes that
@@ -38,8 +38,36 @@ public final class ChatStore: Sendable {
         public init() {}
     }
 
-    /// Path of the database file.
-    public let path: String
+    /// Where a store's data lives.
+    public enum Location: Sendable, Hashable, CustomStringConvertible {
+        /// An SQLite file (the default: nothing to install).
+        case sqlite(path: String)
+        /// A PostgreSQL database, named by a libpq connection URI
+        /// (`postgresql://user:password@host:port/database`, or
+        /// `postgresql:///database?host=/socket/folder` for a Unix socket).
+        case postgresql(url: String)
+
+        /// A `postgresql://` or `postgres://` URL names a PostgreSQL database; anything else is
+        /// the path of an SQLite file.
+        public init(_ text: String) {
+            self =
+                text.hasPrefix("postgresql://") || text.hasPrefix("postgres://")
+                ? .postgresql(url: text) : .sqlite(path: text)
+        }
+
+        /// The path, or the URL without its password: what logs and errors show.
+        public var description: String {
+            switch self {
+            case .sqlite(let path): path
+            case .postgresql(let url): CredentialRedaction.redacted(url)
+            }
+        }
+    }
+
+    /// Where the data lives.
+    public let location: Location
+    /// Path of the database file (for PostgreSQL, the URL without its password).
+    public var path: String { location.description }
     public let options: Options
     private let writer: GroupCommit
     /// Threads of their own, each owning a reader connection: reads never run on Swift's
@@ -50,35 +78,58 @@ public final class ChatStore: Sendable {
     /// Users seen to exist (users are never deleted).
     let knownUsers = Mutex<Set<UserID>>([])
 
-    /// Opens (creating and migrating if needed) the database at `path`.
+    /// Opens (creating and migrating if needed) the SQLite database at `path`.
     ///
     /// The file is created owner-only (0600), and SQLite gives its `-wal` and `-shm` files the
     /// database's mode; an existing database or journal readable by others is tightened to 0600.
-    public init(path: String, options: Options = Options()) throws {
-        self.path = path
+    public convenience init(path: String, options: Options = Options()) throws {
+        try self.init(location: .sqlite(path: path), options: options)
+    }
+
+    /// Opens (creating and migrating if needed) the database at `location`.
+    ///
+    /// On PostgreSQL the database must exist and the URL's user own it (or be allowed to create
+    /// tables and the `unaccent` extension in it); the store holds `readerCount` + 1
+    /// connections. `durability` `.normal` is `synchronous_commit = off` there.
+    public init(location: Location, options: Options = Options()) throws {
+        self.location = location
         self.options = options
-        try Self.restrictFiles(at: path)
-        let writerConnection = try Connection(path: path)
-        try writerConnection.execute("PRAGMA journal_mode=WAL")
-        // Checkpoints run on the writer, in the path of every commit that crosses the threshold;
-        // a larger WAL (up to ~32 MB) checkpoints a hot page once instead of many times.
-        try writerConnection.execute("PRAGMA wal_autocheckpoint=8000")
-        // A page cache that holds the hot pages of a busy server (users, members, the event log's indexes)
-        // instead of SQLite's 2 MB default, which rereads them from the file on every commit.
-        try writerConnection.execute("PRAGMA cache_size=-65536")
-        try writerConnection.execute(
-            options.durability == .full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
-        try writerConnection.execute("PRAGMA foreign_keys=ON")
-        try Schema.migrator.migrate(writerConnection)
+        let writerConnection: Connection
+        let readerConnections: [Connection]
+        switch location {
+        case .sqlite(let path):
+            try Self.restrictFiles(at: path)
+            writerConnection = try Connection(path: path)
+            try writerConnection.execute("PRAGMA journal_mode=WAL")
+            // Checkpoints run on the writer, in the path of every commit that crosses the threshold;
+            // a larger WAL (up to ~32 MB) checkpoints a hot page once instead of many times.
+            try writerConnection.execute("PRAGMA wal_autocheckpoint=8000")
+            // A page cache that holds the hot pages of a busy server (users, members, the event log's indexes)
+            // instead of SQLite's 2 MB default, which rereads them from the file on every commit.
+            try writerConnection.execute("PRAGMA cache_size=-65536")
+            try writerConnection.execute(
+                options.durability == .full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
+            try writerConnection.execute("PRAGMA foreign_keys=ON")
+            try Schema.migrator.migrate(writerConnection)
+            readerConnections = try (0..<max(1, options.readerCount)).map { _ in
+                let reader = try Connection(path: path)
+                try reader.execute("PRAGMA query_only=ON")
+                try reader.execute("PRAGMA cache_size=-16384")
+                return reader
+            }
+        case .postgresql(let url):
+            writerConnection = try Connection(postgresURL: url)
+            if options.durability == .normal { try writerConnection.execute("SET synchronous_commit = off") }
+            try PostgresSchema.migrator.migrate(writerConnection)
+            readerConnections = try (0..<max(1, options.readerCount)).map { _ in
+                let reader = try Connection(postgresURL: url)
+                try reader.execute("SET default_transaction_read_only = on")
+                return reader
+            }
+        }
         let writerMemory = WriterMemory()
         self.writerMemory = writerMemory
         writer = GroupCommit(connection: writerConnection, hooks: writerMemory)
-        let readerConnections = try (0..<max(1, options.readerCount)).map { _ in
-            let reader = try Connection(path: path)
-            try reader.execute("PRAGMA query_only=ON")
-            try reader.execute("PRAGMA cache_size=-16384")
-            return reader
-        }
         readers = WorkerThreads(name: "sotto.store.reader", resources: readerConnections)
     }
 
@@ -86,7 +137,13 @@ public final class ChatStore: Sendable {
     /// reads and may migrate the file and syncs it to disk, which must not hold one of Swift's
     /// cooperative threads (a server's requests run on them). Async callers open a store this way.
     public static func open(path: String, options: Options = Options()) async throws -> ChatStore {
-        try await ThreadExecutor(name: "sotto.store.open").run { try ChatStore(path: path, options: options) }
+        try await open(.sqlite(path: path), options: options)
+    }
+
+    /// Opens the database at `location` as `init(location:options:)` does, on a thread of its
+    /// own (connecting and migrating wait on the disk or the network).
+    public static func open(_ location: Location, options: Options = Options()) async throws -> ChatStore {
+        try await ThreadExecutor(name: "sotto.store.open").run { try ChatStore(location: location, options: options) }
     }
 
     /// Creates the database file owner-only if it is missing, and takes group and other

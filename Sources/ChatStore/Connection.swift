@@ -1,15 +1,41 @@
+import CPostgreSQL
 import CSQLite
 import Foundation
 
-/// One SQLite connection with a cache of prepared statements.
+/// The SQL a connection speaks. The store's statements are written once, in the SQL both
+/// understand, and branch on the dialect where they cannot be (search, JSON, schema).
+package enum SQLDialect: Sendable {
+    case sqlite
+    case postgresql
+}
+
+/// One database connection — an SQLite file or a PostgreSQL server — with a cache of prepared
+/// statements.
 ///
 /// A connection is not thread-safe: each is owned by one thread (the store's writer, or one of
 /// its reader threads), which hands it to one closure at a time.
+///
+/// Statements use `?` (or `?N`) placeholders; on PostgreSQL they are rewritten to `$N`
+/// (``PostgresText``) and every parameter is sent with its type.
 package final class Connection {
-    package let handle: OpaquePointer
+    package let dialect: SQLDialect
+    /// SQLite's handle (nil on PostgreSQL).
+    let sqlite: OpaquePointer?
+    /// libpq's connection (nil on SQLite).
+    let postgres: OpaquePointer?
     private var statements: [String: Statement] = [:]
+    /// Rows changed by the last statement run on PostgreSQL (SQLite counts its own).
+    var postgresChanges = 0
+    /// Names of the server-side prepared statements made so far (PostgreSQL).
+    private var preparedCount = 0
 
-    /// Opens (creating if needed) the database file at `path`.
+    /// SQLite's handle, for tests that reach below the store.
+    package var handle: OpaquePointer {
+        guard let sqlite else { preconditionFailure("not an SQLite connection") }
+        return sqlite
+    }
+
+    /// Opens (creating if needed) the SQLite database file at `path`.
     package init(path: String, readOnly: Bool = false) throws {
         var handle: OpaquePointer?
         let flags =
@@ -20,18 +46,53 @@ package final class Connection {
             if let handle { sqlite3_close_v2(handle) }
             throw DatabaseError(resultCode: code, message: "\(message) (opening \(path))")
         }
-        self.handle = handle
+        dialect = .sqlite
+        sqlite = handle
+        postgres = nil
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, 5_000)
     }
 
+    /// Connects to the PostgreSQL server and database that `url` names (a libpq connection
+    /// URI, `postgresql://user@host:port/database?host=/run/socket-folder`). Errors name the URL
+    /// without its password.
+    package init(postgresURL url: String) throws {
+        guard let connection = PQconnectdb(url) else {
+            throw DatabaseError(resultCode: SQLITE_NOMEM, message: "out of memory (connecting to PostgreSQL)")
+        }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = String(cString: PQerrorMessage(connection)).trimmingCharacters(in: .whitespacesAndNewlines)
+            PQfinish(connection)
+            throw DatabaseError(
+                resultCode: SQLITE_CANTOPEN, message: "\(message) (connecting to \(CredentialRedaction.redacted(url)))",
+                sqlState: "08001")
+        }
+        // Notices (`CREATE … IF NOT EXISTS` of what exists) are not errors: not printed.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        dialect = .postgresql
+        sqlite = nil
+        postgres = connection
+        try execute("SET client_encoding = 'UTF8'; SET TIME ZONE 'UTC'")
+    }
+
     deinit {
         statements.removeAll()  // finalize before closing
-        sqlite3_close_v2(handle)
+        if let sqlite { sqlite3_close_v2(sqlite) }
+        if let postgres { PQfinish(postgres) }
     }
 
     /// Runs one or more statements that return no rows (schema changes, pragmas).
     package func execute(_ sql: String) throws {
+        if let postgres {
+            let result = PQexec(postgres, sql)
+            defer { PQclear(result) }
+            let status = PQresultStatus(result)
+            guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+                throw DatabaseError(postgres: result, connection: postgres, sql: sql)
+            }
+            postgresChanges = Int(String(cString: PQcmdTuples(result))) ?? 0
+            return
+        }
         var errorMessage: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
         if code != SQLITE_OK {
@@ -52,6 +113,12 @@ package final class Connection {
         return statement
     }
 
+    /// A new name for a server-side prepared statement (PostgreSQL).
+    func nextPreparedName() -> String {
+        preparedCount += 1
+        return "sotto_\(preparedCount)"
+    }
+
     /// Prepares `sql`, binds `arguments` and steps until done.
     package func run(_ sql: String, _ arguments: [SQLValue] = []) throws {
         let statement = try prepare(sql)
@@ -70,10 +137,23 @@ package final class Connection {
 
     /// Prepares `sql`, binds `arguments` and maps rows until the statement is done or `budget`
     /// has passed, whichever comes first: the rows read by then. (SQLite's progress handler
-    /// interrupts the statement, so a step that reads long without a row is cut too.)
+    /// interrupts the statement, so a step that reads long without a row is cut too.) On
+    /// PostgreSQL, which hands over a statement's rows all at once, a statement that runs past
+    /// the budget is cancelled and reads nothing.
     package func rows<T>(
         _ sql: String, _ arguments: [SQLValue] = [], within budget: Duration, _ map: (Statement) throws -> T
     ) throws -> [T] {
+        guard sqlite != nil else {
+            let milliseconds = max(
+                1, budget.components.seconds * 1000 + budget.components.attoseconds / 1_000_000_000_000_000)
+            try execute("SET statement_timeout = \(milliseconds)")
+            defer { try? execute("SET statement_timeout = 0") }
+            do {
+                return try rows(sql, arguments, map)
+            } catch let error as DatabaseError where error.primaryResultCode == SQLITE_INTERRUPT {
+                return []
+            }
+        }
         let statement = try prepare(sql)
         try statement.bind(arguments)
         let deadline = Unmanaged.passRetained(Deadline(ContinuousClock.now + budget))
@@ -113,20 +193,26 @@ package final class Connection {
         return value
     }
 
-    /// The rowid of the last row inserted on this connection.
-    package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
-
     /// Rows changed by the last INSERT, UPDATE or DELETE.
-    package var changes: Int { Int(sqlite3_changes(handle)) }
+    package var changes: Int {
+        if let sqlite { return Int(sqlite3_changes(sqlite)) }
+        return postgresChanges
+    }
 
     package func error(_ code: Int32, sql: String?) -> DatabaseError {
         DatabaseError(
             resultCode: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), sql: sql)
     }
 
-    /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back if it throws.
+    /// Starts a transaction that writes: SQLite takes its write lock at once (`BEGIN
+    /// IMMEDIATE`), so a transaction never fails half way for want of it.
+    package func begin() throws {
+        try execute(dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN")
+    }
+
+    /// Runs `body` inside a write transaction (``begin()`` … COMMIT), rolling back if it throws.
     package func transaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN IMMEDIATE")
+        try begin()
         do {
             let value = try body()
             try execute("COMMIT")

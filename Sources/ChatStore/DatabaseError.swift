@@ -1,9 +1,13 @@
+import CPostgreSQL
 import CSQLite
 
-/// A failure reported by SQLite, with the statement that caused it.
+/// A failure reported by the database, with the statement that caused it.
 ///
 /// `resultCode` is SQLite's extended result code (for example `SQLITE_CONSTRAINT_UNIQUE`,
 /// 2067), `name` its name; `sql` is the statement being prepared or run, when there was one.
+/// A PostgreSQL failure keeps its SQLSTATE in `sqlState` and carries the SQLite code of the same
+/// meaning (a unique violation, 23505, is `SQLITE_CONSTRAINT_UNIQUE`), so callers ask one set of
+/// questions of either.
 public struct DatabaseError: Error, CustomStringConvertible, Sendable {
     /// SQLite's extended result code.
     public let resultCode: Int32
@@ -11,11 +15,39 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
     public let message: String
     /// The SQL statement that failed, if any.
     public let sql: String?
+    /// PostgreSQL's SQLSTATE (e.g. `23505`); nil for SQLite.
+    public let sqlState: String?
 
-    public init(resultCode: Int32, message: String, sql: String? = nil) {
+    public init(resultCode: Int32, message: String, sql: String? = nil, sqlState: String? = nil) {
         self.resultCode = resultCode
         self.message = message
         self.sql = sql
+        self.sqlState = sqlState
+    }
+
+    /// The failure a PostgreSQL result (or, without one, the connection) reports.
+    init(postgres result: OpaquePointer?, connection: OpaquePointer, sql: String?) {
+        let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
+        let text = result.map { String(cString: PQresultErrorMessage($0)) } ?? ""
+        let message = (text.isEmpty ? String(cString: PQerrorMessage(connection)) : text)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        self.init(resultCode: Self.sqliteCode(for: state), message: message, sql: sql, sqlState: state ?? "08006")
+    }
+
+    /// The SQLite result code that means what SQLSTATE `state` means.
+    static func sqliteCode(for state: String?) -> Int32 {
+        switch state {
+        case "23505": 2067  // unique
+        case "23503": 787  // foreign key
+        case "23502": 1299  // not null
+        case "23514": 275  // check
+        case let state? where state.hasPrefix("23"): SQLITE_CONSTRAINT
+        case "40001", "40P01", "55P03": SQLITE_BUSY  // serialization, deadlock, lock not available
+        case "57014": SQLITE_INTERRUPT  // cancelled (a statement timeout)
+        case "53100": SQLITE_FULL  // disk full
+        case let state? where state.hasPrefix("08"): SQLITE_CANTOPEN  // the connection
+        default: SQLITE_ERROR
+        }
     }
 
     /// The primary result code (the low byte of `resultCode`), e.g. `SQLITE_CONSTRAINT`.
@@ -36,7 +68,7 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
     }
 
     public var description: String {
-        var text = "SQLite error \(name): \(message)"
+        var text = sqlState.map { "PostgreSQL error \($0): \(message)" } ?? "SQLite error \(name): \(message)"
         if let sql { text += " — while running: \(sql)" }
         return text
     }

@@ -107,7 +107,7 @@ final class GroupCommit: @unchecked Sendable {
     private func commit(_ batch: [Request]) {
         let db = connection
         do {
-            try db.execute("BEGIN IMMEDIATE")
+            try db.begin()
         } catch {
             fail(batch, error)
             return

@@ -35,9 +35,28 @@ package struct Migrator {
     package var identifiers: [String] { migrations.map(\.identifier) }
 
     /// Runs the migrations not yet applied; each in its own transaction.
+    ///
+    /// On PostgreSQL, where several servers may start at once, one migrates at a time (a
+    /// session advisory lock), and the others find the migrations applied.
     package func migrate(_ db: Connection) throws {
-        try db.execute(
-            "CREATE TABLE IF NOT EXISTS schema_migrations(identifier TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)")
+        switch db.dialect {
+        case .sqlite:
+            try db.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations(identifier TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)"
+            )
+        case .postgresql:
+            try db.execute("SELECT pg_advisory_lock(\(Self.postgresLock))")
+            // `rowid` keeps the order they were applied in, as SQLite's own rowid does.
+            try db.execute(
+                """
+                CREATE TABLE IF NOT EXISTS schema_migrations(
+                    rowid BIGINT GENERATED ALWAYS AS IDENTITY,
+                    identifier TEXT PRIMARY KEY,
+                    applied_at BIGINT NOT NULL
+                )
+                """)
+        }
+        defer { if db.dialect == .postgresql { try? db.execute("SELECT pg_advisory_unlock(\(Self.postgresLock))") } }
         let applied = Set(try db.rows("SELECT identifier FROM schema_migrations") { $0.string(0) })
         for migration in migrations where !applied.contains(migration.identifier) {
             try db.transaction {
@@ -48,6 +67,9 @@ package struct Migrator {
             }
         }
     }
+
+    /// The advisory lock that migrations on PostgreSQL hold ("sotto" in ASCII).
+    static let postgresLock: Int64 = 0x736F_7474_6F
 
     /// Identifiers already applied to `db`.
     package static func appliedIdentifiers(_ db: Connection) throws -> [String] {

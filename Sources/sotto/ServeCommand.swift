@@ -50,9 +50,12 @@ struct ServeCommand: Command {
                               (default 50; 0 turns the limit off)
           --cors-origin ORIGINS  comma-separated origins (https://chat.example.com) whose pages may
                               call the API; default none (CORS off)
+          --database URL      the chat's store: a PostgreSQL database (a postgresql:// URL)
+                              or an SQLite file; default: $SOTTO_DATABASE, else $SOTTO_HOME/chat.sqlite
           --durability full|normal  full (default): every acknowledged write is synced to disk and
                               survives a crash of the machine; normal: synced at checkpoints only,
-                              survives a crash of sotto but not of the machine (faster commits)
+                              survives a crash of sotto but not of the machine (faster commits;
+                              on PostgreSQL, synchronous_commit off)
           --speech-model M    the Whisper model of POST /v1/audio/transcriptions: a speech model id
                               or folder (default: $SOTTO_SPEECH_MODEL, else \(ModelCatalog.defaultSpeechModelID)
                               when pulled; loaded at the first request); off: none
@@ -66,7 +69,7 @@ struct ServeCommand: Command {
     static let valueOptions: Set<String> = [
         "host", "port", "model", "max-requests", "io-threads", "max-connections", "max-connections-per-ip",
         "max-sockets-per-user", "rate-limit",
-        "cors-origin", "durability", "kernels", "compute-threads", "fallback-url", "fallback-model",
+        "cors-origin", "durability", "database", "kernels", "compute-threads", "fallback-url", "fallback-model",
         "fallback-key-file", "pool-urls", "pool-model", "pool-key-file", "speech-model", "image-url", "image-model",
         "image-key-file",
     ]
@@ -183,7 +186,13 @@ struct ServeCommand: Command {
                 width: preview.width, height: preview.height, thumbnail: preview.thumbnail,
                 thumbnailType: preview.thumbnailType, modelText: preview.context)
         }
-        let store = try await data.openChatStore(durability: durability)
+        let store = try await data.openChatStore(database: arguments.string("database"), durability: durability)
+        guard try await store.claimServing() else {
+            throw CommandFailure(
+                description:
+                    "another sotto serve is serving \(store.location); this build serves a database from one server at a time"
+            )
+        }
         let secret = try data.loadSecret()
         if arguments.has("demo"), try await store.channelCount() == 0 {
             try await DemoSeed.seed(into: store)

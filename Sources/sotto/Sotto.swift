@@ -5,6 +5,7 @@ let commands: [any Command.Type] = [
     VersionCommand.self, ModelCommand.self, GenerateCommand.self, ChatCommand.self, TokenizeCommand.self,
     TranscribeCommand.self,
     BenchCommand.self, ServeCommand.self, EngineCommand.self, UserCommand.self, TokenCommand.self, SeedCommand.self,
+    DatabaseCommand.self,
 ]
 
 struct VersionCommand: Command {

@@ -9,7 +9,7 @@ import Testing
         let applied = try await temporary.store.appliedMigrations()
         #expect(applied.count == 14)
         #expect(applied.last == "v14: attachments")
-        let reopened = try await ChatStore.open(path: temporary.folder + "/chat.sqlite")
+        let reopened = try await temporary.reopen()
         await #expect(try reopened.appliedMigrations() == applied)
     }
 
@@ -175,6 +175,17 @@ import Testing
         let temporary = try await TemporaryStore()
         let cid = try await temporary.seeded()
         let text = "a\u{0}b 👩‍👩‍👧 é\u{0}"
+        if TestDatabases.onPostgres {
+            // PostgreSQL's text has no NUL: the message is refused whole, not cut short.
+            await #expect(
+                throws: ChatStoreError.invalidArgument(
+                    field: "text", reason: "holds a NUL character, which PostgreSQL cannot store")
+            ) {
+                try await temporary.store.sendMessage(NewMessage(id: "nul", cid: cid, author: "alice", text: text))
+            }
+            await #expect(try temporary.store.message("nul") == nil)
+            return
+        }
         _ = try await temporary.store.sendMessage(NewMessage(id: "nul", cid: cid, author: "alice", text: text))
         await #expect(try temporary.store.message("nul")?.text == text)
         let retry = try await temporary.store.sendMessage(NewMessage(id: "nul", cid: cid, author: "alice", text: text))
@@ -185,7 +196,7 @@ import Testing
         let temporary = try await TemporaryStore()
         let cid = try await temporary.seeded()
         _ = try await temporary.store.sendMessage(NewMessage(id: "kept", cid: cid, author: "alice", text: "still here"))
-        let reopened = try await ChatStore.open(path: temporary.folder + "/chat.sqlite")
+        let reopened = try await temporary.reopen()
         await #expect(try reopened.message("kept")?.text == "still here")
     }
 }
@@ -271,7 +282,7 @@ import Testing
         #expect(!cursor.canResume(since: 4))  // from the future: another database
         await #expect(try store.events(for: "bob", after: 0).isEmpty)
         // Numbering goes on after the pruned events, even with the log empty and the store reopened.
-        let reopened = try await ChatStore.open(path: temporary.folder + "/chat.sqlite", options: options)
+        let reopened = try await temporary.reopen(options: options)
         await #expect(try reopened.sendMessage(NewMessage(cid: cid, author: "bob", text: "later")).event?.seq == 4)
     }
 
@@ -349,7 +360,7 @@ import Testing
         // One event per stored message: a write rolled back gives its seq back.
         await #expect(try store.eventCursor().lastSeq == 180)
         await #expect(try store.events(for: "bob", after: 0, limit: 500).map(\.seq) == Array(1...180))
-        let reopened = try await ChatStore.open(path: temporary.folder + "/chat.sqlite")
+        let reopened = try await temporary.reopen()
         await #expect(try reopened.messages(in: cid, for: "bob", limit: 200).messages.count == 180)
     }
 }
@@ -458,7 +469,7 @@ import Testing
             await #expect(try store.searchMessages("together", for: "bob", limit: 100).count == 32)
         }
         try await expectIndexed(temporary.store)
-        let reopened = try await ChatStore.open(path: temporary.folder + "/chat.sqlite")
+        let reopened = try await temporary.reopen()
         try await expectIndexed(reopened)
         _ = try await reopened.sendMessage(NewMessage(cid: cid, author: "bob", text: "lantern"))
         await #expect(try reopened.searchMessages("lantern", for: "alice").count == 1)

@@ -1,0 +1,2 @@
+// libpq, PostgreSQL's client library (Debian's libpq-dev): the chat store's PostgreSQL backend.
+#include <libpq-fe.h>
