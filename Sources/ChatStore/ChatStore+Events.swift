@@ -51,6 +51,11 @@ public enum EventAudience: Hashable, Sendable {
 /// clients can be sent it without reading it back.
 public struct AppendedEvent: Hashable, Sendable {
     public var seq: Int64
+    /// `message.new`, `typing.start`, …
+    public var type: String
+    /// Another server sharing the database appended it (``EventFeed``): what this server
+    /// does after its own writes (reply suggestions for its sockets) it does on seeing this.
+    public var fromAnotherServer = false
     /// The event as sent (as `StoredEvent.json`).
     public var json: String
     public var recipients: [Recipient]
@@ -256,6 +261,14 @@ extension ChatStore {
             recipients = [id]
             (user, except) = (id, nil)
         }
+        if memory.shared, !memory.eventLogLocked {
+            // Seqs in commit order across servers: whoever appends holds the log until its
+            // transaction ends, so a reader that sees a seq sees every smaller one (a sequence
+            // alone hands numbers out in the order asked, not committed). NOTIFY wakes the other
+            // servers' feeds at the commit.
+            try db.execute("SELECT pg_advisory_xact_lock(\(ChatStore.eventLogLockKey)); NOTIFY \(EventFeed.channel)")
+            memory.eventLogLocked = true
+        }
         let seq = try db.row(
             """
             INSERT INTO event_log(type, cid, user_id, except_user, payload, ephemeral, created_at)
@@ -268,9 +281,9 @@ extension ChatStore {
             ]
         ) { $0.int64(0) }!
         let appended = AppendedEvent(
-            seq: seq, json: StoredEvent.json(seq: seq, payload: payload),
-            recipients: recipients.map { .init(user: $0, previous: memory.newest[$0]) })
-        for recipient in recipients { memory.newest[recipient] = seq }
+            seq: seq, type: type, json: StoredEvent.json(seq: seq, payload: payload),
+            recipients: recipients.map { .init(user: $0, previous: memory.shared ? nil : memory.newest[$0]) })
+        if !memory.shared { for recipient in recipients { memory.newest[recipient] = seq } }
         memory.recordAppended(appended)
         return appended
     }

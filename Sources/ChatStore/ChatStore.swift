@@ -55,6 +55,11 @@ public final class ChatStore: Sendable {
                 ? .postgresql(url: text) : .sqlite(path: text)
         }
 
+        /// Whether it is a PostgreSQL database (which other servers may share).
+        public var isPostgreSQL: Bool {
+            if case .postgresql = self { true } else { false }
+        }
+
         /// The path, or the URL without its password: what logs and errors show.
         public var description: String {
             switch self {
@@ -75,6 +80,8 @@ public final class ChatStore: Sendable {
     private let readers: WorkerThreads<Connection>
     /// What the writer keeps between writes (see `WriterMemory`).
     let writerMemory: WriterMemory
+    /// The events other servers append (PostgreSQL only).
+    private let feed: EventFeed?
     /// Users seen to exist (users are never deleted).
     let knownUsers = Mutex<Set<UserID>>([])
 
@@ -127,8 +134,9 @@ public final class ChatStore: Sendable {
                 return reader
             }
         }
-        let writerMemory = WriterMemory()
+        let writerMemory = WriterMemory(shared: location.isPostgreSQL)
         self.writerMemory = writerMemory
+        if case .postgresql(let url) = location { feed = EventFeed(url: url, memory: writerMemory) } else { feed = nil }
         writer = GroupCommit(connection: writerConnection, hooks: writerMemory)
         readers = WorkerThreads(name: "sotto.store.reader", resources: readerConnections)
     }
@@ -166,6 +174,7 @@ public final class ChatStore: Sendable {
     }
 
     deinit {
+        feed?.stop()
         writer.stop()
         readers.stop()
     }
@@ -186,8 +195,12 @@ public final class ChatStore: Sendable {
     /// Hands every event appended to the log to `sink` as soon as its transaction commits, in
     /// seq order, on the writer thread and before the write that appended it returns (so the
     /// sink must not wait for the store's writer); nil stops. One sink at a time.
+    ///
+    /// On PostgreSQL, which other servers may share, the events they append come too, from the
+    /// feed's thread (``EventFeed``), each without `previous`; the feed starts with the first sink.
     public func deliverEvents(to sink: (@Sendable (AppendedEvent) -> Void)?) {
         writerMemory.deliver(to: sink)
+        if sink != nil { feed?.start() }
     }
 
     /// Identifiers of the applied schema migrations, oldest first.

@@ -102,6 +102,35 @@ package final class Connection {
         }
     }
 
+    /// Waits up to `milliseconds` for a notification on a channel this connection has run
+    /// `LISTEN` for, and takes every one that came: true if any did (PostgreSQL; on SQLite,
+    /// false at once). Blocks its thread: the caller owns one for it.
+    ///
+    /// - Throws: when the connection to the server is lost.
+    package func waitForNotifications(milliseconds: Int32) throws -> Bool {
+        guard let postgres else { return false }
+        if takeNotifications(postgres) { return true }
+        var descriptor = pollfd(fd: PQsocket(postgres), events: Int16(POLLIN), revents: 0)
+        let ready = poll(&descriptor, 1, milliseconds)
+        if ready < 0, errno != EINTR {
+            throw DatabaseError(resultCode: SQLITE_IOERR, message: "poll: \(String(cString: strerror(errno)))")
+        }
+        guard ready <= 0 || PQconsumeInput(postgres) == 1, PQstatus(postgres) == CONNECTION_OK else {
+            let message = String(cString: PQerrorMessage(postgres)).trimmingCharacters(in: .whitespacesAndNewlines)
+            throw DatabaseError(resultCode: SQLITE_CANTOPEN, message: "lost the server: \(message)", sqlState: "08006")
+        }
+        return takeNotifications(postgres)
+    }
+
+    private func takeNotifications(_ postgres: OpaquePointer) -> Bool {
+        var any = false
+        while let notification = PQnotifies(postgres) {
+            PQfreemem(notification)
+            any = true
+        }
+        return any
+    }
+
     /// Returns a cached prepared statement for `sql`, reset and with its bindings cleared.
     package func prepare(_ sql: String) throws -> Statement {
         if let cached = statements[sql] {
@@ -138,22 +167,13 @@ package final class Connection {
     /// Prepares `sql`, binds `arguments` and maps rows until the statement is done or `budget`
     /// has passed, whichever comes first: the rows read by then. (SQLite's progress handler
     /// interrupts the statement, so a step that reads long without a row is cut too.) On
-    /// PostgreSQL, which hands over a statement's rows all at once, a statement that runs past
-    /// the budget is cancelled and reads nothing.
+    /// PostgreSQL, which hands over a statement's rows all at once (a cancelled one would read
+    /// nothing: an empty answer that looks like "no match" on a busy server), the statement runs
+    /// to its end: the queries given a budget there go through an index that bounds them.
     package func rows<T>(
         _ sql: String, _ arguments: [SQLValue] = [], within budget: Duration, _ map: (Statement) throws -> T
     ) throws -> [T] {
-        guard sqlite != nil else {
-            let milliseconds = max(
-                1, budget.components.seconds * 1000 + budget.components.attoseconds / 1_000_000_000_000_000)
-            try execute("SET statement_timeout = \(milliseconds)")
-            defer { try? execute("SET statement_timeout = 0") }
-            do {
-                return try rows(sql, arguments, map)
-            } catch let error as DatabaseError where error.primaryResultCode == SQLITE_INTERRUPT {
-                return []
-            }
-        }
+        guard sqlite != nil else { return try rows(sql, arguments, map) }
         let statement = try prepare(sql)
         try statement.bind(arguments)
         let deadline = Unmanaged.passRetained(Deadline(ContinuousClock.now + budget))

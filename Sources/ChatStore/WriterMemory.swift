@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What the writer keeps between writes, and what it does around each transaction
 /// (`TransactionHooks`), so that the path every message takes reads and writes less.
@@ -16,10 +17,22 @@ import Foundation
 /// - the events appended in the transaction, handed to the sink in seq order once it commits
 ///   (those of a write rolled back alone are dropped), before the writes return.
 /// - whether messages were inserted, so the search index is brought up to date before COMMIT.
+///
+/// A store that other servers write too (PostgreSQL, `shared`) keeps neither members nor
+/// newest seqs, which another server's writes would make wrong: members are read in each write
+/// and no event names the one before it (each socket reads its log). It records the seqs its
+/// own writes append (`ownSeqs`, from their insert on), so the feed of the other servers'
+/// events (``EventFeed``) skips them.
 final class WriterMemory: TransactionHooks, @unchecked Sendable {
     // @unchecked Sendable: see above; `sink` is only touched inside `lock`.
 
     var newest: [UserID: Int64] = [:]
+    /// Other servers write to the same database.
+    let shared: Bool
+    /// The transaction holds the event log's lock (shared databases: see `ChatStore.appendEvent`).
+    var eventLogLocked = false
+    /// Seqs this store's writes appended that the feed has not passed yet (shared databases).
+    let ownSeqs = Mutex(Set<Int64>())
     /// A message was inserted in this transaction.
     var messagesToIndex = false
     private var members: [ChannelID: [UserID]] = [:]
@@ -30,10 +43,14 @@ final class WriterMemory: TransactionHooks, @unchecked Sendable {
     private var sink: (@Sendable (AppendedEvent) -> Void)?
 
     /// The channel's members, in the order the database lists them (none for a missing channel).
+    init(shared: Bool = false) {
+        self.shared = shared
+    }
+
     func memberIDs(_ cid: ChannelID, _ db: Connection) throws -> [UserID] {
         if let known = members[cid] { return known }
         let ids = try ChatStore.memberIDs(cid, db)
-        if !ids.isEmpty { members[cid] = ids }
+        if !ids.isEmpty, !shared { members[cid] = ids }
         return ids
     }
 
@@ -44,6 +61,15 @@ final class WriterMemory: TransactionHooks, @unchecked Sendable {
 
     func recordAppended(_ event: AppendedEvent) {
         appended.append(event)
+        if shared { ownSeqs.withLock { _ = $0.insert(event.seq) } }
+    }
+
+    /// Hands an event another server appended to the sink (from the feed's thread).
+    func deliverFromElsewhere(_ event: AppendedEvent) {
+        lock.lock()
+        let sink = self.sink
+        lock.unlock()
+        sink?(event)
     }
 
     func deliver(to sink: (@Sendable (AppendedEvent) -> Void)?) {
@@ -60,6 +86,7 @@ final class WriterMemory: TransactionHooks, @unchecked Sendable {
 
     func writeRolledBack() {
         appended.removeSubrange(appendedBeforeWrite...)
+        eventLogLocked = false  // released with the savepoint
         members.removeAll()
     }
 
@@ -74,6 +101,7 @@ final class WriterMemory: TransactionHooks, @unchecked Sendable {
         appended.removeAll(keepingCapacity: true)
         appendedBeforeWrite = 0
         messagesToIndex = false
+        eventLogLocked = false
         guard committed else {
             members.removeAll()
             return

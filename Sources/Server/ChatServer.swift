@@ -108,9 +108,8 @@ public final class ChatServer: Sendable {
             hub?.closeRefusedSockets()
         }
         // Every event goes out as its write commits, in seq order, from the store's writer: a
-        // socket gets its events in order and seldom has to read the log.
-        // (Weakly: the store holds the sink, and the hub holds the store.)
-        store.deliverEvents { [weak hub] event in hub?.deliver(event) }
+        // socket gets its events in order and seldom has to read the log. (Set below, once the
+        // API exists; weakly: the store holds the sink, and the hub holds the store.)
         scheduler = SuggestionScheduler(
             suggester: suggester, maxRunning: configuration.maxSuggestionsAtOnce, store: store, live: hub)
         let jobs = ModelJobs(live: hub)
@@ -127,6 +126,12 @@ public final class ChatServer: Sendable {
         MessageChangesAPI(store: store) { message in
             await api.refreshSuggestions(after: message, members: (try? await store.memberIDs(of: message.cid)) ?? [])
         }.add(to: &routes)
+        // Messages another server stored (a database shared by several): this server drafts the
+        // reply suggestions of the sockets it holds, as it does after its own.
+        hub.messageFromAnotherServer = { message, members in
+            await api.refreshSuggestions(after: message, members: members)
+        }
+        store.deliverEvents { [weak hub] event in hub?.deliver(event) }
         ThreadsAPI(store: store).add(to: &routes)
         AttachmentsAPI(store: store, readImage: configuration.readImage).add(to: &routes)
         TeamChannelsAPI(store: store).add(to: &routes)

@@ -187,12 +187,6 @@ struct ServeCommand: Command {
                 thumbnailType: preview.thumbnailType, modelText: preview.context)
         }
         let store = try await data.openChatStore(database: arguments.string("database"), durability: durability)
-        guard try await store.claimServing() else {
-            throw CommandFailure(
-                description:
-                    "another sotto serve is serving \(store.location); this build serves a database from one server at a time"
-            )
-        }
         let secret = try data.loadSecret()
         if arguments.has("demo"), try await store.channelCount() == 0 {
             try await DemoSeed.seed(into: store)

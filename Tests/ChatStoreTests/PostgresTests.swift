@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -132,5 +133,88 @@ struct StoreCopyTests {
         // A second copy into a database that holds users is refused and changes nothing.
         await #expect(throws: ChatStoreError.self) { try await ChatStore.copy(fromSQLite: path, to: url) }
         await #expect(try target.message("m3") != nil)
+    }
+}
+
+/// Several servers on one PostgreSQL database: each store's sink gets every event, its own
+/// from its writer and the others' from the feed, once each.
+@Suite(
+    .enabled(if: TestDatabases.onPostgres, "needs SOTTO_TEST_POSTGRES: a PostgreSQL server (scripts/test starts one)"))
+struct SharedDatabaseTests {
+    /// What a sink was handed, in order.
+    final class Received: Sendable {
+        let events = Mutex<[AppendedEvent]>([])
+        func add(_ event: AppendedEvent) { events.withLock { $0.append(event) } }
+        var seqs: [Int64] { events.withLock { $0.map(\.seq) } }
+    }
+
+    @Test func eachServerGetsEveryEventOnceWithItsRecipients() async throws {
+        let temporary = try await TemporaryStore()
+        let cid = try await temporary.seeded()
+        let first = temporary.store
+        let second = try await temporary.reopen()
+        let (atFirst, atSecond) = (Received(), Received())
+        first.deliverEvents { atFirst.add($0) }
+        second.deliverEvents { atSecond.add($0) }
+        try await Task.sleep(for: .milliseconds(300))  // the feeds are listening
+
+        // Both write at once, in the same channel and to one user.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, store) in [first, second].enumerated() {
+                group.addTask {
+                    for n in 0..<40 {
+                        _ = try await store.sendMessage(
+                            NewMessage(
+                                id: MessageID(rawValue: "s\(index)-\(n)"), cid: cid,
+                                author: index == 0 ? "alice" : "bob",
+                                text: "hello \(n)"))
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let cursor = try await first.eventCursor()
+        let all = try await first.events(for: "alice", after: 0).map(\.seq)
+        #expect(all.count == 80)
+        // Each sink ends with every seq once; the feed's arrive in seq order.
+        for received in [atFirst, atSecond] {
+            try await waitUntil { received.seqs.count >= 80 }
+            #expect(received.seqs.sorted() == all)
+            #expect(Set(received.seqs).count == received.seqs.count)
+        }
+        let fromFeed = atSecond.events.withLock { $0.filter(\.fromAnotherServer) }
+        #expect(fromFeed.count == 40)
+        #expect(fromFeed.map(\.seq) == fromFeed.map(\.seq).sorted())
+        // The feed names the recipients the writer named, and the JSON is the same.
+        func bySeq(_ received: Received) -> [Int64: (Set<UserID>, String)] {
+            received.events.withLock {
+                Dictionary(uniqueKeysWithValues: $0.map { ($0.seq, (Set($0.recipients.map(\.user)), $0.json)) })
+            }
+        }
+        let (one, two) = (bySeq(atFirst), bySeq(atSecond))
+        #expect(all.allSatisfy { one[$0]?.0 == two[$0]?.0 && one[$0]?.1 == two[$0]?.1 })
+        #expect(one.values.contains { $0.0 == ["alice", "bob"] })
+        #expect(cursor.lastSeq == all.last)
+
+        // A member who leaves gets nothing more from either server.
+        try await second.leaveChannel(cid, user: "bob")
+        let left = try await first.eventCursor().lastSeq
+        _ = try await first.sendMessage(NewMessage(id: "after", cid: cid, author: "alice", text: "still here?"))
+        try await waitUntil { atSecond.seqs.contains { $0 > left } }
+        #expect(
+            atSecond.events.withLock {
+                $0.filter { $0.seq > left }.allSatisfy { !$0.recipients.contains { $0.user == "bob" } }
+            })
+    }
+
+    private func waitUntil(_ condition: @Sendable () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("timed out")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
     }
 }

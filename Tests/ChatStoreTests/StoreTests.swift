@@ -258,10 +258,18 @@ import Testing
         let typing = try await store.recordEvent(
             type: EventType.typingStart, fields: Typing(user_id: "bob"), to: .channel(cid, except: "bob"),
             ephemeral: true)
-        #expect(typing.recipients == [.init(user: "alice", previous: 1)])
         let second = try await #require(try store.sendMessage(NewMessage(cid: cid, author: "bob", text: "3")).event)
         #expect(second.seq == 3)
-        #expect(second.recipients == [.init(user: "alice", previous: 2), .init(user: "bob", previous: 1)])
+        if TestDatabases.onPostgres {
+            // Other servers may append to a PostgreSQL log between two of this store's events: it
+            // never names a previous one there (each socket reads its log), and its members are
+            // read in each write.
+            #expect(typing.recipients == [.init(user: "alice", previous: nil)])
+            #expect(second.recipients == [.init(user: "alice", previous: nil), .init(user: "bob", previous: nil)])
+        } else {
+            #expect(typing.recipients == [.init(user: "alice", previous: 1)])
+            #expect(second.recipients == [.init(user: "alice", previous: 2), .init(user: "bob", previous: 1)])
+        }
         let sent = try JSONSerialization.jsonObject(with: Data(second.json.utf8)) as? [String: Any]
         #expect(sent?["seq"] as? Int == 3 && sent?["type"] as? String == "message.new")
     }

@@ -18,7 +18,8 @@ import Synchronization
 ///   seqs increase with gaps: events of channels they are not in);
 /// - clients may send `{"type":"ping"}` (→ `pong`) and `{"type":"typing.start"|"typing.stop","cid"}`.
 final class EventHub: WebSocketResponder, LiveFrames, @unchecked Sendable {
-    // @unchecked Sendable: `typingHandler` is set once, before the server starts; the rest is
+    // @unchecked Sendable: `typingHandler` and `messageFromAnotherServer` are set once, before
+    // the server starts; the rest is
     // immutable or a Mutex.
 
     /// How long an unauthenticated socket may wait before sending `auth`; then it is closed,
@@ -38,6 +39,9 @@ final class EventHub: WebSocketResponder, LiveFrames, @unchecked Sendable {
     private let registry = Mutex(Registry())
     /// Handles client typing messages; set by the server once the API exists.
     var typingHandler: (@Sendable (UserID, ChannelID, Bool) async throws -> Void)?
+    /// Called with a message another server sharing the database stored, created, edited or
+    /// deleted, and its channel's members; set by the server once the API exists.
+    var messageFromAnotherServer: (@Sendable (Message, [UserID]) async -> Void)?
     private let cors: CORSPolicy
     private let limiter: RateLimiter
     /// Open sockets one user may have; more are refused (HTTP 429, or closed with 4429 when
@@ -70,9 +74,30 @@ final class EventHub: WebSocketResponder, LiveFrames, @unchecked Sendable {
                 for session in open.values { targets.append((session, recipient.previous)) }
             }
         }
+        if event.fromAnotherServer, !targets.isEmpty, let handler = messageFromAnotherServer,
+            [EventType.messageNew, EventType.messageUpdated, EventType.messageDeleted].contains(event.type),
+            let id = Self.messageID(in: event.json)
+        {
+            let store = store
+            Task {
+                guard let message = try? await store.message(id) else { return }
+                await handler(message, event.recipients.map(\.user))
+            }
+        }
         guard !targets.isEmpty else { return }  // nobody connected: no frame to build
         let frame = WebSocketFrame.Text(event.json)  // the same bytes for every recipient
         for (session, previous) in targets { session.offer(seq: event.seq, after: previous, frame: frame) }
+    }
+
+    /// The id of the message a `message.*` event carries.
+    static func messageID(in json: String) -> MessageID? {
+        struct Event: Decodable {
+            struct Message: Decodable { var id: String }
+            var message: Message?
+        }
+        return (try? JSONDecoder().decode(Event.self, from: Data(json.utf8)))?.message.map {
+            MessageID(rawValue: $0.id)
+        }
     }
 
     /// Sends `json` to every open socket of `user` now, outside the event log: no `seq`, never

@@ -20,12 +20,14 @@ final class TestServer: @unchecked Sendable {
     let server: ChatServer
     let port: Int
 
+    /// A server on `location` (default: a new SQLite file), as several servers share one
+    /// PostgreSQL database.
     init(
         suggester: (any ReplySuggester)? = nil, model: ServerModel = .none, storeOptions: ChatStore.Options = .init(),
-        configure: (inout ChatServer.Configuration) -> Void = { _ in }
+        location: ChatStore.Location? = nil, configure: (inout ChatServer.Configuration) -> Void = { _ in }
     ) async throws {
         folder = try TestFolders.make("server")
-        store = try await ChatStore.open(path: folder + "/chat.sqlite", options: storeOptions)
+        store = try await ChatStore.open(location ?? .sqlite(path: folder + "/chat.sqlite"), options: storeOptions)
         var configuration = ChatServer.Configuration(port: 0)
         configuration.maxBodyBytes = 64 * 1024
         configure(&configuration)
