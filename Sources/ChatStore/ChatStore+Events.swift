@@ -167,27 +167,30 @@ extension ChatStore {
                 payload: row.string(3), ephemeral: row.int(4) != 0, createdAt: Timestamp(milliseconds: row.int64(5)))
         }
         return try await read { db in
-            // Each source's first `limit` after `seq`, merged: the log's first `limit` are among them.
-            var events = try db.rows(
-                """
-                SELECT \(columns) FROM event_log
-                WHERE user_id = ? AND seq > ? AND (ephemeral = 0 OR created_at >= ?)
-                ORDER BY seq LIMIT ?
-                """, [.text(user.rawValue), .integer(seq), .integer(freshAfter), .int(limit)], row)
-            let channels = try db.rows("SELECT cid FROM members WHERE user_id = ?", [.text(user.rawValue)]) {
-                $0.string(0)
-            }
-            for cid in channels {
-                events += try db.rows(
+            // One snapshot for all the pieces (see `Connection.snapshot`).
+            try db.snapshot {
+                // Each source's first `limit` after `seq`, merged: the log's first `limit` are among them.
+                var events = try db.rows(
                     """
                     SELECT \(columns) FROM event_log
-                    WHERE cid = ? AND user_id IS NULL AND seq > ? AND (ephemeral = 0 OR created_at >= ?)
-                        AND (except_user IS NULL OR except_user != ?)
+                    WHERE user_id = ? AND seq > ? AND (ephemeral = 0 OR created_at >= ?)
                     ORDER BY seq LIMIT ?
-                    """,
-                    [.text(cid), .integer(seq), .integer(freshAfter), .text(user.rawValue), .int(limit)], row)
+                    """, [.text(user.rawValue), .integer(seq), .integer(freshAfter), .int(limit)], row)
+                let channels = try db.rows("SELECT cid FROM members WHERE user_id = ?", [.text(user.rawValue)]) {
+                    $0.string(0)
+                }
+                for cid in channels {
+                    events += try db.rows(
+                        """
+                        SELECT \(columns) FROM event_log
+                        WHERE cid = ? AND user_id IS NULL AND seq > ? AND (ephemeral = 0 OR created_at >= ?)
+                            AND (except_user IS NULL OR except_user != ?)
+                        ORDER BY seq LIMIT ?
+                        """,
+                        [.text(cid), .integer(seq), .integer(freshAfter), .text(user.rawValue), .int(limit)], row)
+                }
+                return Array(events.sorted { $0.seq < $1.seq }.prefix(limit))
             }
-            return Array(events.sorted { $0.seq < $1.seq }.prefix(limit))
         }
     }
 
@@ -261,13 +264,11 @@ extension ChatStore {
             recipients = [id]
             (user, except) = (id, nil)
         }
-        if memory.shared, !memory.eventLogLocked {
-            // Seqs in commit order across servers: whoever appends holds the log until its
-            // transaction ends, so a reader that sees a seq sees every smaller one (a sequence
-            // alone hands numbers out in the order asked, not committed). NOTIFY wakes the other
-            // servers' feeds at the commit.
-            try db.execute("SELECT pg_advisory_xact_lock(\(ChatStore.eventLogLockKey)); NOTIFY \(EventFeed.channel)")
-            memory.eventLogLocked = true
+        if memory.shared, !memory.notifying {
+            // The other servers' feeds wake at the commit. (Seqs are in commit order: the
+            // transaction holds the store's write lock, `Connection.begin()`.)
+            try db.execute("NOTIFY \(EventFeed.channel)")
+            memory.notifying = true
         }
         let seq = try db.row(
             """

@@ -196,8 +196,9 @@ public final class ChatStore: Sendable {
     /// seq order, on the writer thread and before the write that appended it returns (so the
     /// sink must not wait for the store's writer); nil stops. One sink at a time.
     ///
-    /// On PostgreSQL, which other servers may share, the events they append come too, from the
-    /// feed's thread (``EventFeed``), each without `previous`; the feed starts with the first sink.
+    /// On PostgreSQL, which other servers may share, every event comes from the feed's thread
+    /// instead (``EventFeed``), this store's and the other servers', in seq order, a few
+    /// milliseconds after its commit; the feed starts with the first sink.
     public func deliverEvents(to sink: (@Sendable (AppendedEvent) -> Void)?) {
         writerMemory.deliver(to: sink)
         if sink != nil { feed?.start() }

@@ -226,13 +226,38 @@ package final class Connection {
 
     /// Starts a transaction that writes: SQLite takes its write lock at once (`BEGIN
     /// IMMEDIATE`), so a transaction never fails half way for want of it.
+    ///
+    /// On PostgreSQL it first takes the store's write lock (an advisory lock held until the
+    /// transaction ends): the writes of every server sharing the database commit one at a time,
+    /// as SQLite's do, so the event log's seqs are handed out in commit order (a reader that sees
+    /// a seq sees every smaller one), and two servers' transactions never wait on each other's
+    /// rows (which deadlocked when the lock was taken at the first event, after row writes).
     package func begin() throws {
-        try execute(dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN")
+        try execute(
+            dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN; SELECT pg_advisory_xact_lock(\(Self.writeLockKey))")
+    }
+
+    /// The advisory lock of ``begin()`` ("sotto" + 2; the migrator's is "sotto").
+    static let writeLockKey: Int64 = 0x736F_7474_6F02
+
+    /// Runs `body`'s reads in one snapshot of the database: a read transaction (SQLite's
+    /// deferred `BEGIN`, which holds one WAL snapshot; PostgreSQL's `REPEATABLE READ`), for reads
+    /// of several statements that must agree, as the pieces of one user's event log must (seen
+    /// separately, a later statement can see seq N+1 of one channel where an earlier one missed
+    /// seq N of another, which commits first).
+    package func snapshot<T>(_ body: () throws -> T) throws -> T {
+        try execute(dialect == .sqlite ? "BEGIN" : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        return try committing(body)
     }
 
     /// Runs `body` inside a write transaction (``begin()`` … COMMIT), rolling back if it throws.
     package func transaction<T>(_ body: () throws -> T) throws -> T {
         try begin()
+        return try committing(body)
+    }
+
+    /// Runs `body` in the transaction just begun: COMMIT after it, ROLLBACK if it throws.
+    private func committing<T>(_ body: () throws -> T) throws -> T {
         do {
             let value = try body()
             try execute("COMMIT")

@@ -2,21 +2,23 @@ import Executors
 import Foundation
 import Synchronization
 
-/// The events other servers append to a PostgreSQL database this store shares with them,
-/// handed to the store's sink as its own writer hands its own: several `sotto serve` on one
-/// database each deliver every event to the sockets they hold.
+/// Every event of a PostgreSQL database this store may share with other servers, its own
+/// and theirs, handed to the store's sink in seq order: several `sotto serve` on one database
+/// each deliver every event to the sockets they hold.
 ///
 /// A thread of its own holds a connection that `LISTEN`s on ``channel``; every transaction
 /// that appends events sends `NOTIFY` there as it commits (``ChatStore/appendEvent``). Woken
 /// (or once a second, in case a notification was lost with a connection), it reads the log
-/// after the last seq it passed, in seq order — which is commit order, since appending holds
-/// the log's lock until the transaction ends — and skips the seqs its own store appended. Each
-/// event goes to the channel's members as the database lists them now (or to its one user),
-/// with no `previous`: a socket reads its log to place it, so none is skipped or sent twice
-/// whichever server a client is connected to.
+/// after the last seq it passed, in seq order — which is commit order, since every write
+/// transaction holds the store's write lock (`Connection.begin()`) — so it sees every event,
+/// and each user's events, in order: it names each recipient's previous event as the SQLite
+/// store's writer does, and a socket that has sent that one sends this one at once (the first
+/// event for a user after the feed started names none: the socket reads its log). Each event
+/// goes to the channel's members as the database lists them when it is read (or to its one
+/// user); one this store's writes did not append is marked `fromAnotherServer`.
 ///
-/// A lost connection is opened again after a second; the events appended meanwhile are read
-/// then, from where the feed stopped.
+/// A lost connection is opened again after a second, reading on from where the feed stopped;
+/// the recipients' previous events are forgotten then (the events between were not all seen).
 final class EventFeed: @unchecked Sendable {
     // @unchecked Sendable: `cursor` and the connection are touched on the feed's thread only;
     // `stopping` is atomic.
@@ -33,6 +35,8 @@ final class EventFeed: @unchecked Sendable {
     private let thread = ThreadExecutor(name: "sotto.store.feed")
     /// The last seq handed on or skipped.
     private var cursor: Int64?
+    /// Each user's newest event handed on since the connection was opened.
+    private var newest: [UserID: Int64] = [:]
 
     init(url: String, memory: WriterMemory) {
         self.url = url
@@ -57,6 +61,7 @@ final class EventFeed: @unchecked Sendable {
             do {
                 let connection = try Connection(postgresURL: url)
                 try connection.execute("LISTEN \(Self.channel)")
+                newest.removeAll()
                 // Listening before the first read: nothing committed after it is missed.
                 if cursor == nil {
                     cursor = try connection.row("SELECT MAX(seq) FROM event_log") { $0.int64(0) } ?? 0
@@ -96,7 +101,7 @@ final class EventFeed: @unchecked Sendable {
             }
             for (seq, cid, user, except, payload, type) in rows {
                 cursor = seq
-                if memory.ownSeqs.withLock({ $0.remove(seq) }) != nil { continue }
+                let own = memory.ownSeqs.withLock { $0.remove(seq) } != nil
                 let recipients: [UserID]
                 if let user {
                     recipients = [UserID(rawValue: user)]
@@ -111,14 +116,15 @@ final class EventFeed: @unchecked Sendable {
                     recipients = []
                 }
                 guard !recipients.isEmpty else { continue }
-                memory.deliverFromElsewhere(
+                memory.deliverFromFeed(
                     AppendedEvent(
-                        seq: seq, type: type, fromAnotherServer: true,
+                        seq: seq, type: type, fromAnotherServer: !own,
                         json: StoredEvent.json(seq: seq, payload: payload),
-                        recipients: recipients.map { .init(user: $0, previous: nil) }))
+                        recipients: recipients.map { .init(user: $0, previous: newest[$0]) }))
+                for recipient in recipients { newest[recipient] = seq }
             }
-            // A seq of this store's below the cursor was rolled back (one that commits holds the
-            // log until it does, so every smaller seq is visible by then): never coming.
+            // A seq of this store's below the cursor was rolled back (a transaction that commits
+            // holds the write lock until it does, so every smaller seq is visible by then).
             let passed = cursor ?? 0
             memory.ownSeqs.withLock { own in own = own.filter { $0 > passed } }
             if rows.count < Self.batch { return }

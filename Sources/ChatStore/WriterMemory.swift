@@ -19,18 +19,18 @@ import Synchronization
 /// - whether messages were inserted, so the search index is brought up to date before COMMIT.
 ///
 /// A store that other servers write too (PostgreSQL, `shared`) keeps neither members nor
-/// newest seqs, which another server's writes would make wrong: members are read in each write
-/// and no event names the one before it (each socket reads its log). It records the seqs its
-/// own writes append (`ownSeqs`, from their insert on), so the feed of the other servers'
-/// events (``EventFeed``) skips them.
+/// newest seqs, which another server's writes would make wrong: members are read in each write.
+/// Its sink gets every event, its own included, from the feed (``EventFeed``), which reads
+/// the log in seq order and so knows each user's previous event; the writer records the seqs
+/// its own writes append (`ownSeqs`), so the feed can tell them from the others'.
 final class WriterMemory: TransactionHooks, @unchecked Sendable {
     // @unchecked Sendable: see above; `sink` is only touched inside `lock`.
 
     var newest: [UserID: Int64] = [:]
     /// Other servers write to the same database.
     let shared: Bool
-    /// The transaction holds the event log's lock (shared databases: see `ChatStore.appendEvent`).
-    var eventLogLocked = false
+    /// The transaction will NOTIFY the other servers' feeds (shared databases: see `ChatStore.appendEvent`).
+    var notifying = false
     /// Seqs this store's writes appended that the feed has not passed yet (shared databases).
     let ownSeqs = Mutex(Set<Int64>())
     /// A message was inserted in this transaction.
@@ -64,8 +64,8 @@ final class WriterMemory: TransactionHooks, @unchecked Sendable {
         if shared { ownSeqs.withLock { _ = $0.insert(event.seq) } }
     }
 
-    /// Hands an event another server appended to the sink (from the feed's thread).
-    func deliverFromElsewhere(_ event: AppendedEvent) {
+    /// Hands an event read from the log to the sink (from the feed's thread).
+    func deliverFromFeed(_ event: AppendedEvent) {
         lock.lock()
         let sink = self.sink
         lock.unlock()
@@ -86,7 +86,7 @@ final class WriterMemory: TransactionHooks, @unchecked Sendable {
 
     func writeRolledBack() {
         appended.removeSubrange(appendedBeforeWrite...)
-        eventLogLocked = false  // released with the savepoint
+        notifying = false  // dropped with the savepoint
         members.removeAll()
     }
 
@@ -101,11 +101,12 @@ final class WriterMemory: TransactionHooks, @unchecked Sendable {
         appended.removeAll(keepingCapacity: true)
         appendedBeforeWrite = 0
         messagesToIndex = false
-        eventLogLocked = false
+        notifying = false
         guard committed else {
             members.removeAll()
             return
         }
+        guard !shared else { return }  // the feed hands them on, in order with the others'
         lock.lock()
         let sink = self.sink
         lock.unlock()
