@@ -421,9 +421,11 @@ import Testing
     }
 
     /// Forty threads send at once (every fifth send fails and is rolled back alone): the sink
-    /// gets every committed event once, in seq order, and none of the rolled-back ones; each
-    /// before its send returns.
-    @Test func committedEventsReachTheSinkInOrderBeforeTheWriteReturns() async throws {
+    /// gets every committed event once, in seq order, and none of the rolled-back ones. On
+    /// SQLite each arrives before its send returns; on PostgreSQL, which other servers may
+    /// share, every event comes from the feed that reads the log after the commit
+    /// (``EventFeed``), so it arrives soon after instead — the stated difference.
+    @Test func committedEventsReachTheSinkInOrder() async throws {
         let temporary = try await TemporaryStore()
         let cid = try await temporary.seeded()
         let store = temporary.store
@@ -443,8 +445,15 @@ import Testing
         }
         let logged = try await temporary.store.events(for: "alice", after: 0, limit: 100).map(\.seq)
         #expect(logged.count == 32)
+        if TestDatabases.onPostgres {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while seen.all.count < logged.count, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        } else {
+            #expect(lateDeliveries.value == 0)
+        }
         #expect(seen.all == logged)
-        #expect(lateDeliveries.value == 0)
         temporary.store.deliverEvents(to: nil)
         _ = try await temporary.store.sendMessage(NewMessage(cid: cid, author: "bob", text: "after"))
         #expect(seen.all.count == 32)
