@@ -12,11 +12,17 @@ import Synchronization
 /// request goes to the next; a server marked down is tried again after `retryAfter`, or as soon
 /// as a health check (`GET <base>/models`) answers. The pool's state is ``status``.
 ///
+/// A pool may also hold this server's own model (``init(endpoints:beside:named:retryAfter:)``):
+/// it is one more member, chosen by the same rule — the requests in flight on it against those
+/// on each server — so the local model serves while it is the least busy and the servers take
+/// what it has no room for. It is never health-checked (it is in the process); a request it
+/// fails as a server would (its model gone) marks it down like one.
+///
 /// The model of a pool is ``PooledModel``; sessions on it run like sessions on one server.
 public final class InferencePool: Sendable {
     /// One server of the pool as the admin view shows it.
     public struct MemberStatus: Sendable, Equatable {
-        /// The base URL without credentials.
+        /// The base URL without credentials; for this server's own model, "this server (name)".
         public var url: String
         public var up: Bool
         public var inFlight: Int
@@ -27,8 +33,15 @@ public final class InferencePool: Sendable {
         public var lastError: String
     }
 
+    /// Where a member's requests run.
+    enum Target: Sendable {
+        case server(OpenAICompatibleModel.Endpoint)
+        /// This server's own model.
+        case local(ModelBinding)
+    }
+
     private struct Member {
-        var endpoint: OpenAICompatibleModel.Endpoint
+        var label: String
         var downUntil: ContinuousClock.Instant?
         var inFlight = 0
         var served = 0
@@ -37,18 +50,47 @@ public final class InferencePool: Sendable {
         var lastError = ""
     }
 
+    /// The servers (this server's own model, when the pool holds it, is not one).
     public let endpoints: [OpenAICompatibleModel.Endpoint]
+    /// The name of this server's own model in the pool; nil when the pool holds none.
+    public let localName: String?
+    /// The members: the servers in order, then this server's own model (when held).
+    private let targets: [Target]
     /// How long a failed server is left alone before requests try it again.
     public let retryAfter: Duration
     private let members: Mutex<(list: [Member], uses: Int)>
     private let checker = Mutex<Task<Void, Never>?>(nil)
 
     /// - Precondition: at least one endpoint.
-    public init(endpoints: [OpenAICompatibleModel.Endpoint], retryAfter: Duration = .seconds(15)) {
+    public convenience init(endpoints: [OpenAICompatibleModel.Endpoint], retryAfter: Duration = .seconds(15)) {
+        self.init(endpoints: endpoints, local: nil, retryAfter: retryAfter)
+    }
+
+    /// The servers `endpoints` with this server's own `model` beside them (named `name`, as
+    /// results show it).
+    ///
+    /// - Precondition: at least one endpoint.
+    public convenience init(
+        endpoints: [OpenAICompatibleModel.Endpoint], beside model: some LanguageModel, named name: String,
+        retryAfter: Duration = .seconds(15)
+    ) {
+        self.init(endpoints: endpoints, local: (ModelBinding(model), name), retryAfter: retryAfter)
+    }
+
+    private init(
+        endpoints: [OpenAICompatibleModel.Endpoint], local: (binding: ModelBinding, name: String)?,
+        retryAfter: Duration
+    ) {
         precondition(!endpoints.isEmpty, "a pool needs at least one server")
         self.endpoints = endpoints
         self.retryAfter = retryAfter
-        members = Mutex((endpoints.map { Member(endpoint: $0) }, 0))
+        localName = local?.name
+        targets = endpoints.map { .server($0) } + (local.map { [.local($0.binding)] } ?? [])
+        members = Mutex(
+            (
+                endpoints.map { Member(label: $0.displayURL) }
+                    + (local.map { [Member(label: "this server (\($0.name))")] } ?? []), 0
+            ))
     }
 
     deinit { checker.withLock { $0?.cancel() } }
@@ -59,7 +101,7 @@ public final class InferencePool: Sendable {
         return members.withLock { state in
             state.list.map { member in
                 MemberStatus(
-                    url: member.endpoint.displayURL, up: member.downUntil.map { $0 <= now } ?? true,
+                    url: member.label, up: member.downUntil.map { $0 <= now } ?? true,
                     inFlight: member.inFlight, served: member.served, failed: member.failed,
                     lastError: member.lastError)
             }
@@ -105,10 +147,17 @@ public final class InferencePool: Sendable {
         }
     }
 
-    func endpoint(_ index: Int) -> OpenAICompatibleModel.Endpoint { endpoints[index] }
+    /// Where member `index`'s requests run.
+    func target(_ index: Int) -> Target { targets[index] }
+
+    /// This server's own model, when the pool holds it.
+    var local: ModelBinding? {
+        guard case .local(let binding) = targets.last else { return nil }
+        return binding
+    }
 
     /// Asks every server for `GET <base>/models` at once: one that answers 2xx is up, one that
-    /// does not (within `timeout`) is marked down.
+    /// does not (within `timeout`) is marked down. (This server's own model is not asked.)
     public func checkHealth(timeout: TimeInterval = 5) async {
         await withTaskGroup(of: (Int, String?).self) { group in
             for (index, endpoint) in endpoints.enumerated() {
@@ -154,10 +203,12 @@ public final class InferencePool: Sendable {
         }
     }
 
-    /// The pool as shown: "M on N servers".
+    /// The pool as shown: "M on a pool of N servers", and "L here and M on a pool of N servers"
+    /// with this server's own model L.
     public var name: String {
         let models = Set(endpoints.map(\.model)).sorted().joined(separator: ", ")
-        return "\(models) on a pool of \(endpoints.count) server\(endpoints.count == 1 ? "" : "s")"
+        let servers = "\(models) on a pool of \(endpoints.count) server\(endpoints.count == 1 ? "" : "s")"
+        return localName.map { "\($0) here and \(servers)" } ?? servers
     }
 }
 
@@ -195,6 +246,12 @@ public struct PooledExecutor: LanguageModelExecutor {
 
     public init(configuration: Configuration) {}
 
+    /// Prewarms this server's own model, when the pool holds it (the servers prewarm their own).
+    public func prewarm(model: PooledModel, transcript: Transcript) {
+        guard let local = model.pool.local else { return }
+        try? local.executor().prewarm(transcript)
+    }
+
     nonisolated(nonsending) public func respond(
         to request: LanguageModelExecutorGenerationRequest, model: PooledModel,
         streamingInto channel: LanguageModelExecutorGenerationChannel
@@ -204,12 +261,17 @@ public struct PooledExecutor: LanguageModelExecutor {
         var lastError: (any Error)?
         while let index = pool.take(excluding: tried) {
             tried.insert(index)
-            let endpoint = pool.endpoint(index)
+            let target = pool.target(index)
             let inner = LanguageModelExecutorGenerationChannel()
             let work = Task {
                 do {
-                    try await OpenAICompatibleExecutor(configuration: endpoint).respond(
-                        to: request, model: OpenAICompatibleModel(endpoint: endpoint), streamingInto: inner)
+                    switch target {
+                    case .server(let endpoint):
+                        try await OpenAICompatibleExecutor(configuration: endpoint).respond(
+                            to: request, model: OpenAICompatibleModel(endpoint: endpoint), streamingInto: inner)
+                    case .local(let binding):
+                        try await binding.executor().respond(request, inner)
+                    }
                     inner.finish()
                 } catch {
                     inner.finish(throwing: error)

@@ -57,6 +57,10 @@ public final class ChatServer: Sendable {
         /// Reply suggestions generated at once: the engine decodes them in one batch, reading
         /// the weights once per step for all of them.
         public var maxSuggestionsAtOnce = 8
+        /// Model jobs (writing tools, translations, summaries, search suggestions, date actions)
+        /// run at once: one on a local model; as many as a pool has members
+        /// (`sotto serve --pool-urls`), so each member can take one.
+        public var modelJobsAtOnce = 1
         /// Hashes and checks passwords (nil: argon2id with libsodium's interactive limits; tests
         /// pass ``PasswordHasher/forTests()``).
         package var passwordHasher: PasswordHasher?
@@ -112,7 +116,7 @@ public final class ChatServer: Sendable {
         // API exists; weakly: the store holds the sink, and the hub holds the store.)
         scheduler = SuggestionScheduler(
             suggester: suggester, maxRunning: configuration.maxSuggestionsAtOnce, store: store, live: hub)
-        let jobs = ModelJobs(live: hub)
+        let jobs = ModelJobs(live: hub, workers: configuration.modelJobsAtOnce)
         self.jobs = jobs
         let document = DocumentHolder()
         let intelligence = IntelligenceAPI(store: store, model: model, jobs: jobs)

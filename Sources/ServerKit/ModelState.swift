@@ -14,6 +14,9 @@ package struct ModelState: Encodable, Sendable {
     package var name: String?
     /// True when the features run on the fallback: what is written is sent to its endpoint.
     package var fallback: Bool
+    /// True when the features run on the local model and a pool of inference servers beside it
+    /// (`sotto serve --pool-urls` with a local model): what is written may be sent to them.
+    package var pool: Bool
     /// Why the local model is unavailable: `not_downloaded`, `machine_too_small`, `turned_off` or
     /// `no_model` (also when the fallback stands in for it).
     package var reason: String?
@@ -28,7 +31,8 @@ package struct ModelState: Encodable, Sendable {
         let choice = model.choice
         available = choice != nil
         name = choice?.name
-        fallback = choice != nil && choice?.local == nil
+        pool = model.poolHoldsLocal
+        fallback = choice != nil && choice?.local == nil && !pool
         reason = model.unavailability?.rawValue
         message = model.message
         tools = WritingTool.allCases.map { .init(id: $0.rawValue, title: $0.title) }

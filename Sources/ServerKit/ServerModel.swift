@@ -7,7 +7,8 @@ import ModelStore
 /// The local model behind the server's features (reply suggestions, writing tools, translation,
 /// summaries, date actions, search suggestions, the assistant), or why there is none, in words a
 /// user can act on: the web app shows ``message`` where a feature would be. With a ``fallback``
-/// configured, the features run on it while the local model is unavailable.
+/// configured, the features run on it while the local model is unavailable; with a pool beside
+/// the local model (``withPool(_:name:)``), they run on the pool, which holds the local model.
 public struct ServerModel: Sendable {
     /// Why there is no model.
     public enum Unavailability: String, Sendable, Codable {
@@ -32,6 +33,9 @@ public struct ServerModel: Sendable {
     /// The hybrid fallback (`sotto serve --fallback-url`): a model behind an OpenAI-compatible
     /// endpoint that the features use while the local model is unavailable; nil unless configured.
     public private(set) var fallback: Fallback?
+    /// Whether ``fallback`` is a pool that holds the local model as one of its members: the
+    /// features then run on it even while the local model is there.
+    public private(set) var poolHoldsLocal = false
 
     /// A model of the seam other than the local one, and its name as results show it
     /// ("m at http://host/v1").
@@ -52,6 +56,7 @@ public struct ServerModel: Sendable {
 
     /// What the features run on now; nil when neither the local model nor a fallback is there.
     package var choice: Choice? {
+        if poolHoldsLocal, let fallback { return Choice(model: fallback.model, name: fallback.name, local: nil) }
         if let model { return Choice(model: model, name: name ?? "local", local: model) }
         if let fallback { return Choice(model: fallback.model, name: fallback.name, local: nil) }
         return nil
@@ -79,6 +84,17 @@ public struct ServerModel: Sendable {
     public func withFallback(_ fallback: some LanguageModel, name: String) -> ServerModel {
         var copy = self
         copy.fallback = Fallback(model: fallback, name: CredentialRedaction.redacted(name))
+        return copy
+    }
+
+    /// This model with `pool` (named `name`) in its place: a pool of inference servers that
+    /// holds this local model as one of its members (`InferencePool(endpoints:beside:named:)`),
+    /// so each feature's request runs here or on a server, whichever is least busy. What the
+    /// features read may then be sent to the servers. `name` is shown and stored: a URL in it
+    /// loses any user and password it carries.
+    public func withPool(_ pool: some LanguageModel, name: String) -> ServerModel {
+        var copy = withFallback(pool, name: name)
+        copy.poolHoldsLocal = model != nil
         return copy
     }
 

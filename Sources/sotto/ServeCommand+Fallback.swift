@@ -2,6 +2,7 @@ import Foundation
 import FoundationModels
 import OpenAIModel
 import Server
+import ServerKit
 
 /// The hybrid fallback of `sotto serve`: a model behind an OpenAI-compatible endpoint that
 /// serves the AI features (reply suggestions, writing tools, translation, summaries, date
@@ -18,21 +19,23 @@ extension ServeCommand {
                               (a conversation, a draft, a message, an assistant chat) is sent there
           --fallback-model M  the model name at that endpoint (required with --fallback-url)
           --fallback-key-file PATH  a file holding its API key (default: $SOTTO_FALLBACK_KEY, else none)
-          --pool-urls URL,URL…  instead of one fallback, a pool of OpenAI-compatible servers (other
-                              sotto serve, llama-server) for those features: each request goes to
-                              the healthy one with the fewest in flight, one that fails is left
-                              for 15 s and its request sent to another; health checked every 10 s
-                              (GET …/models); their state in GET /api/metrics
+          --pool-urls URL,URL…  a pool of OpenAI-compatible servers (other sotto serve
+                              --inference-only, llama-server) for those features, beside the local
+                              model when there is one (it is one more member) or instead of it:
+                              each request goes to the healthy member with the fewest in flight,
+                              one that fails is left for 15 s and its request sent to another;
+                              health checked every 10 s (GET …/models); their state in
+                              GET /api/metrics. What the features read is sent to the servers
           --pool-model M      the model name at those servers (required with --pool-urls)
           --pool-key-file PATH  a file holding their API key (default: $SOTTO_POOL_KEY, else none)
         """
 
-    /// The fallback configured by the arguments (one server, or a pool), named as the web app
-    /// shows it; nil when none is.
-    static func fallbackModel(_ arguments: Arguments) throws -> (
-        model: any LanguageModel, name: String, pool: InferencePool?
-    )? {
-        if let pool = try configuredPool(arguments) {
+    /// The fallback configured by the arguments (one server, or a pool, holding `local` when it
+    /// is given), named as the web app shows it; nil when none is.
+    static func fallbackModel(_ arguments: Arguments, local: (model: SystemLanguageModel, name: String)? = nil) throws
+        -> (model: any LanguageModel, name: String, pool: InferencePool?)?
+    {
+        if let pool = try configuredPool(arguments, local: local) {
             guard arguments.string("fallback-url") == nil else {
                 throw UsageError(description: "--fallback-url and --pool-urls: give one or the other")
             }
@@ -49,8 +52,11 @@ extension ServeCommand {
     }
 
     /// The pool `--pool-urls` (comma-separated), `--pool-model` and `--pool-key-file` (else
-    /// `$SOTTO_POOL_KEY`) configure; nil when no URLs are given.
-    static func configuredPool(_ arguments: Arguments) throws -> InferencePool? {
+    /// `$SOTTO_POOL_KEY`) configure, with this server's `local` model as one more member when it
+    /// is given; nil when no URLs are given.
+    static func configuredPool(_ arguments: Arguments, local: (model: SystemLanguageModel, name: String)? = nil)
+        throws -> InferencePool?
+    {
         guard let list = arguments.string("pool-urls") else {
             if arguments.string("pool-model") != nil || arguments.string("pool-key-file") != nil {
                 throw UsageError(description: "--pool-model and --pool-key-file need --pool-urls")
@@ -64,7 +70,8 @@ extension ServeCommand {
                 url: url, arguments, option: "pool", urlOption: "pool-urls", keyVariable: "SOTTO_POOL_KEY",
                 name: "an inference server of the pool")
         }
-        return InferencePool(endpoints: endpoints)
+        guard let local else { return InferencePool(endpoints: endpoints) }
+        return InferencePool(endpoints: endpoints, beside: local.model, named: local.name)
     }
 
     /// The OpenAI-compatible endpoint `--<option>-url`, `--<option>-model` and
@@ -110,10 +117,20 @@ extension ServeCommand {
     }
 
     /// The suggestions and the features' model with the fallback in, when the local model left
-    /// none and one is configured.
+    /// none and one is configured; with a pool (`--pool-urls`), the pool in, holding the local
+    /// model when there is one.
     static func withFallback(_ suggestions: Suggestions, _ arguments: Arguments) throws -> (
         Suggestions, String, InferencePool?
     ) {
+        if arguments.string("pool-urls") != nil, !arguments.has("no-suggestions"),
+            !arguments.has("canned-suggestions"), let local = suggestions.model.model,
+            let localName = suggestions.model.name, let pooled = try fallbackModel(arguments, local: (local, localName))
+        {
+            return replacing(
+                suggestions, with: pooled, model: suggestions.model.withPool(pooled.model, name: pooled.name),
+                status: "on (\(pooled.name): each request where there is most room)",
+                sent: "to the pool's servers when they have more room than this one")
+        }
         guard let fallback = try fallbackModel(arguments) else {
             return (suggestions, "off (nothing leaves this machine)", nil)
         }
@@ -125,14 +142,25 @@ extension ServeCommand {
                     ? "--canned-suggestions stands in for a model" : "the local model is there"
             return (suggestions, "\(fallback.name), unused: \(reason)", nil)
         }
+        return replacing(
+            suggestions, with: fallback, model: suggestions.model.withFallback(fallback.model, name: fallback.name),
+            status: "from the fallback \(fallback.name) (the local model is unavailable)", sent: "there")
+    }
+
+    /// `suggestions` drafted by `other`, with the features on `model`; the lines that say so
+    /// (`sent`: where what the features read goes).
+    private static func replacing(
+        _ suggestions: Suggestions, with other: (model: any LanguageModel, name: String, pool: InferencePool?),
+        model: ServerModel, status: String, sent: String
+    ) -> (Suggestions, String, InferencePool?) {
         var replaced = suggestions
-        replaced.suggester = ModelSuggester(fallback: fallback.model, name: fallback.name)
-        replaced.model = suggestions.model.withFallback(fallback.model, name: fallback.name)
-        replaced.status = "from the fallback \(fallback.name) (the local model is unavailable)"
+        replaced.suggester = ModelSuggester(fallback: other.model, name: other.name)
+        replaced.model = model
+        replaced.status = status
         return (
             replaced,
-            "\(fallback.name): the AI features send what they read (conversations, drafts, assistant chats) there",
-            fallback.pool
+            "\(other.name): the AI features send what they read (conversations, drafts, assistant chats) \(sent)",
+            other.pool
         )
     }
 }

@@ -163,6 +163,7 @@ struct ServeCommand: Command {
             }
         let (suggestions, fallbackStatus, pool) = try withFallback(local, arguments)
         if let pool {
+            configuration.modelJobsAtOnce = pool.status.count
             configuration.inferenceServers = {
                 pool.status.map {
                     InferenceServerMetrics(

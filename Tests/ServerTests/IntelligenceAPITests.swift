@@ -2,6 +2,7 @@ import ChatStore
 import Foundation
 import FoundationModels
 import LocalEngine
+import Synchronization
 import TestSupport
 import Testing
 
@@ -155,6 +156,35 @@ import Testing
             (try server.client(alice).get("/api/jobs/\(secondID)").json()["job"] as? [String: Any])?["status"]
                 as? String
                 == "cancelled")
+    }
+
+    /// One job at a time by default (a local model); as many as there are workers with a pool.
+    @Test func jobsRunAsManyAtOnceAsThereAreWorkers() async throws {
+        for workers in [1, 3] {
+            let jobs = ModelJobs(workers: workers) { _, _ in }
+            let gate = AsyncStream<Void>.makeStream()
+            let running = Mutex((now: 0, most: 0))
+            for index in 0..<4 {
+                _ = try jobs.start("test", for: UserID(rawValue: "user\(index)")) { _ in
+                    running.withLock {
+                        $0.now += 1
+                        $0.most = max($0.most, $0.now)
+                    }
+                    for await _ in gate.stream {}
+                    running.withLock { $0.now -= 1 }
+                    return JobResult()
+                }
+            }
+            let deadline = ContinuousClock.now + .seconds(10)
+            while running.withLock({ $0.now }) < workers, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            try await Task.sleep(for: .milliseconds(100))  // time for a worker too many to start one
+            #expect(running.withLock { $0.most } == workers)
+            gate.continuation.finish()
+            await jobs.waitUntilIdle()
+            #expect(running.withLock { $0.now } == 0)
+        }
     }
 
     @Test func aUserHasAtMostFourJobsAtOnce() async throws {

@@ -77,6 +77,16 @@ import Testing
         #expect(try ready.required().name == "local-model" && ready.required().local === local)
         #expect(!ModelState(ready).fallback && ModelState(ready).name == "local-model")
 
+        // A pool that holds the local model runs the features even while it is there.
+        let pooled = ServerModel.ready(local, name: "local-model").withPool(remote, name: "local-model here and m")
+        #expect(try pooled.required().name == "local-model here and m" && pooled.required().local == nil)
+        #expect(ModelState(pooled).pool && !ModelState(pooled).fallback && ModelState(pooled).available)
+        #expect(
+            pooled.model === local, "the local model is still the one the OpenAI API and the assistant's sizing read")
+        // Without a local model, a pool is a fallback like any other.
+        let poolOnly = ServerModel.turnedOffByFlag.withPool(remote, name: "m on a pool of 2 servers")
+        #expect(ModelState(poolOnly).fallback && !ModelState(poolOnly).pool)
+
         #expect(throws: APIError.self) { try ServerModel.none.required() }
         #expect(!ModelState(.none).available && !ModelState(.none).fallback)
     }

@@ -64,6 +64,26 @@ struct ServeFallbackTests {
         )
     }
 
+    /// With a local model, a pool holds it as one more member: the lines say both.
+    @Test(.onTestThreads) func aPoolBesideTheLocalModelSaysWhereConversationsMayGo() throws {
+        let home = try TemporaryHome()
+        let model = try RealModels.path(RealModels.smollm)
+        let lines = try SottoBinary.firstLines(
+            3,
+            of: [
+                "serve", "--port", "0", "--model", model, "--pool-urls", "http://127.0.0.1:9/v1", "--pool-model", "m",
+            ], home: home.url)
+        #expect(
+            lines.dropFirst().first?.hasPrefix("Reply suggestions: on (") == true
+                && lines.dropFirst().first?.hasSuffix(
+                    " here and m on a pool of 1 server: each request where there is most room)") == true,
+            "\(lines)")
+        #expect(
+            lines.last?.hasSuffix(
+                " here and m on a pool of 1 server: the AI features send what they read (conversations, drafts, assistant chats) to the pool's servers when they have more room than this one"
+            ) == true, "\(lines)")
+    }
+
     /// Credentials in the URL are used for the requests, never shown: the log has the URL
     /// without them (issue 27).
     @Test(.onTestThreads) func theLinesShowTheURLWithoutItsCredentials() throws {

@@ -125,6 +125,9 @@ test('the model line: ready, loading, a fallback, or why not', () => {
   assert.equal(modelLine(info).state, 'ready');
   assert.equal(modelLine({ ...info, model_loading: true }).text, 'Loading the model qwen2.5-coder-0.5b…');
   assert.equal(modelLine({ ...info, model: { ...MODEL, fallback: true, name: 'm at http://h/v1' } }).state, 'fallback');
+  const pooled = modelLine({ ...info, model: { ...MODEL, pool: true, name: 'q here and m on a pool of 2 servers' } });
+  assert.equal(pooled.state, 'pool');
+  assert.match(pooled.text, /q here and m on a pool of 2 servers: what you write here may be sent to those servers/);
   assert.deepEqual(modelLine({ ...info, model: { ...MODEL, available: false, reason: 'not_downloaded', message: 'Pull it.' } }),
     { text: 'The model is unavailable: Pull it.', state: 'not_downloaded' });
 });

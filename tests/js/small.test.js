@@ -57,4 +57,5 @@ test('the sidebar says why the model is unavailable, or where the fallback sends
   assert.equal(modelStatusText(MODEL), '');
   assert.equal(modelStatusText({ ...MODEL, available: false, message: 'Turned off.' }), 'The local model is unavailable. Turned off.');
   assert.match(modelStatusText({ ...MODEL, fallback: true, name: 'm at http://h/v1' }), /use the fallback m at http:\/\/h\/v1: what they read is sent there/);
+  assert.match(modelStatusText({ ...MODEL, pool: true, name: 'q here and m on a pool of 2 servers' }), /run on q here and m on a pool of 2 servers, wherever there is room: what they read may be sent/);
 });

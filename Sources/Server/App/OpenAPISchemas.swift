@@ -151,6 +151,10 @@ enum OpenAPISchemas {
                     "description":
                         "True when the features run on the configured fallback (an OpenAI-compatible endpoint) because the local model is unavailable: what is written is sent there."
                 ],
+                "pool": [
+                    "description":
+                        "True when the features run on the local model and a pool of inference servers beside it (sotto serve --pool-urls), each request where there is most room: what is written may be sent to those servers."
+                ],
                 "reason": ["enum": ["not_downloaded", "machine_too_small", "turned_off", "no_model"]],
                 "message": [
                     "description": "Why the local model is unavailable and what to do; empty when it is there."

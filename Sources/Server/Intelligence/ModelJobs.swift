@@ -49,14 +49,15 @@ struct JobSnapshot: Encodable, Sendable, Equatable {
 /// to the user's sockets as `{"type": "job.updated", "job": …}` frames (outside the event log)
 /// and readable with `GET /api/jobs/{id}`.
 ///
-/// - Jobs run in the order they were started, one at a time, on their own thread
+/// - Jobs run in the order they were started, ``workers`` at a time (one, unless the features
+///   run on a pool of inference servers that can take more), on their own thread
 ///   (``ModelExecutor/jobs``); reply suggestions run beside them on theirs.
 /// - A user has at most ``perUserLimit`` unfinished jobs; finished ones are kept for
 ///   ``retention`` so a client that missed the last frame can still read the result.
 /// - Cancelling a queued job drops it; cancelling a running one cancels its task (the model's
 ///   stream is abandoned).
 final class ModelJobs: @unchecked Sendable {
-    // @unchecked Sendable: `jobs`, `queue`, `workerActive` are only touched inside `lock`.
+    // @unchecked Sendable: `jobs`, `queue`, `activeWorkers` are only touched inside `lock`.
 
     /// Produces a job's result, reporting progress through `update` (each call replaces the
     /// result so far).
@@ -79,22 +80,26 @@ final class ModelJobs: @unchecked Sendable {
     private let lock = NSLock()
     private var jobs: [String: Job] = [:]
     private var queue: [String] = []
-    private var workerActive = false
+    private var activeWorkers = 0
+    /// How many jobs run at once.
+    let workers: Int
     private let publish: @Sendable (UserID, JobSnapshot) -> Void
     private let describe: @Sendable (any Error) -> String
 
     /// `publish` sends a snapshot to its owner's sockets; `describe` words a failure for the user.
     init(
+        workers: Int = 1,
         publish: @escaping @Sendable (UserID, JobSnapshot) -> Void,
         describe: @escaping @Sendable (any Error) -> String = ModelJobs.describe
     ) {
+        self.workers = max(1, workers)
         self.publish = publish
         self.describe = describe
     }
 
     /// Jobs whose snapshots go to their owners' sockets as `job.updated` frames.
-    convenience init(live: some LiveFrames) {
-        self.init { user, snapshot in live.send(JobFrame(job: snapshot), to: user) }
+    convenience init(live: some LiveFrames, workers: Int = 1) {
+        self.init(workers: workers) { user, snapshot in live.send(JobFrame(job: snapshot), to: user) }
     }
 
     /// Queues `work` for `user`.
@@ -115,8 +120,8 @@ final class ModelJobs: @unchecked Sendable {
             }
             jobs[id] = Job(owner: user, snapshot: snapshot, work: work)
             queue.append(id)
-            if workerActive { return false }
-            workerActive = true
+            if activeWorkers >= workers { return false }
+            activeWorkers += 1
             return true
         }
         if startWorker {
@@ -153,7 +158,7 @@ final class ModelJobs: @unchecked Sendable {
     /// Returns once no job is queued or running (for tests).
     func waitUntilIdle(timeout: TimeInterval = 120) async {
         let deadline = Date().addingTimeInterval(timeout)
-        while withLock({ workerActive }), Date() < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+        while withLock({ activeWorkers > 0 }), Date() < deadline { try? await Task.sleep(for: .milliseconds(10)) }
     }
 
     private func runQueue() async {
@@ -201,7 +206,7 @@ final class ModelJobs: @unchecked Sendable {
         }
     }
 
-    /// The next queued job, or marks the worker idle.
+    /// The next queued job, or marks the worker gone.
     private func next() -> (String, UserID, Work)? {
         withLock {
             while !queue.isEmpty {
@@ -210,7 +215,7 @@ final class ModelJobs: @unchecked Sendable {
                     return (id, job.owner, work)
                 }
             }
-            workerActive = false
+            activeWorkers -= 1
             return nil
         }
     }

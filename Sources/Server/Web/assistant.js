@@ -215,7 +215,8 @@ export function meterText(context) {
 }
 
 /**
- * The line about the model: ready, loading, a fallback elsewhere, or why it is unavailable.
+ * The line about the model: ready, loading, a fallback elsewhere, shared with a pool of
+ * servers, or why it is unavailable.
  *
  * @param {AssistantInfo} info
  * @returns {{ text: string, state: string }}
@@ -224,6 +225,9 @@ export function modelLine(info) {
   const model = info.model;
   if (model.available && model.fallback) {
     return { text: `The local model is unavailable, so the assistant uses the fallback ${model.name}: what you write here is sent there.`, state: 'fallback' };
+  }
+  if (model.available && model.pool) {
+    return { text: `The assistant runs on ${model.name}: what you write here may be sent to those servers.`, state: 'pool' };
   }
   if (model.available) {
     return info.model_loading

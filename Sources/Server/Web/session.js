@@ -138,14 +138,17 @@ export function unavailability(state) {
 }
 
 /**
- * The line under the sidebar about the model: why it is unavailable, or that a fallback
- * elsewhere stands in for it.
+ * The line under the sidebar about the model: why it is unavailable, that a fallback
+ * elsewhere stands in for it, or that a pool of servers shares the work.
  *
  * @param {ModelState | null} model
  */
 export function modelStatusText(model) {
   if (!model) return '';
   if (!model.available) return `The local model is unavailable. ${model.message}`;
+  if (model.pool) {
+    return `The AI features run on ${model.name}, wherever there is room: what they read may be sent to those servers.`;
+  }
   if (model.fallback) {
     return `The local model is unavailable, so the AI features use the fallback ${model.name}: what they read is sent there. ${model.message}`;
   }

@@ -36,7 +36,8 @@
  * @typedef {object} ModelState The model behind the AI features, or why there is none.
  * @property {boolean} available
  * @property {string | null} [name]
- * @property {boolean} fallback
+ * @property {boolean} fallback the features run on a fallback elsewhere: the local model is unavailable
+ * @property {boolean} [pool] the features run on the local model and a pool of servers beside it
  * @property {string | null} [reason] `not_downloaded`, `machine_too_small`, `turned_off`, `no_model`
  * @property {string} message
  * @property {WritingToolInfo[]} tools
