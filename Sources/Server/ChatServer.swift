@@ -61,6 +61,11 @@ public final class ChatServer: Sendable {
         /// run at once: one on a local model; as many as a pool has members
         /// (`sotto serve --pool-urls`), so each member can take one.
         public var modelJobsAtOnce = 1
+        /// Serves the model and nothing of the chat (`sotto serve --inference-only`): the
+        /// OpenAI-compatible API (`/v1/…`), `/api/health`, `/api/metrics` and the OpenAPI
+        /// document, a Sotto token as the key; no web app, no WebSocket, no chat routes. An
+        /// inference server of a pool (``inferenceOnlyPaths``).
+        public var inferenceOnly = false
         /// Hashes and checks passwords (nil: argon2id with libsodium's interactive limits; tests
         /// pass ``PasswordHasher/forTests()``).
         package var passwordHasher: PasswordHasher?
@@ -171,9 +176,12 @@ public final class ChatServer: Sendable {
             queue: CompletionQueue(capacity: configuration.completionQueueCapacity)
         ).add(to: &routes)
         TranscriptionAPI(service: configuration.transcription, authenticate: authenticate).add(to: &routes)
-        router = Router(
-            routes: routes, authenticate: authenticate, limiter: limiter, cors: cors,
-            fallback: { files.respond(to: $0) })
+        if configuration.inferenceOnly {
+            routes.keep { route in Self.inferenceOnlyPaths.contains { route.pattern.hasPrefix($0) } }
+        }
+        var appFiles: (@Sendable (HTTPRequest) -> HTTPResponse)?
+        if !configuration.inferenceOnly { appFiles = { request in files.respond(to: request) } }
+        router = Router(routes: routes, authenticate: authenticate, limiter: limiter, cors: cors, fallback: appFiles)
         document.describe(router.routes)
         var httpConfiguration = HTTPServer.Configuration(host: configuration.host, port: configuration.port)
         httpConfiguration.limits.maxBodyBytes = configuration.maxBodyBytes
@@ -187,8 +195,13 @@ public final class ChatServer: Sendable {
             if let path = error.path, OpenAIAPI.owns(path) { return OpenAIError(framing: error).response }
             return APIError(status: error.status, code: error.code, message: error.message).response
         }
-        http = HTTPServer(configuration: httpConfiguration, responder: router, webSocket: ("/api/connect", hub))
+        http = HTTPServer(
+            configuration: httpConfiguration, responder: router,
+            webSocket: configuration.inferenceOnly ? nil : (path: "/api/connect", responder: hub))
     }
+
+    /// What an inference-only server serves: the routes whose paths start with one of these.
+    static let inferenceOnlyPaths = ["/v1/", "/api/health", "/api/metrics", "/api/openapi.json"]
 
     /// The body limit of the routes that take more than `maxBodyBytes`: the assistant's image
     /// upload, a channel's file upload and the audio of `/v1/audio/transcriptions`, for a

@@ -69,6 +69,11 @@ public struct RouteList: Sendable {
             Route(
                 method: method, pattern: pattern, authenticated: authenticated, operation: operation, handler: handler))
     }
+
+    /// Drops the routes `keep` says no to.
+    public mutating func keep(where keep: (Route) -> Bool) {
+        routes.removeAll { !keep($0) }
+    }
 }
 
 /// Matches requests to routes, authenticates them, applies the per-user rate limit and CORS,

@@ -28,6 +28,10 @@ struct ServeCommand: Command {
                               summaries, date actions or search suggestions (the page says so)
           --canned-suggestions  fixed stand-in replies instead of a model (to try the web app; the
                               other model features are off)
+          --inference-only    serve the model and nothing of the chat: the OpenAI-compatible API
+                              (/v1), /api/health and /api/metrics, a Sotto token of this server's
+                              secret as the key; no web app, no WebSocket, no chat routes. An
+                              inference server of another server's pool (--pool-urls)
           --demo              seed the demo conversation if the store has no channels, and print
                               one-time links for alice (the first administrator) and bob while
                               they have no password
@@ -73,7 +77,7 @@ struct ServeCommand: Command {
         "fallback-key-file", "pool-urls", "pool-model", "pool-key-file", "speech-model", "image-url", "image-model",
         "image-key-file",
     ]
-    static let switchOptions: Set<String> = ["no-suggestions", "canned-suggestions", "demo"]
+    static let switchOptions: Set<String> = ["no-suggestions", "canned-suggestions", "demo", "inference-only"]
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let signals = TerminationSignals()
@@ -143,6 +147,15 @@ struct ServeCommand: Command {
         case let other: throw UsageError(description: "--durability must be full or normal, got '\(other)'")
         }
 
+        let inferenceOnly = arguments.has("inference-only")
+        if inferenceOnly {
+            for option in ["no-suggestions", "canned-suggestions", "demo", "fallback-url", "pool-urls", "image-url"]
+            where arguments.has(option) || arguments.string(option) != nil {
+                throw UsageError(
+                    description: "--inference-only serves this server's own model: --\(option) has no place")
+            }
+            configuration.inferenceOnly = true
+        }
         let kernels = try computeSettings(arguments)
         let data = ModelStore()
         let local: Suggestions =
@@ -161,7 +174,14 @@ struct ServeCommand: Command {
             } else {
                 try modelSuggestions(named: arguments.string("model"), in: data)
             }
-        let (suggestions, fallbackStatus, pool) = try withFallback(local, arguments)
+        if inferenceOnly, local.model.model == nil {
+            throw CommandFailure(
+                description: "--inference-only serves a model, and there is none: \(local.model.message)")
+        }
+        var (suggestions, fallbackStatus, pool) = try withFallback(local, arguments)
+        // An inference server drafts nothing itself (it holds no sockets); the prewarm above
+        // filled its cache with the drafter's fixed prompt for the requests its pool sends.
+        if inferenceOnly { suggestions.suggester = nil }
         if let pool {
             configuration.modelJobsAtOnce = pool.status.count
             configuration.inferenceServers = {
@@ -196,6 +216,22 @@ struct ServeCommand: Command {
             store: store, secret: secret, suggester: suggestions.suggester, model: suggestions.model,
             configuration: configuration)
         let bound = try await server.start()
+        if inferenceOnly {
+            FileHandle.standardOutput.write(
+                Data(
+                    """
+                    Sotto inference server listening on http://\(configuration.host):\(bound) (OpenAI-compatible API at /v1; no chat)
+                    Model: \(suggestions.model.name ?? "")
+                    Speech to text: \(speech.status)
+                    Model compute: kernels \(kernels), \(ThreadPool.shared.threadCount) compute threads
+                    A key for a pool: sotto token <name> --expires-in never, with this server's secret
+
+                    """.utf8))
+            let restart = await signals.wait()
+            server.stop()
+            if restart { try startAgain(port: bound) }
+            return 0
+        }
         let signIn = try await Self.signInText(
             store: store, demo: arguments.has("demo"), url: Self.linkBase(host: configuration.host, port: bound))
         let threadCount = ThreadPool.shared.threadCount
@@ -205,7 +241,7 @@ struct ServeCommand: Command {
                 """
                 Sotto chat listening on http://\(configuration.host):\(bound)
                 Reply suggestions: \(suggestions.status)
-                Fallback model: \(fallbackStatus)
+                \(suggestions.model.poolHoldsLocal ? "Model pool" : "Fallback model"): \(fallbackStatus)
                 Speech to text: \(speech.status)
                 Image generation: \(imageStatus)
                 Model compute: kernels \(kernels), \(threadCount) compute thread\(threadCount == 1 ? "" : "s")

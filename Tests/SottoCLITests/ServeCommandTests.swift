@@ -1,6 +1,11 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 @Suite("sotto serve")
 struct ServeCommandTests {
@@ -70,11 +75,12 @@ extension ServeCommandTests {
 }
 
 extension SottoBinary {
-    /// Starts `sotto` and returns the first `count` lines it prints, then stops it with SIGTERM.
-    /// Fails after `timeLimit` rather than waiting for lines that never come.
+    /// Starts `sotto` and returns the first `count` lines it prints, after `then` ran on them
+    /// with the process still running; then stops it with SIGTERM. Fails after `timeLimit`
+    /// rather than waiting for lines that never come.
     static func firstLines(
         _ count: Int, of arguments: [String], home: URL, extra: [String: String] = [:],
-        timeLimit: Duration = .seconds(30)
+        timeLimit: Duration = .seconds(30), then: ([String]) throws -> Void = { _ in }
     ) throws -> [String] {
         let process = try process(arguments, home: home, extra: extra)
         let output = Pipe()
@@ -103,6 +109,70 @@ extension SottoBinary {
                 !chunk.isEmpty, "sotto \(arguments) stopped or timed out after printing \(text.debugDescription)")
             text += String(decoding: chunk, as: UTF8.self)
         }
-        return text.split(separator: "\n").prefix(count).map(String.init)
+        let lines = text.split(separator: "\n").prefix(count).map(String.init)
+        try then(lines)
+        return lines
+    }
+}
+
+/// `sotto serve --inference-only`: an inference server of another server's pool serves its
+/// model's OpenAI-compatible API and nothing of the chat.
+@Suite struct InferenceOnlyTests {
+    @Test(.onTestThreads) func itServesTheModelAndNothingOfTheChat() throws {
+        let home = try TemporaryHome()
+        let model = try RealModels.path(RealModels.smollm)
+        let secret = String(repeating: "ab", count: 32)
+        let key = try SottoBinary.run(
+            ["token", "pool", "--expires-in", "1h"], home: home.url, extra: ["SOTTO_SECRET": secret]
+        )
+        .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let lines = try SottoBinary.firstLines(
+            2, of: ["serve", "--port", "0", "--inference-only", "--model", model], home: home.url,
+            extra: ["SOTTO_SECRET": secret]
+        ) { lines in
+            let port = try #require(
+                lines.first?.split(separator: ":").last?.split(separator: " ").first.flatMap { Int($0) }, "\(lines)")
+            let models = try Self.get(port, "/v1/models", key: key)
+            #expect(models.status == 200 && models.body.contains("\"object\":\"list\""), "\(models)")
+            #expect(try Self.get(port, "/v1/models", key: nil).status == 401)
+            #expect(try Self.get(port, "/api/health", key: nil).status == 200)
+            for path in ["/", "/api/me", "/api/channels", "/api/connect"] {
+                #expect(try Self.get(port, path, key: key).status == 404, "\(path)")
+            }
+        }
+        #expect(lines.first?.hasPrefix("Sotto inference server listening on http://127.0.0.1:") == true, "\(lines)")
+        #expect(lines.first?.hasSuffix("(OpenAI-compatible API at /v1; no chat)") == true, "\(lines)")
+        #expect(lines.last?.hasPrefix("Model: ") == true, "\(lines)")
+    }
+
+    @Test(
+        .onTestThreads,
+        arguments: [
+            (["--model", "off"], "--inference-only serves a model, and there is none"),
+            (["--demo"], "--demo has no place"),
+            (["--pool-urls", "http://127.0.0.1:9/v1", "--pool-model", "m"], "--pool-urls has no place"),
+        ])
+    func withoutAModelOrWithChatOptionsItDoesNotStart(_ arguments: [String], expected: String) throws {
+        let home = try TemporaryHome()
+        let result = try SottoBinary.run(["serve", "--port", "0", "--inference-only"] + arguments, home: home.url)
+        #expect(result.status != 0)
+        #expect(result.stderr.contains(expected), "\(result.stderr)")
+    }
+
+    /// `GET path` on loopback `port`, with `key` as the bearer token: the status and body.
+    static func get(_ port: Int, _ path: String, key: String?) throws -> (status: Int, body: String) {
+        var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)\(path)")))
+        if let key { request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization") }
+        let done = DispatchSemaphore(value: 0)
+        let answer = Mutex<(Int, String)?>(nil)
+        URLSession.shared.dataTask(with: request) { data, response, _ in
+            answer.withLock {
+                $0 = ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data ?? Data(), as: UTF8.self))
+            }
+            done.signal()
+        }.resume()
+        #expect(done.wait(timeout: .now() + 30) == .success, "GET \(path) got no answer")
+        let (status, body) = answer.withLock { $0 } ?? (0, "")
+        return (status, body)
     }
 }

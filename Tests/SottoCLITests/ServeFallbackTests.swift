@@ -78,6 +78,7 @@ struct ServeFallbackTests {
                 && lines.dropFirst().first?.hasSuffix(
                     " here and m on a pool of 1 server: each request where there is most room)") == true,
             "\(lines)")
+        #expect(lines.last?.hasPrefix("Model pool: ") == true, "\(lines)")
         #expect(
             lines.last?.hasSuffix(
                 " here and m on a pool of 1 server: the AI features send what they read (conversations, drafts, assistant chats) to the pool's servers when they have more room than this one"
