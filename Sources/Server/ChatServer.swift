@@ -87,6 +87,8 @@ public final class ChatServer: Sendable {
     let hub: EventHub
     private let http: HTTPServer
     private let pruning = Mutex<Task<Void, Never>?>(nil)
+    /// `Configuration.inferenceOnly`: the chat's servers prune the event log, not this one.
+    private let inferenceOnly: Bool
     /// Keeps `tokens.access` in step with the store (revoked tokens, disabled users).
     let accessMonitor: UserAccessMonitor
 
@@ -105,6 +107,7 @@ public final class ChatServer: Sendable {
     ) {
         self.model = model
         self.store = store
+        inferenceOnly = configuration.inferenceOnly
         let tokens = TokenAuthority(secret: secret)
         self.tokens = tokens
         let cors = CORSPolicy(allowedOrigins: configuration.corsOrigins)
@@ -140,7 +143,9 @@ public final class ChatServer: Sendable {
         hub.messageFromAnotherServer = { message, members in
             await api.refreshSuggestions(after: message, members: members)
         }
-        store.deliverEvents { [weak hub] event in hub?.deliver(event) }
+        // An inference-only server holds no sockets: no sink, so on PostgreSQL no feed reads the
+        // log for it either.
+        if !configuration.inferenceOnly { store.deliverEvents { [weak hub] event in hub?.deliver(event) } }
         ThreadsAPI(store: store).add(to: &routes)
         AttachmentsAPI(store: store, readImage: configuration.readImage).add(to: &routes)
         TeamChannelsAPI(store: store).add(to: &routes)
@@ -235,6 +240,7 @@ public final class ChatServer: Sendable {
         await accessMonitor.start()
         let port = try http.start()
         let store = store
+        if inferenceOnly { return port }
         pruning.withLock { task in
             // Old events go now and then hourly; clients asking for them get a resync.
             task = Task.detached(priority: .utility) {

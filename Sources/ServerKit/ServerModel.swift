@@ -35,13 +35,15 @@ public struct ServerModel: Sendable {
     public private(set) var fallback: Fallback?
     /// Whether ``fallback`` is a pool that holds the local model as one of its members: the
     /// features then run on it even while the local model is there.
-    public private(set) var poolHoldsLocal = false
+    public var poolHoldsLocal: Bool { fallback?.holdsLocal ?? false }
 
     /// A model of the seam other than the local one, and its name as results show it
     /// ("m at http://host/v1").
     public struct Fallback: Sendable {
         public let model: any LanguageModel
         public let name: String
+        /// A pool that holds the local model (``withPool(_:name:)``).
+        var holdsLocal = false
     }
 
     /// The model a feature runs on: the local one when it is there, else the fallback.
@@ -94,7 +96,7 @@ public struct ServerModel: Sendable {
     /// loses any user and password it carries.
     public func withPool(_ pool: some LanguageModel, name: String) -> ServerModel {
         var copy = withFallback(pool, name: name)
-        copy.poolHoldsLocal = model != nil
+        copy.fallback?.holdsLocal = model != nil
         return copy
     }
 

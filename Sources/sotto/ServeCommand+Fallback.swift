@@ -122,8 +122,8 @@ extension ServeCommand {
     static func withFallback(_ suggestions: Suggestions, _ arguments: Arguments) throws -> (
         Suggestions, String, InferencePool?
     ) {
-        if arguments.string("pool-urls") != nil, !arguments.has("no-suggestions"),
-            !arguments.has("canned-suggestions"), let local = suggestions.model.model,
+        // (No local model under --no-suggestions or --canned-suggestions.)
+        if arguments.string("pool-urls") != nil, let local = suggestions.model.model,
             let localName = suggestions.model.name, let pooled = try fallbackModel(arguments, local: (local, localName))
         {
             return replacing(

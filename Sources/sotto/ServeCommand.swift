@@ -216,38 +216,36 @@ struct ServeCommand: Command {
             store: store, secret: secret, suggester: suggestions.suggester, model: suggestions.model,
             configuration: configuration)
         let bound = try await server.start()
-        if inferenceOnly {
-            FileHandle.standardOutput.write(
-                Data(
-                    """
-                    Sotto inference server listening on http://\(configuration.host):\(bound) (OpenAI-compatible API at /v1; no chat)
-                    Model: \(suggestions.model.name ?? "")
-                    Speech to text: \(speech.status)
-                    Model compute: kernels \(kernels), \(ThreadPool.shared.threadCount) compute threads
-                    A key for a pool: sotto token <name> --expires-in never, with this server's secret
-
-                    """.utf8))
-            let restart = await signals.wait()
-            server.stop()
-            if restart { try startAgain(port: bound) }
-            return 0
-        }
-        let signIn = try await Self.signInText(
-            store: store, demo: arguments.has("demo"), url: Self.linkBase(host: configuration.host, port: bound))
         let threadCount = ThreadPool.shared.threadCount
-        // Unbuffered, so whoever started us (a script, a test) sees the port at once.
-        FileHandle.standardOutput.write(
-            Data(
-                """
-                Sotto chat listening on http://\(configuration.host):\(bound)
-                Reply suggestions: \(suggestions.status)
-                \(suggestions.model.poolHoldsLocal ? "Model pool" : "Fallback model"): \(fallbackStatus)
-                Speech to text: \(speech.status)
-                Image generation: \(imageStatus)
-                Model compute: kernels \(kernels), \(threadCount) compute thread\(threadCount == 1 ? "" : "s")
-                \(signIn)
+        let compute = "Model compute: kernels \(kernels), \(threadCount) compute thread\(threadCount == 1 ? "" : "s")"
+        // An inference server has no people to sign in.
+        var signIn = ""
+        if !inferenceOnly {
+            signIn = try await Self.signInText(
+                store: store, demo: arguments.has("demo"), url: Self.linkBase(host: configuration.host, port: bound))
+        }
+        let banner =
+            inferenceOnly
+            ? """
+            Sotto inference server listening on http://\(configuration.host):\(bound) (OpenAI-compatible API at /v1; no chat)
+            Model: \(suggestions.model.name ?? "")
+            Speech to text: \(speech.status)
+            \(compute)
+            A key for a pool: sotto token <name> --expires-in never, with this server's secret
 
-                """.utf8))
+            """
+            : """
+            Sotto chat listening on http://\(configuration.host):\(bound)
+            Reply suggestions: \(suggestions.status)
+            \(suggestions.model.poolHoldsLocal ? "Model pool" : "Fallback model"): \(fallbackStatus)
+            Speech to text: \(speech.status)
+            Image generation: \(imageStatus)
+            \(compute)
+            \(signIn)
+
+            """
+        // Unbuffered, so whoever started us (a script, a test) sees the port at once.
+        FileHandle.standardOutput.write(Data(banner.utf8))
         let restart = await signals.wait()
         server.stop()
         if restart { try startAgain(port: bound) }

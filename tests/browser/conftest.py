@@ -3,6 +3,7 @@
 The sotto binary comes from $SOTTO_BIN, else .build/release/sotto, else .build/debug/sotto.
 """
 
+import contextlib
 import json
 import os
 import pathlib
@@ -116,6 +117,26 @@ def start_model_server():
 def downloads():
     """A folder the module's browser saves downloads into."""
     return tempfile.mkdtemp(prefix="sotto-downloads-")
+
+
+@contextlib.contextmanager
+def server_reaching_another(remote_extra, local_extra):
+    """A `sotto serve` whose model features reach another one (started with `remote_extra`,
+    no demo data) through its OpenAI-compatible API, with a key of the other's secret in a file:
+    `local_extra(v1_url, key_path)` gives the first one's options. Yields (local, remote, driver)
+    and stops all three."""
+    remote = start_server(remote_extra, seed=False)
+    with tempfile.NamedTemporaryFile("w", suffix=".key", delete=False) as key:
+        key.write(remote.token("remote"))
+    local = start_server(local_extra(remote.base_url.rstrip("/") + "/v1", key.name))
+    driver = make_driver()
+    try:
+        yield local, remote, driver
+    finally:
+        driver.quit()
+        stop_server(local)
+        stop_server(remote)
+        os.unlink(key.name)
 
 
 def stop_server(server):

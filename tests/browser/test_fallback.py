@@ -3,11 +3,10 @@ runs its writing tools and translates with another `sotto serve`'s model (throug
 OpenAI-compatible API, on loopback), and each result says which model wrote it."""
 
 import os
-import tempfile
 
 from selenium.webdriver.common.by import By
 
-from conftest import make_driver, start_server, stop_server
+from conftest import server_reaching_another
 from test_chat import SUGGESTION_TIMEOUT, chips, chips_ready, sign_in_and_open, suggestion_region, wait
 from test_model_features import button, by_label, message_with, region
 
@@ -15,13 +14,9 @@ MODEL = os.environ.get("SOTTO_MODEL") or "qwen2.5-coder-0.5b"
 
 
 def test_chips_come_from_the_fallback_and_say_so():
-    remote = start_server(["--model", MODEL], seed=False)
-    with tempfile.NamedTemporaryFile("w", suffix=".key", delete=False) as key:
-        key.write(remote.token("fallback"))
-    local = start_server(["--model", "off", "--fallback-url", remote.base_url.rstrip("/") + "/v1",
-                          "--fallback-model", MODEL, "--fallback-key-file", key.name])
-    driver = make_driver()
-    try:
+    options = lambda url, key: ["--model", "off", "--fallback-url", url, "--fallback-model", MODEL,
+                                "--fallback-key-file", key]
+    with server_reaching_another(["--model", MODEL], options) as (local, remote, driver):
         sign_in_and_open(driver, local, "alice", unread="1")  # Bob wrote last: chips are due
         wait(driver, chips_ready, SUGGESTION_TIMEOUT, "no suggestion chips from the fallback model")
         assert chips(driver)
@@ -48,8 +43,3 @@ def test_chips_come_from_the_fallback_and_say_so():
                    SUGGESTION_TIMEOUT, "no translation from the fallback")
         assert box.find_element(By.CSS_SELECTOR, ".translation-text").text.strip()
         assert box.find_element(By.CSS_SELECTOR, ".model-source").text == label
-    finally:
-        driver.quit()
-        stop_server(local)
-        stop_server(remote)
-        os.unlink(key.name)

@@ -3,11 +3,10 @@
 says that what the features read may be sent to the pool's servers."""
 
 import os
-import tempfile
 
 from selenium.webdriver.common.by import By
 
-from conftest import make_driver, start_server, stop_server
+from conftest import server_reaching_another
 from sidebar import screenshot
 from test_chat import SUGGESTION_TIMEOUT, chips, chips_ready, sign_in_and_open, suggestion_region, wait
 
@@ -16,13 +15,9 @@ POOL_MODEL = "smollm2-135m"
 
 
 def test_a_pool_beside_the_local_model_says_where_what_is_read_may_go():
-    remote = start_server(["--inference-only", "--model", POOL_MODEL], seed=False)
-    with tempfile.NamedTemporaryFile("w", suffix=".key", delete=False) as key:
-        key.write(remote.token("pool"))
-    local = start_server(["--model", MODEL, "--pool-urls", remote.base_url.rstrip("/") + "/v1",
-                          "--pool-model", POOL_MODEL, "--pool-key-file", key.name])
-    driver = make_driver()
-    try:
+    options = lambda url, key: ["--model", MODEL, "--pool-urls", url, "--pool-model", POOL_MODEL,
+                                "--pool-key-file", key]
+    with server_reaching_another(["--inference-only", "--model", POOL_MODEL], options) as (local, _, driver):
         sign_in_and_open(driver, local, "alice", unread="1")  # Bob wrote last: chips are due
         wait(driver, chips_ready, SUGGESTION_TIMEOUT, "no suggestion chips from the pool")
         assert chips(driver)
@@ -32,8 +27,3 @@ def test_a_pool_beside_the_local_model_says_where_what_is_read_may_go():
         status = driver.find_element(By.ID, "model-status").text
         assert f"The AI features run on {name}, wherever there is room: what they read may be sent to those servers." in status
         screenshot(driver, "pool", "beside-local")
-    finally:
-        driver.quit()
-        stop_server(local)
-        stop_server(remote)
-        os.unlink(key.name)
