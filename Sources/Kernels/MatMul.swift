@@ -46,6 +46,10 @@ public enum MatMul {
     /// cost about as much as the work.
     static let parallelThreshold = 48 << 10
 
+    /// Up to this many input rows a product streams the weights from memory (decode steps of a
+    /// few sequences) rather than reusing them from cache across many rows (prefill).
+    static let streamingRows = 8
+
     private static func product(
         _ ws: UnsafeBufferPointer<WeightMatrix>, _ x: UnsafePointer<Float>, _ n: Int,
         _ ys: UnsafeBufferPointer<UnsafeMutablePointer<Float>>, _ pool: ThreadPool
@@ -85,9 +89,10 @@ public enum MatMul {
                 var items = 0
                 for (m, w) in ws.enumerated() {
                     let unitRows = w.layout?.rows ?? 1
-                    if n == 1 && w.isRepacked {
-                        // Decode streams weights: long runs keep each thread's reads sequential
-                        // (fewer cold starts of the prefetchers), enough items keep threads balanced.
+                    if n <= streamingRows && w.isRepacked {
+                        // Decode streams weights (one sequence or a batch of a few): long runs keep
+                        // each thread's reads sequential (fewer cold starts of the prefetchers),
+                        // enough items keep threads balanced.
                         perItem[m] = min(16, max(4, w.groupCount / (8 * pool.threadCount)))
                     } else {
                         perItem[m] = max(1, (n == 1 ? 64 : 16) / unitRows)

@@ -22,10 +22,13 @@
                 let valid = min(rows, m.rows - rows * g)
                 var t = tokens.lowerBound
                 while t < tokens.upperBound {
-                    let four = t + 4 <= tokens.upperBound
+                    // Four rows at a time, then two, then one: every weight vector loaded and
+                    // unpacked once per tile serves all its rows.
+                    let left = tokens.upperBound - t
+                    let width = left >= 4 ? 4 : left >= 2 ? 2 : 1
                     let out = y + t * m.rows + rows * g
-                    tile(m.type, four, group, blocks, TileActivations(act, firstRow: t), out, m.rows, valid)
-                    t += four ? 4 : 1
+                    tile(m.type, width, group, blocks, TileActivations(act, firstRow: t), out, m.rows, valid)
+                    t += width
                 }
             }
         }
@@ -33,27 +36,35 @@
         /// One kernel call, each (type, width) its own function so the register allocator sees one loop nest.
         @inline(never)
         static func tile(
-            _ type: GGMLType, _ four: Bool, _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations,
+            _ type: GGMLType, _ width: Int, _ g: UnsafeRawPointer, _ blocks: Int, _ act: TileActivations,
             _ out: UnsafeMutablePointer<Float>, _ stride: Int, _ valid: Int
         ) {
             let o = Output(base: out, stride: stride, valid: valid)
-            switch (type, four) {
-            case (.q4_0, false): q4_0x1(g, blocks, act, o)
-            case (.q4_0, true): q4_0x4(g, blocks, act, o)
-            case (.q4_1, false): q4_1x1(g, blocks, act, o)
-            case (.q4_1, true): q4_1x4(g, blocks, act, o)
-            case (.q5_0, false): q5_0x1(g, blocks, act, o)
-            case (.q5_0, true): q5_0x4(g, blocks, act, o)
-            case (.q5_1, false): q5_1x1(g, blocks, act, o)
-            case (.q5_1, true): q5_1x4(g, blocks, act, o)
-            case (.q8_0, false): q8_0x1(g, blocks, act, o)
-            case (.q8_0, true): q8_0x4(g, blocks, act, o)
-            case (.q4_K, false): q4_Kx1(g, blocks, act, o)
-            case (.q4_K, true): q4_Kx4(g, blocks, act, o)
-            case (.q5_K, false): q5_Kx1(g, blocks, act, o)
-            case (.q5_K, true): q5_Kx4(g, blocks, act, o)
-            case (.q6_K, false): q6_Kx1(g, blocks, act, o)
-            case (.q6_K, true): q6_Kx4(g, blocks, act, o)
+            switch (type, width) {
+            case (.q4_0, 1): q4_0x1(g, blocks, act, o)
+            case (.q4_0, 2): q4_0x2(g, blocks, act, o)
+            case (.q4_0, 4): q4_0x4(g, blocks, act, o)
+            case (.q4_1, 1): q4_1x1(g, blocks, act, o)
+            case (.q4_1, 2): q4_1x2(g, blocks, act, o)
+            case (.q4_1, 4): q4_1x4(g, blocks, act, o)
+            case (.q5_0, 1): q5_0x1(g, blocks, act, o)
+            case (.q5_0, 2): q5_0x2(g, blocks, act, o)
+            case (.q5_0, 4): q5_0x4(g, blocks, act, o)
+            case (.q5_1, 1): q5_1x1(g, blocks, act, o)
+            case (.q5_1, 2): q5_1x2(g, blocks, act, o)
+            case (.q5_1, 4): q5_1x4(g, blocks, act, o)
+            case (.q8_0, 1): q8_0x1(g, blocks, act, o)
+            case (.q8_0, 2): q8_0x2(g, blocks, act, o)
+            case (.q8_0, 4): q8_0x4(g, blocks, act, o)
+            case (.q4_K, 1): q4_Kx1(g, blocks, act, o)
+            case (.q4_K, 2): q4_Kx2(g, blocks, act, o)
+            case (.q4_K, 4): q4_Kx4(g, blocks, act, o)
+            case (.q5_K, 1): q5_Kx1(g, blocks, act, o)
+            case (.q5_K, 2): q5_Kx2(g, blocks, act, o)
+            case (.q5_K, 4): q5_Kx4(g, blocks, act, o)
+            case (.q6_K, 1): q6_Kx1(g, blocks, act, o)
+            case (.q6_K, 2): q6_Kx2(g, blocks, act, o)
+            case (.q6_K, 4): q6_Kx4(g, blocks, act, o)
             default: preconditionFailure("no interleaved kernel for \(type)")
             }
         }
@@ -61,11 +72,17 @@
         @inline(never) static func q4_0x1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
             q4(OneRow.self, EightRowNibbles.Q4_0.self, g, n, a, o)
         }
+        @inline(never) static func q4_0x2(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+            q4(TwoRows.self, EightRowNibbles.Q4_0.self, g, n, a, o)
+        }
         @inline(never) static func q4_0x4(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
             q4(FourRows.self, EightRowNibbles.Q4_0.self, g, n, a, o)
         }
         @inline(never) static func q4_1x1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
             q4(OneRow.self, EightRowNibbles.Q4_1.self, g, n, a, o)
+        }
+        @inline(never) static func q4_1x2(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+            q4(TwoRows.self, EightRowNibbles.Q4_1.self, g, n, a, o)
         }
         @inline(never) static func q4_1x4(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
             q4(FourRows.self, EightRowNibbles.Q4_1.self, g, n, a, o)
@@ -73,11 +90,17 @@
         @inline(never) static func q5_0x1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
             q4(OneRow.self, EightRowNibbles.Q5_0.self, g, n, a, o)
         }
+        @inline(never) static func q5_0x2(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+            q4(TwoRows.self, EightRowNibbles.Q5_0.self, g, n, a, o)
+        }
         @inline(never) static func q5_0x4(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
             q4(FourRows.self, EightRowNibbles.Q5_0.self, g, n, a, o)
         }
         @inline(never) static func q5_1x1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
             q4(OneRow.self, EightRowNibbles.Q5_1.self, g, n, a, o)
+        }
+        @inline(never) static func q5_1x2(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+            q4(TwoRows.self, EightRowNibbles.Q5_1.self, g, n, a, o)
         }
         @inline(never) static func q5_1x4(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
             q4(FourRows.self, EightRowNibbles.Q5_1.self, g, n, a, o)
@@ -85,11 +108,17 @@
         @inline(never) static func q8_0x1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
             q8_0(OneRow.self, g, n, a, o)
         }
+        @inline(never) static func q8_0x2(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+            q8_0(TwoRows.self, g, n, a, o)
+        }
         @inline(never) static func q8_0x4(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
             q8_0(FourRows.self, g, n, a, o)
         }
         @inline(never) static func q4_Kx1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
             qK(OneRow.self, Q4KFormat.self, g, n, a, o)
+        }
+        @inline(never) static func q4_Kx2(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+            qK(TwoRows.self, Q4KFormat.self, g, n, a, o)
         }
         @inline(never) static func q4_Kx4(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
             qK(FourRows.self, Q4KFormat.self, g, n, a, o)
@@ -97,11 +126,17 @@
         @inline(never) static func q5_Kx1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
             qK(OneRow.self, Q5KFormat.self, g, n, a, o)
         }
+        @inline(never) static func q5_Kx2(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+            qK(TwoRows.self, Q5KFormat.self, g, n, a, o)
+        }
         @inline(never) static func q5_Kx4(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
             qK(FourRows.self, Q5KFormat.self, g, n, a, o)
         }
         @inline(never) static func q6_Kx1(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
             q6_K(OneRow.self, g, n, a, o)
+        }
+        @inline(never) static func q6_Kx2(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
+            q6_K(TwoRows.self, g, n, a, o)
         }
         @inline(never) static func q6_Kx4(_ g: UnsafeRawPointer, _ n: Int, _ a: TileActivations, _ o: Output) {
             q6_K(FourRows.self, g, n, a, o)

@@ -50,7 +50,7 @@ struct KernelChecks {
     }
 
     /// Products of this set's interleaved copy equal the scalar twins' on the plain matrix, for
-    /// single vectors and for tiles of 4 rows plus a remainder, with a padded last group.
+    /// single vectors and for tiles of 4 and 2 rows and a remainder, with a padded last group.
     func groupProducts(_ type: GGMLType, n: Int) {
         var rng = SeededGenerator(seed: 600 + UInt64(type.rawValue) * 100 + UInt64(n))
         let rows = 53, columns = 768
