@@ -48,7 +48,7 @@ public enum MatMul {
 
     /// Up to this many input rows a product streams the weights from memory (decode steps of a
     /// few sequences) rather than reusing them from cache across many rows (prefill).
-    static let streamingRows = 8
+    public static let streamingRows = 8
 
     private static func product(
         _ ws: UnsafeBufferPointer<WeightMatrix>, _ x: UnsafePointer<Float>, _ n: Int,

@@ -160,6 +160,19 @@ import Testing
         #expect(lookup.draft(after: [1, 2, 1], limit: 0) == [])
     }
 
+    /// A draft brings a decode step's rows to 2, 4 or 8 (the kernels' tiles), never past 8.
+    @Test(.onTestThreads) func draftsFillTheStepToAPowerOfTwoRows() {
+        #expect(EngineLoop.draftFitting(4, rowsBefore: 1) == 3)
+        #expect(EngineLoop.draftFitting(16, rowsBefore: 1) == 7)
+        #expect(EngineLoop.draftFitting(2, rowsBefore: 1) == 1)
+        #expect(EngineLoop.draftFitting(1, rowsBefore: 1) == 1)
+        #expect(EngineLoop.draftFitting(0, rowsBefore: 1) == 0)
+        // Another sequence's rows come first in the step: 5 + 3 = 8, 3 + 1 = 4.
+        #expect(EngineLoop.draftFitting(4, rowsBefore: 5) == 3)
+        #expect(EngineLoop.draftFitting(4, rowsBefore: 3) == 1)
+        #expect(EngineLoop.draftFitting(4, rowsBefore: 8) == 0)
+    }
+
     @Test(.onTestThreads) func aLongerMatchIsPreferredToAShorterOne() {
         let lookup = PromptLookup(longestMatch: 3, shortestMatch: 1)
         // "2 3" is followed by 9 once and by 4 after "1 2 3".

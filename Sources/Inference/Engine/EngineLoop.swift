@@ -1,3 +1,5 @@
+import Kernels
+
 /// The state of a ``GenerationEngine`` and what it does in one step: owned by the engine's
 /// thread, touched by nothing else.
 ///
@@ -154,8 +156,9 @@ final class EngineLoop: @unchecked Sendable {
             let limit = min(
                 draftLimit, sequence.drafts.length, room, sequence.remainingTokens - 1, batch.rowsLeft - pending.count,
                 batch.logitsLeft - 1)
-            if limit > 0, sequence.drafts.isDrafting {
-                evaluated += lookup.draft(after: slot.tokens + pending, limit: limit)
+            let fitted = Self.draftFitting(limit, rowsBefore: batch.tokens.count + pending.count)
+            if fitted > 0, sequence.drafts.isDrafting {
+                evaluated += lookup.draft(after: slot.tokens + pending, limit: fitted)
             }
             let drafted = evaluated.count > pending.count
             batch.add(
@@ -204,9 +207,29 @@ final class EngineLoop: @unchecked Sendable {
                 generated += sequence.decoder.generatedCount - before
             }
         }
+        if EngineTrace.isOn {
+            EngineTrace.write(
+                "step rows \(batch.tokens.count) members \(batch.members.count) decoding \(decoding.count) took \(clock.now - started)"
+            )
+        }
         statistics.record(
             step: clock.now - started, rows: batch.tokens.count, sequences: batch.members.count, generated: generated,
             queued: queued.count, running: running.count)
+    }
+
+    /// The longest draft of at most `limit` tokens that brings the step's rows (`rowsBefore`
+    /// without it) to a power of two no larger than `MatMul.streamingRows`.
+    ///
+    /// A decode step's products run the weights against tiles of 4, then 2, then 1 row, reading
+    /// every weight once per tile: 4 rows cost about what 3 do, and 5 cost a pass more (1.5B,
+    /// Zen 3, avx2, ~1,200 positions: 1, 2, 3, 4, 5, 7, 9, 17 rows 43, 48, 68, 73, 93, 116, 175,
+    /// 274 ms). Past `streamingRows` the rows cost compute in proportion, and a longer draft
+    /// gains nothing when it is confirmed and loses more when it is not.
+    static func draftFitting(_ limit: Int, rowsBefore rows: Int) -> Int {
+        guard limit > 0 else { return 0 }
+        var fitted = 1
+        while fitted * 2 <= min(rows + limit, MatMul.streamingRows) { fitted *= 2 }
+        return max(fitted - rows, 0)
     }
 
     /// Takes the KV rows of a prompt's start from another slot that holds them, rather than
@@ -314,6 +337,11 @@ final class EngineLoop: @unchecked Sendable {
             draftedTokens: sequence.draftedTokens, acceptedDraftTokens: sequence.acceptedDraftTokens)
         sequence.core.continuation.yield(.finished(summary))
         sequence.core.continuation.finish()
+        if EngineTrace.isOn {
+            EngineTrace.write(
+                "request \(sequence.id) prompt \(summary.promptTokens) reused \(summary.reusedTokens) generated \(summary.generatedTokens) steps \(summary.forwardSteps) drafted \(summary.draftedTokens) accepted \(summary.acceptedDraftTokens) prefill \(summary.prefillDuration) decode \(summary.decodeDuration) slot \(sequence.slot) reason \(reason)"
+            )
+        }
         release(sequence)
         sequence.core.complete(summary)
     }
