@@ -207,13 +207,14 @@ final class EngineLoop: @unchecked Sendable {
                 generated += sequence.decoder.generatedCount - before
             }
         }
+        let duration = clock.now - started
         if EngineTrace.isOn {
             EngineTrace.write(
-                "step rows \(batch.tokens.count) members \(batch.members.count) decoding \(decoding.count) took \(clock.now - started)"
+                "step rows \(batch.tokens.count) members \(batch.members.count) decoding \(decoding.count) took \(duration)"
             )
         }
         statistics.record(
-            step: clock.now - started, rows: batch.tokens.count, sequences: batch.members.count, generated: generated,
+            step: duration, rows: batch.tokens.count, sequences: batch.members.count, generated: generated,
             queued: queued.count, running: running.count)
     }
 
