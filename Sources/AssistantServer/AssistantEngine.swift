@@ -392,7 +392,8 @@ package final class AssistantEngine: @unchecked Sendable {
             guard
                 let response = try? await session.respond(
                     to: "Title for this conversation:\n\(text)", generating: AssistantTitle.self,
-                    options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 24)),
+                    options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 24),
+                    metadata: Self.background(for: owner)),
                 !Task.isCancelled,
                 let renamed = try? await store.renameAssistantConversation(
                     conversation.id, to: response.content.title, for: owner),
@@ -401,6 +402,13 @@ package final class AssistantEngine: @unchecked Sendable {
             publish(owner, String(decoding: bytes, as: UTF8.self))
         }
         inBackground(task, id: id, owner: owner)
+    }
+
+    /// How Sotto's engine schedules a title or smart replies (the keys LocalEngine's
+    /// `EngineScheduling` reads; another model ignores them): nobody is waiting for them, so
+    /// after answers and after chat suggestions, fairly between users.
+    static func background(for owner: UserID) -> [String: any ConvertibleToGeneratedContent] {
+        ["sotto.priority": "background", "sotto.user": owner.rawValue]
     }
 
     private func inBackground(_ task: Task<Void, Never>, id: UUID, owner: UserID) {
@@ -424,7 +432,8 @@ package final class AssistantEngine: @unchecked Sendable {
                 let response = try? await session.respond(
                     to: "The assistant just said:\n\(context)\n\nWhat might the user write next?",
                     generating: AssistantReplies.self,
-                    options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 96)),
+                    options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 96),
+                    metadata: Self.background(for: owner)),
                 !Task.isCancelled,
                 let bytes = try? JSONBody.encode(
                     AssistantRepliesFrame(
