@@ -119,6 +119,33 @@ import Testing
         #expect(rows == [2: 32])
     }
 
+    @Test(.onTestThreads) func suggestionsReadLessWhileAPersonWaits() {
+        var scheduler = BatchScheduler(
+            limits: .init(slots: 4, prefillWhileDecoding: 32, prefillBesideInteractive: 8))
+        _ = scheduler.submit(Self.ticket(1, .suggestion, user: "a", prompt: Array(1000..<1100)))
+        _ = scheduler.submit(Self.ticket(2, .suggestion, user: "b", prompt: Array(2000..<2100)))
+        _ = scheduler.admit()
+        let suggestions: [BatchScheduler.Reading] = [.init(id: 1, position: 0), .init(id: 2, position: 0)]
+        // No person waiting: suggestions' prompts fill the step.
+        #expect(scheduler.prefillRows(reading: suggestions, decodeRows: 2, decoding: 2) == [1: 32])
+        // A person's prompt arrives: the step that reads it reads nothing else…
+        _ = scheduler.submit(Self.ticket(3, .interactive, user: "c", prompt: Array(3000..<3012)))
+        _ = scheduler.admit()
+        #expect(
+            scheduler.prefillRows(
+                reading: suggestions + [.init(id: 3, position: 0)], decodeRows: 2, decoding: 2) == [3: 12])
+        // …and while the person's answer is generating, suggestions read a little at a time.
+        #expect(scheduler.prefillRows(reading: suggestions, decodeRows: 3, decoding: 3) == [1: 8])
+        #expect(
+            scheduler.prefillRows(
+                reading: [.init(id: 1, position: 95), .init(id: 2, position: 0)], decodeRows: 3, decoding: 3)
+                == [1: 5, 2: 3])
+        // Once it is done, they fill the step again; alone, in steps a person can wait for.
+        scheduler.finish(3, cachedTokens: Array(3000..<3012))
+        #expect(scheduler.prefillRows(reading: suggestions, decodeRows: 2, decoding: 2) == [1: 32])
+        #expect(scheduler.prefillRows(reading: suggestions, decodeRows: 0, decoding: 0) == [1: 32])
+    }
+
     @Test(.onTestThreads) func aSharedStartIsReadOnceAndTheOthersWaitForIt() {
         var scheduler = BatchScheduler(limits: .init(slots: 4))
         let instructions = Array(0..<300)
