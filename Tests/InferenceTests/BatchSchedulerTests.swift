@@ -146,6 +146,30 @@ import Testing
         #expect(scheduler.prefillRows(reading: suggestions, decodeRows: 0, decoding: 0) == [1: 32])
     }
 
+    @Test(.onTestThreads) func backgroundWorkWaitsForWhatPeopleSeeButIsNotStarved() {
+        var scheduler = BatchScheduler(limits: .init(slots: 8, backgroundPatience: 3))
+        // Alone, a title starts at once.
+        _ = scheduler.submit(Self.ticket(1, .background))
+        #expect(Self.started(scheduler.admit()) == [1])
+        scheduler.finish(1, cachedTokens: [])
+        // While a suggestion runs, the next one waits…
+        _ = scheduler.submit(Self.ticket(2, .suggestion))
+        _ = scheduler.submit(Self.ticket(3, .background))
+        #expect(Self.started(scheduler.admit()) == [2])
+        #expect(Self.started(scheduler.admit()).isEmpty)
+        // …and starts when it is done.
+        scheduler.finish(2, cachedTokens: [])
+        #expect(Self.started(scheduler.admit()) == [3])
+        scheduler.finish(3, cachedTokens: [])
+        // Under a load that never ends, it starts after `backgroundPatience` admissions.
+        _ = scheduler.submit(Self.ticket(4, .interactive))
+        _ = scheduler.submit(Self.ticket(5, .background))
+        #expect(Self.started(scheduler.admit()) == [4])
+        #expect(Self.started(scheduler.admit()).isEmpty)
+        #expect(Self.started(scheduler.admit()).isEmpty)
+        #expect(Self.started(scheduler.admit()) == [5])  // three admissions waited
+    }
+
     @Test(.onTestThreads) func aSharedStartIsReadOnceAndTheOthersWaitForIt() {
         var scheduler = BatchScheduler(limits: .init(slots: 4))
         let instructions = Array(0..<300)

@@ -30,6 +30,8 @@ public enum GenerationPriority: Int, Sendable, Comparable, CaseIterable, CustomS
 /// - **Priority.** Waiting requests start highest priority first; one slot is kept for
 ///   interactive requests (lower ones never take the last free slot), and interactive prompts
 ///   are read before lower ones'.
+/// - **Background last.** A background request does not start while a request of higher
+///   priority runs or waits (for at most `backgroundPatience` admissions, so it is never starved).
 /// - **Fairness.** Among equals, the user with the fewest requests running goes first, then the
 ///   one served least, then the oldest request.
 /// - **Staleness.** A request may carry a staleness key (a suggestion's channel and reader): a
@@ -90,6 +92,10 @@ struct BatchScheduler {
         /// Draft tokens a sequence may have verified in a step, by how many are generating
         /// (index 0: one alone); none past the end (speculation steps aside as the batch fills).
         var draftLimits = [16, 4]
+        /// Admissions a background request waits at most while requests of higher priority run
+        /// or wait (it starts at once when none do): its prompt and tokens would lengthen every
+        /// step of theirs.
+        var backgroundPatience = 200
     }
 
     /// A running request's state as the planner reads it.
@@ -105,6 +111,9 @@ struct BatchScheduler {
     private(set) var table: SlotTable
     private var served: [String: Int] = [:]
     private var admissions = 0
+    /// Calls of ``admit()`` so far, and when each waiting background request arrived.
+    private var rounds = 0
+    private var backgroundSince: [Int: Int] = [:]
 
     init(limits: Limits) {
         self.limits = limits
@@ -119,6 +128,7 @@ struct BatchScheduler {
     mutating func submit(_ ticket: Ticket) -> [Action] {
         let actions = ticket.stalenessKey.map { markStale(key: $0) } ?? []
         waiting.append(ticket)
+        if ticket.priority == .background { backgroundSince[ticket.id] = rounds }
         return actions
     }
 
@@ -127,6 +137,7 @@ struct BatchScheduler {
         var actions: [Action] = []
         waiting.removeAll { ticket in
             guard ticket.stalenessKey == key else { return false }
+            backgroundSince[ticket.id] = nil
             actions.append(.drop(id: ticket.id, reason: .stale))
             return true
         }
@@ -140,6 +151,7 @@ struct BatchScheduler {
     /// A waiting request its caller no longer wants (cancelled before it started).
     mutating func withdraw(_ id: Int) {
         waiting.removeAll { $0.id == id }
+        backgroundSince[id] = nil
     }
 
     /// A running request is done; its slot's cache holds `cachedTokens`.
@@ -153,13 +165,25 @@ struct BatchScheduler {
     /// Starts what can start, most urgent and least served first (chosen one at a time: each
     /// start changes who is least served).
     mutating func admit() -> [Action] {
+        rounds += 1
         var actions: [Action] = []
         var candidates = waiting
         var left: [Ticket] = []
         while let best = candidates.indices.min(by: { precedes(candidates[$0], candidates[$1]) }) {
             let ticket = candidates.remove(at: best)
             if ticket.readsPromptOnly, table.holds(ticket.prompt) {
+                backgroundSince[ticket.id] = nil
                 actions.append(.drop(id: ticket.id, reason: .alreadyRead))
+                continue
+            }
+            // Background work waits while anything a person sees is running or waiting.
+            if ticket.priority == .background,
+                rounds - (backgroundSince[ticket.id] ?? rounds) <= limits.backgroundPatience,
+                running.values.contains(where: { $0.ticket.priority > .background })
+                    || candidates.contains(where: { $0.priority > .background })
+                    || left.contains(where: { $0.priority > .background })
+            {
+                left.append(ticket)
                 continue
             }
             // The last free slot is kept for a person waiting.
@@ -169,6 +193,7 @@ struct BatchScheduler {
                 continue
             }
             admissions += 1
+            backgroundSince[ticket.id] = nil
             running[ticket.id] = (ticket, lease.slot, admissions)
             served[ticket.user, default: 0] += 1
             actions.append(

@@ -75,6 +75,11 @@ final class EngineLoop: @unchecked Sendable {
                 return
             }
             queued[nextID] = (request, core)
+            if EngineTrace.isOn {
+                EngineTrace.write(
+                    "submit \(nextID) \(request.priority) prompt \(request.prompt.count) queued \(queued.count) running \(running.count)"
+                )
+            }
             perform(
                 scheduler.submit(
                     BatchScheduler.Ticket(

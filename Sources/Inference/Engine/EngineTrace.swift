@@ -1,13 +1,17 @@
 import Foundation
 
-/// What the engine does, one line per forward step and per finished request, on standard error
-/// when `SOTTO_ENGINE_TRACE` is set (for finding where a scenario's time goes: rows and members
-/// of each step and how long it took; each request's prompt, reused and generated tokens, forward
-/// steps, drafts, prefill and decode times).
+/// What the engine does, one line per submitted request, per forward step and per finished
+/// request, on standard error when `SOTTO_ENGINE_TRACE` is set, each stamped with the seconds
+/// since the trace began (for finding where a scenario's time goes: when requests arrive, rows
+/// and members of each step and how long it took, the gaps between steps; each request's
+/// prompt, reused and generated tokens, forward steps, drafts, prefill and decode times).
 enum EngineTrace {
     static let isOn = ProcessInfo.processInfo.environment["SOTTO_ENGINE_TRACE"] != nil
+    private static let start = ContinuousClock.now
 
     static func write(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        let elapsed = ContinuousClock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        FileHandle.standardError.write(Data((String(format: "[%.3f] ", seconds) + line + "\n").utf8))
     }
 }
