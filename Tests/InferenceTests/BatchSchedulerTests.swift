@@ -170,6 +170,29 @@ import Testing
         #expect(Self.started(scheduler.admit()) == [5])  // three admissions waited
     }
 
+    @Test(.onTestThreads) func runningBackgroundWorkSitsOutWhilePeopleAreServed() {
+        var scheduler = BatchScheduler(limits: .init(slots: 8, backgroundPatience: 2))
+        _ = scheduler.submit(Self.ticket(1, .background))
+        #expect(Self.started(scheduler.admit()) == [1])
+        #expect(scheduler.paused.isEmpty)
+        // A suggestion arrives: the title keeps its slot and state but takes no rows…
+        _ = scheduler.submit(Self.ticket(2, .suggestion))
+        #expect(Self.started(scheduler.admit()) == [2])
+        #expect(scheduler.paused == [1])
+        // …until it is done,
+        scheduler.finish(2, cachedTokens: [])
+        _ = scheduler.admit()
+        #expect(scheduler.paused.isEmpty)
+        // or for at most `backgroundPatience` steps in all.
+        _ = scheduler.submit(Self.ticket(3, .interactive))
+        #expect(Self.started(scheduler.admit()) == [3])
+        #expect(scheduler.paused == [1])
+        _ = scheduler.admit()
+        #expect(scheduler.paused.isEmpty)
+        scheduler.finish(1, cachedTokens: [])
+        #expect(scheduler.paused.isEmpty)
+    }
+
     @Test(.onTestThreads) func aSharedStartIsReadOnceAndTheOthersWaitForIt() {
         var scheduler = BatchScheduler(limits: .init(slots: 4))
         let instructions = Array(0..<300)

@@ -120,6 +120,36 @@ import Tokenizers
         #expect(engine.status.generatedTokens == 40 + 8 + 20 + expected[3].count)
     }
 
+    @Test func backgroundWorkPausedForAPersonGoesOnWithItsOwnTokens() async throws {
+        let model = try TestModels.model("smollm2-135m")
+        let title = GenerationRequest(
+            prompt: try Self.prompt(model, "Tell me a story about a fox."), options: Self.greedy(60),
+            priority: .background)
+        let question = GenerationRequest(
+            prompt: try Self.prompt(model, "List some fruits."), options: Self.greedy(12))
+        let expectedTitle = try await Self.alone(model, title)
+        let expectedQuestion = try await Self.alone(model, question)
+
+        let engine = GenerationEngine(model: model, contextLength: 512, threadCount: 2, slotCount: 4, speculates: false)
+        let background = engine.submit(title)
+        var titleTokens: [Int] = []
+        var duringQuestion: Int?
+        for try await event in background.events {
+            guard case .token(let id, _) = event else { continue }
+            titleTokens.append(id)
+            guard titleTokens.count == 5 else { continue }
+            // The question runs to its end while the title sits out (a step already in flight
+            // when it arrived, or the statistics' lag, may count one or two of the title's).
+            let before = engine.status.generatedTokens
+            #expect(try await Self.tokens(of: engine.submit(question)) == expectedQuestion)
+            _ = await engine.cachedPrompts  // the step that ended the question is recorded
+            duringQuestion = engine.status.generatedTokens - before - expectedQuestion.count
+        }
+        #expect(titleTokens == expectedTitle)
+        let during = try #require(duringQuestion)
+        #expect(during <= 2, "the title generated \(during) tokens while the question ran")
+    }
+
     @Test func cancellingOneMemberLeavesTheOthersTokensAsTheyWere() async throws {
         let model = try TestModels.model("smollm2-135m")
         let kept = GenerationRequest(prompt: try Self.prompt(model, "Describe a forest."), options: Self.greedy(30))

@@ -31,7 +31,8 @@ public enum GenerationPriority: Int, Sendable, Comparable, CaseIterable, CustomS
 ///   interactive requests (lower ones never take the last free slot), and interactive prompts
 ///   are read before lower ones'.
 /// - **Background last.** A background request does not start while a request of higher
-///   priority runs or waits (for at most `backgroundPatience` admissions, so it is never starved).
+///   priority runs or waits, and one that runs sits out the steps while a request of higher
+///   priority runs (each for at most `backgroundPatience` steps, so it is never starved).
 /// - **Fairness.** Among equals, the user with the fewest requests running goes first, then the
 ///   one served least, then the oldest request.
 /// - **Staleness.** A request may carry a staleness key (a suggestion's channel and reader): a
@@ -92,9 +93,9 @@ struct BatchScheduler {
         /// Draft tokens a sequence may have verified in a step, by how many are generating
         /// (index 0: one alone); none past the end (speculation steps aside as the batch fills).
         var draftLimits = [16, 4]
-        /// Admissions a background request waits at most while requests of higher priority run
-        /// or wait (it starts at once when none do): its prompt and tokens would lengthen every
-        /// step of theirs.
+        /// Steps a background request waits at most to start while requests of higher priority
+        /// run or wait, and sits out at most once running while they run (it starts and goes on
+        /// at once when none do): its prompt and tokens would lengthen every step of theirs.
         var backgroundPatience = 200
     }
 
@@ -114,6 +115,10 @@ struct BatchScheduler {
     /// Calls of ``admit()`` so far, and when each waiting background request arrived.
     private var rounds = 0
     private var backgroundSince: [Int: Int] = [:]
+    /// Running background requests that take no rows in the next step, and how many steps each
+    /// has sat out.
+    private(set) var paused: Set<Int> = []
+    private var pausedRounds: [Int: Int] = [:]
 
     init(limits: Limits) {
         self.limits = limits
@@ -157,6 +162,8 @@ struct BatchScheduler {
     /// A running request is done; its slot's cache holds `cachedTokens`.
     mutating func finish(_ id: Int, cachedTokens: [Int]) {
         guard let entry = running.removeValue(forKey: id) else { return }
+        pausedRounds[id] = nil
+        paused.remove(id)
         table.release(entry.slot, cachedTokens: cachedTokens)
     }
 
@@ -200,7 +207,22 @@ struct BatchScheduler {
                 .start(id: ticket.id, slot: lease.slot, sharedPrefix: lease.sharedPrefix, isNewSlot: lease.isNew))
         }
         waiting = left.sorted { $0.id < $1.id }
+        pauseBackground()
         return actions
+    }
+
+    /// Which running background requests sit out the next step: all of them while a request of
+    /// higher priority runs, each for at most `backgroundPatience` steps in all. They keep their
+    /// slots and state and go on where they were.
+    private mutating func pauseBackground() {
+        paused = []
+        guard running.values.contains(where: { $0.ticket.priority > .background }) else { return }
+        for (id, entry) in running where entry.ticket.priority == .background {
+            let rounds = pausedRounds[id, default: 0] + 1
+            guard rounds <= limits.backgroundPatience else { continue }
+            pausedRounds[id] = rounds
+            paused.insert(id)
+        }
     }
 
     /// Whether `a` starts before `b`.

@@ -139,7 +139,8 @@ final class EngineLoop: @unchecked Sendable {
             return
         }
 
-        let ordered = running.values.sorted { $0.id < $1.id }
+        // Background requests sit out while a person's or a suggestion runs (`BatchScheduler`).
+        let ordered = running.values.filter { !scheduler.paused.contains($0.id) }.sorted { $0.id < $1.id }
         let decoding = ordered.filter { $0.isDecoding }
         let draftLimit = configuration.speculates ? scheduler.draftLimit(decoding: decoding.count) : 0
         var batch = Batch(rowCapacity: pass.rowCapacity, logitCapacity: pass.logitCapacity)
