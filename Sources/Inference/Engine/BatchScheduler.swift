@@ -218,9 +218,9 @@ struct BatchScheduler {
         paused = []
         guard running.values.contains(where: { $0.ticket.priority > .background }) else { return }
         for (id, entry) in running where entry.ticket.priority == .background {
-            let rounds = pausedRounds[id, default: 0] + 1
-            guard rounds <= limits.backgroundPatience else { continue }
-            pausedRounds[id] = rounds
+            let satOut = pausedRounds[id, default: 0] + 1
+            guard satOut <= limits.backgroundPatience else { continue }
+            pausedRounds[id] = satOut
             paused.insert(id)
         }
     }
