@@ -144,17 +144,14 @@ struct DraftModelBench {
     }
 
     static func argmax(_ logits: UnsafeMutableBufferPointer<Float>) -> Int {
-        var best = 0
-        for i in 1..<logits.count where logits[i] > logits[best] { best = i }
-        return best
+        SamplerChain.argmax(UnsafeBufferPointer(logits))!
     }
 
     static func timed<T>(_ body: () throws -> T) rethrows -> (T, Double) {
         let clock = ContinuousClock()
         let start = clock.now
         let value = try body()
-        let elapsed = clock.now - start
-        return (value, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+        return (value, (clock.now - start).inSeconds)
     }
 
     static func format(_ value: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", value) }

@@ -56,6 +56,10 @@ struct BatchScheduler {
         var stalenessKey: String?
         var prompt: [Int]
         var readsPromptOnly = false
+        /// The ``admit()`` round it was submitted in, and the steps it has sat out while running
+        /// (background requests: see `backgroundPatience`).
+        var arrival = 0
+        var satOut = 0
     }
 
     /// What the engine must do.
@@ -112,13 +116,10 @@ struct BatchScheduler {
     private(set) var table: SlotTable
     private var served: [String: Int] = [:]
     private var admissions = 0
-    /// Calls of ``admit()`` so far, and when each waiting background request arrived.
+    /// Calls of ``admit()`` so far.
     private var rounds = 0
-    private var backgroundSince: [Int: Int] = [:]
-    /// Running background requests that take no rows in the next step, and how many steps each
-    /// has sat out.
+    /// Running background requests that take no rows in the next step.
     private(set) var paused: Set<Int> = []
-    private var pausedRounds: [Int: Int] = [:]
 
     init(limits: Limits) {
         self.limits = limits
@@ -132,8 +133,9 @@ struct BatchScheduler {
     /// A new request; returns what its staleness key makes of older ones.
     mutating func submit(_ ticket: Ticket) -> [Action] {
         let actions = ticket.stalenessKey.map { markStale(key: $0) } ?? []
+        var ticket = ticket
+        ticket.arrival = rounds
         waiting.append(ticket)
-        if ticket.priority == .background { backgroundSince[ticket.id] = rounds }
         return actions
     }
 
@@ -142,7 +144,6 @@ struct BatchScheduler {
         var actions: [Action] = []
         waiting.removeAll { ticket in
             guard ticket.stalenessKey == key else { return false }
-            backgroundSince[ticket.id] = nil
             actions.append(.drop(id: ticket.id, reason: .stale))
             return true
         }
@@ -156,13 +157,11 @@ struct BatchScheduler {
     /// A waiting request its caller no longer wants (cancelled before it started).
     mutating func withdraw(_ id: Int) {
         waiting.removeAll { $0.id == id }
-        backgroundSince[id] = nil
     }
 
     /// A running request is done; its slot's cache holds `cachedTokens`.
     mutating func finish(_ id: Int, cachedTokens: [Int]) {
         guard let entry = running.removeValue(forKey: id) else { return }
-        pausedRounds[id] = nil
         paused.remove(id)
         table.release(entry.slot, cachedTokens: cachedTokens)
     }
@@ -179,15 +178,13 @@ struct BatchScheduler {
         while let best = candidates.indices.min(by: { precedes(candidates[$0], candidates[$1]) }) {
             let ticket = candidates.remove(at: best)
             if ticket.readsPromptOnly, table.holds(ticket.prompt) {
-                backgroundSince[ticket.id] = nil
                 actions.append(.drop(id: ticket.id, reason: .alreadyRead))
                 continue
             }
-            // Background work waits while anything a person sees is running or waiting.
-            if ticket.priority == .background,
-                rounds - (backgroundSince[ticket.id] ?? rounds) <= limits.backgroundPatience,
+            // Background work waits while anything a person sees is running or waiting (higher
+            // priorities come first, so those waiting are in `left` by now).
+            if ticket.priority == .background, rounds - ticket.arrival <= limits.backgroundPatience,
                 running.values.contains(where: { $0.ticket.priority > .background })
-                    || candidates.contains(where: { $0.priority > .background })
                     || left.contains(where: { $0.priority > .background })
             {
                 left.append(ticket)
@@ -200,7 +197,6 @@ struct BatchScheduler {
                 continue
             }
             admissions += 1
-            backgroundSince[ticket.id] = nil
             running[ticket.id] = (ticket, lease.slot, admissions)
             served[ticket.user, default: 0] += 1
             actions.append(
@@ -218,9 +214,8 @@ struct BatchScheduler {
         paused = []
         guard running.values.contains(where: { $0.ticket.priority > .background }) else { return }
         for (id, entry) in running where entry.ticket.priority == .background {
-            let satOut = pausedRounds[id, default: 0] + 1
-            guard satOut <= limits.backgroundPatience else { continue }
-            pausedRounds[id] = satOut
+            guard entry.ticket.satOut < limits.backgroundPatience else { continue }
+            running[id]!.ticket.satOut += 1
             paused.insert(id)
         }
     }

@@ -53,9 +53,8 @@ final class EngineStatistics: Sendable {
             let first = state.recent.first!.end
             // Over the window's steps; a single step counts by its own duration.
             let span = max(now - first, step)
-            let seconds = Double(span.components.seconds) + Double(span.components.attoseconds) * 1e-18
             let tokens = state.recent.dropFirst(state.recent.count > 1 ? 1 : 0).reduce(0) { $0 + $1.generated }
-            state.status.tokensPerSecond = seconds > 0 ? Double(tokens) / seconds : 0
+            state.status.tokensPerSecond = GenerationSummary.rate(tokens, span)
         }
     }
 

@@ -10,8 +10,7 @@ enum EngineTrace {
     private static let start = ContinuousClock.now
 
     static func write(_ line: String) {
-        let elapsed = ContinuousClock.now - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-        FileHandle.standardError.write(Data((String(format: "[%.3f] ", seconds) + line + "\n").utf8))
+        let stamp = String(format: "[%.3f] ", (ContinuousClock.now - start).inSeconds)
+        FileHandle.standardError.write(Data((stamp + line + "\n").utf8))
     }
 }

@@ -83,7 +83,12 @@ public struct GenerationSummary: Sendable, Equatable {
     }
 
     package static func rate(_ count: Int, _ duration: Duration) -> Double {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+        let seconds = duration.inSeconds
         return seconds > 0 ? Double(count) / seconds : 0
     }
+}
+
+extension Duration {
+    /// The duration in seconds, as a floating-point number.
+    var inSeconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
 }
