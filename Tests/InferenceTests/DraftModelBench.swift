@@ -9,9 +9,9 @@ import Testing
 /// greedy, one request at a time, on free text and on a rewrite. Each round the draft model
 /// proposes `k` tokens one step at a time, the target verifies them with the token before them
 /// in one forward pass of `k + 1` rows and keeps the confirmed run plus its own next token.
-/// Prints, per `k`, the acceptance rate (confirmed / drafted), the tokens per second with and
-/// without the draft, and whether the output is the same token for token (it must be). Prints,
-/// never asserts speed. Runs only when SOTTO_BENCH=1 and both models are installed; the kernels
+/// Each prompt runs without a draft and then with each `k`, back to back. Prints, per `k`, the
+/// acceptance rate (confirmed / drafted), the tokens per second with and without the draft, and
+/// whether the output is the same token for token (it must be). Prints, never asserts speed. Runs only when SOTTO_BENCH=1 and both models are installed; the kernels
 /// are SOTTO_KERNELS, the draft lengths SOTTO_BENCH_DRAFTS (default 1,3,7: 2, 4 and 8 rows, the
 /// product kernels' tile sizes).
 @Suite(.enabled(if: ProcessInfo.processInfo.environment["SOTTO_BENCH"] == "1"), .serialized)
@@ -42,12 +42,14 @@ struct DraftModelBench {
             "draft model: \(RealModels.qwen) for \(RealModels.qwenLarge), \(target.kernelSet), \(ProcessInfo.processInfo.activeProcessorCount) cores, greedy, \(prompts.count) prompts, up to \(maxTokens) tokens each"
         )
 
-        // Without a draft: one token per forward pass.
-        var plain: [[Int]] = []
+        // Per prompt, plain decoding and then each draft length, back to back, so that the
+        // machine's drift over the run weighs on both sides alike.
         var plainSeconds = 0.0
+        var plainCount = 0
+        var tallies = lengths.map { _ in Tally() }
         for prompt in prompts {
             targetEvaluator.reset()
-            let (tokens, seconds) = try Self.timed {
+            let (plain, seconds) = try Self.timed {
                 var logits = try targetEvaluator.prepare(prompt: prompt).logits
                 var out: [Int] = []
                 while out.count < maxTokens {
@@ -58,27 +60,13 @@ struct DraftModelBench {
                 }
                 return out
             }
-            plain.append(tokens)
             plainSeconds += seconds
-        }
-        let plainCount = plain.reduce(0) { $0 + $1.count }
-        print(
-            "  without: \(plainCount) tokens in \(Self.format(plainSeconds)) s = \(Self.format(Double(plainCount) / plainSeconds, 1)) tok/s (prompts included)"
-        )
-
-        for k in lengths {
-            var same = true
-            var seconds = 0.0
-            var count = 0
-            var drafted = 0
-            var confirmed = 0
-            var rounds = 0
-            var draftSeconds = 0.0
-            var perPrompt: [String] = []
-            for (index, prompt) in prompts.enumerated() {
-                let (draftedBefore, confirmedBefore) = (drafted, confirmed)
+            plainCount += plain.count
+            for (index, k) in lengths.enumerated() {
                 targetEvaluator.reset()
                 draftEvaluator.reset()
+                var drafted = 0
+                var confirmed = 0
                 let (tokens, elapsed) = try Self.timed {
                     try Self.generate(
                         prompt: prompt, target: targetEvaluator, draft: draftEvaluator, k: k, maxTokens: maxTokens,
@@ -86,20 +74,38 @@ struct DraftModelBench {
                         record: { proposed, kept, draftTime in
                             drafted += proposed
                             confirmed += kept
-                            rounds += 1
-                            draftSeconds += draftTime
+                            tallies[index].rounds += 1
+                            tallies[index].draftSeconds += draftTime
                         })
                 }
-                same = same && tokens == plain[index]
-                perPrompt.append(
-                    Self.format(Double(confirmed - confirmedBefore) / Double(max(drafted - draftedBefore, 1))))
-                seconds += elapsed
-                count += tokens.count
+                tallies[index].same = tallies[index].same && tokens == plain
+                tallies[index].seconds += elapsed
+                tallies[index].count += tokens.count
+                tallies[index].drafted += drafted
+                tallies[index].confirmed += confirmed
+                tallies[index].perPrompt.append(Self.format(Double(confirmed) / Double(max(drafted, 1))))
             }
+        }
+        print(
+            "  without: \(plainCount) tokens in \(Self.format(plainSeconds)) s = \(Self.format(Double(plainCount) / plainSeconds, 1)) tok/s (prompts included)"
+        )
+        for (k, t) in zip(lengths, tallies) {
             print(
-                "  k \(k): \(count) tokens in \(Self.format(seconds)) s = \(Self.format(Double(count) / seconds, 1)) tok/s (\(Self.format(seconds / plainSeconds))× the time without); acceptance \(confirmed)/\(drafted) = \(Self.format(Double(confirmed) / Double(max(drafted, 1)))) (per prompt \(perPrompt.joined(separator: ", "))); \(Self.format(Double(count) / Double(max(rounds, 1)))) tokens per target pass; drafting \(Self.format(draftSeconds)) s; output identical: \(same)"
+                "  k \(k): \(t.count) tokens in \(Self.format(t.seconds)) s = \(Self.format(Double(t.count) / t.seconds, 1)) tok/s (\(Self.format(t.seconds / plainSeconds))× the time without); acceptance \(t.confirmed)/\(t.drafted) = \(Self.format(Double(t.confirmed) / Double(max(t.drafted, 1)))) (per prompt \(t.perPrompt.joined(separator: ", "))); \(Self.format(Double(t.count) / Double(max(t.rounds, 1)))) tokens per target pass; drafting \(Self.format(t.draftSeconds)) s; output identical: \(t.same)"
             )
         }
+    }
+
+    /// What one draft length did over the prompts.
+    struct Tally {
+        var seconds = 0.0
+        var count = 0
+        var drafted = 0
+        var confirmed = 0
+        var rounds = 0
+        var draftSeconds = 0.0
+        var perPrompt: [String] = []
+        var same = true
     }
 
     /// Greedy generation of up to `maxTokens` with `draft` proposing `k` tokens a round.
